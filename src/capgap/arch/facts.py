@@ -1,0 +1,111 @@
+"""Load facts.toml: what each compute capability has, with the source of every fact."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+FEATURES = ("wgmma", "tcgen05", "tma", "clusters", "fp8_tensor_cores", "fp4_tensor_cores")
+
+
+@dataclass(frozen=True)
+class ArchFacts:
+    cc: str
+    major: int
+    minor: int
+    name: str
+    family: str
+    products: tuple[str, ...]
+    wgmma: bool
+    tcgen05: bool
+    tma: bool
+    clusters: bool
+    fp8_tensor_cores: bool
+    fp4_tensor_cores: bool
+    smem_per_sm_kb: int
+    smem_per_block_kb: int
+    nvlink: str
+    nvswitch: bool
+    nvls_multicast: bool
+    sources: dict[str, str] = field(compare=False, hash=False)
+
+    @property
+    def number(self) -> int:
+        """major*10+minor, the spelling of `sm_XY` without the prefix (120 for 12.0)."""
+        return self.major * 10 + self.minor
+
+    def has(self, feature: str) -> bool:
+        return bool(getattr(self, feature))
+
+    def to_json(self) -> dict[str, Any]:
+        src = source_texts()
+        return {
+            "compute_capability": self.cc,
+            "sm": f"sm_{self.number}",
+            "name": self.name,
+            "family": self.family,
+            "products": list(self.products),
+            "features": {f: self.has(f) for f in FEATURES},
+            "smem_per_sm_kb": self.smem_per_sm_kb,
+            "smem_per_block_kb": self.smem_per_block_kb,
+            "nvlink": self.nvlink,
+            "nvswitch": self.nvswitch,
+            "nvls_multicast": self.nvls_multicast,
+            "sources": {k: src.get(v, v) for k, v in self.sources.items()},
+        }
+
+
+@lru_cache(maxsize=1)
+def _raw() -> dict[str, Any]:
+    text = resources.files("capgap.arch").joinpath("facts.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+@lru_cache(maxsize=1)
+def all_facts() -> dict[str, ArchFacts]:
+    """Every known compute capability, keyed "X.Y", in ascending order."""
+    out: dict[str, ArchFacts] = {}
+    for cc, row in _raw()["arch"].items():
+        major, minor = (int(p) for p in cc.split("."))
+        out[cc] = ArchFacts(
+            cc=cc,
+            major=major,
+            minor=minor,
+            name=row["name"],
+            family=row["family"],
+            products=tuple(row["products"]),
+            wgmma=row["wgmma"],
+            tcgen05=row["tcgen05"],
+            tma=row["tma"],
+            clusters=row["clusters"],
+            fp8_tensor_cores=row["fp8_tensor_cores"],
+            fp4_tensor_cores=row["fp4_tensor_cores"],
+            smem_per_sm_kb=row["smem_per_sm_kb"],
+            smem_per_block_kb=row["smem_per_block_kb"],
+            nvlink=row["nvlink"],
+            nvswitch=row["nvswitch"],
+            nvls_multicast=row["nvls_multicast"],
+            sources=dict(row["sources"]),
+        )
+    return dict(sorted(out.items(), key=lambda kv: (kv[1].major, kv[1].minor)))
+
+
+def source_texts() -> dict[str, str]:
+    return dict(_raw()["sources"])
+
+
+def facts_for(cc: str) -> ArchFacts:
+    """Facts for an "X.Y" key; KeyError when unknown (use `parse_arch` for user input)."""
+    return all_facts()[cc]
+
+
+def known_ccs() -> list[str]:
+    return list(all_facts())

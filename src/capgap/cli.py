@@ -1,0 +1,76 @@
+"""The typer app: wires verbs to their command modules, nothing else.
+
+Each module under `capgap.commands` exposes `register(app)`; it keeps its top-level imports to
+typer and the standard library and imports its library code inside the command body, so that
+`capgap --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import typer
+
+from capgap import __version__
+from capgap.errors import EXIT_USAGE, CapgapError
+
+# Order here is the order `capgap --help` lists them.
+VERBS = ("probe", "arch", "scan", "binaries", "fix", "patch", "upgrade", "tune")
+
+app = typer.Typer(
+    name="capgap",
+    help="Find and fix what your LLM inference stack lacks for the GPUs it runs on.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"capgap {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """Find and fix what your LLM inference stack lacks for the GPUs it runs on."""
+
+
+def _register_all() -> None:
+    for verb in VERBS:
+        try:
+            module = importlib.import_module(f"capgap.commands.{verb}")
+        except ModuleNotFoundError as exc:  # a verb still being built must not break the others
+            if exc.name != f"capgap.commands.{verb}":
+                raise
+            continue
+        module.register(app)
+
+
+_register_all()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the CLI; CapgapError becomes one line on stderr and its exit code."""
+    try:
+        app(args=argv, prog_name="capgap")  # standalone: always ends in SystemExit
+        code = 0
+    except CapgapError as exc:
+        from capgap import output
+
+        output.error(str(exc))
+        code = exc.exit_code
+    except SystemExit as exc:
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
+    except KeyboardInterrupt:
+        code = 130
+    if argv is None:
+        sys.exit(code)
+    return code

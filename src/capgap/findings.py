@@ -1,0 +1,53 @@
+"""The Finding every rule reports (source, binary and config rules alike), and severities."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+SEVERITIES = ("low", "medium", "high")
+
+
+def severity_rank(severity: str) -> int:
+    return SEVERITIES.index(severity)
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One place where a target lacks (or wrongly admits) an arch, and what that costs.
+
+    `path` is relative to the target's root; `symbol` names the table, gate, library or
+    directory; `present` lists what the place has (arch keys, SASS archs, device names) and
+    `missing` what it lacks for the target, in the place's own spelling.
+    """
+
+    rule: str
+    severity: str
+    path: str
+    line: int
+    symbol: str
+    present: tuple[str, ...]
+    missing: str
+    consequence: str
+    message: str
+    arch: str = ""
+    source: str = ""  # the source line (or a one-line summary) to show under the finding
+    extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["present"] = list(self.present)
+        if not self.extra:
+            data.pop("extra")
+        return data
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file a scan could not read or parse, and why."""
+
+    path: str
+    reason: str
+
+    def to_json(self) -> dict[str, str]:
+        return {"path": self.path, "reason": self.reason}

@@ -1,0 +1,100 @@
+"""The one place that prints.
+
+Results go to stdout (rich text, or one JSON object); messages, warnings and progress go to
+stderr, so `capgap ... --format json | jq` always sees clean JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Sequence
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # rich is imported lazily: `capgap --help` must start fast
+    from rich.console import Console, RenderableType
+
+
+class Format(str, Enum):
+    text = "text"
+    json = "json"
+    sarif = "sarif"
+
+
+_stdout: Console | None = None
+_stderr: Console | None = None
+
+
+def stdout() -> Console:
+    global _stdout
+    if _stdout is None:
+        from rich.console import Console
+
+        _stdout = Console(soft_wrap=False, highlight=False)
+    return _stdout
+
+
+def stderr() -> Console:
+    global _stderr
+    if _stderr is None:
+        from rich.console import Console
+
+        _stderr = Console(stderr=True, highlight=False)
+    return _stderr
+
+
+def reset_consoles() -> None:
+    """Forget cached consoles (tests swap sys.stdout/sys.stderr under us)."""
+    global _stdout, _stderr
+    _stdout = _stderr = None
+
+
+def emit_json(obj: Any) -> None:
+    """Write one JSON object to stdout."""
+    sys.stdout.write(json.dumps(obj, indent=2, sort_keys=False, default=_json_default) + "\n")
+    sys.stdout.flush()
+
+
+def _json_default(value: Any) -> Any:
+    if hasattr(value, "to_json"):
+        return value.to_json()
+    if isinstance(value, (set, frozenset)):
+        return sorted(value)
+    return str(value)
+
+
+def show(renderable: RenderableType | str) -> None:
+    """Print a result (a rich renderable or markup string) to stdout."""
+    stdout().print(renderable)
+
+
+def table(title: str | None, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+    """Print a rich table of plain cells to stdout."""
+    from rich.table import Table
+
+    t = Table(title=title, title_justify="left", show_lines=False)
+    for col in columns:
+        t.add_column(col)
+    for row in rows:
+        t.add_row(*("" if c is None else str(c) for c in row))
+    stdout().print(t)
+
+
+def info(message: str) -> None:
+    stderr().print(message)
+
+
+def warn(message: str) -> None:
+    stderr().print(f"[yellow]warning:[/yellow] {message}")
+
+
+def error(message: str) -> None:
+    stderr().print(f"[red]error:[/red] {message}", markup=True, highlight=False)
+
+
+def progress(total: int, description: str):  # -> rich.progress.Progress context manager
+    """A progress bar on stderr that shows up only when the work runs longer than a second."""
+    from capgap._progress import DelayedProgress
+
+    return DelayedProgress(total, description, stderr())

@@ -1,0 +1,25 @@
+"""Shared test fixtures. No test writes to the user's cache, store or home."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _isolated_capgap_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tmp_path_factory.mktemp("capgap-cache")
+    monkeypatch.setenv("CAPGAP_CACHE_DIR", str(cache))
+    from capgap import output
+
+    output.reset_consoles()
+
+
+@pytest.fixture(scope="session")
+def wheel_cache() -> Path:
+    """A cache for real wheels downloaded by integration tests, kept between runs."""
+    base = Path(os.environ.get("CAPGAP_TEST_WHEELS", Path.home() / ".cache" / "capgap-test-wheels"))
+    base.mkdir(parents=True, exist_ok=True)
+    return base
