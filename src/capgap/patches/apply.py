@@ -132,7 +132,7 @@ def plan_file(
         return FileResult(rel, "applied", "exact", writes={rel: patched})
     where = rel
     if current is None and pristine is not None and patched is not None and not reverse:
-        moved = find_moved(pristine, rel, target.tracked_files(), view.read)
+        moved = find_moved([pristine, patched], rel, target.tracked_files(), view.read)
         if moved is not None:
             where, current = moved, view.read(moved)
     if current is not None and patched is not None:
