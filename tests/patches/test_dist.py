@@ -31,9 +31,9 @@ class Toy:
     def pip(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "pip", "--python", self.python, *args]
 
-    def install(self, version: str) -> None:
+    def install(self, version: str, *extra: str) -> None:
         wheel = self.wheels / f"toypkg-{version}-py3-none-any.whl"
-        subprocess.run(self.pip("install", "-q", "--no-index", "--no-deps", str(wheel)), check=True)
+        subprocess.run(self.pip("install", "-q", "--no-index", "--no-deps", *extra, str(wheel)), check=True)
 
     def cli(self, *args: str):  # noqa: ANN201
         cut = args.index("--") if "--" in args else len(args)  # options go before `-- CMD`
@@ -76,9 +76,8 @@ def toy(toy_env: tuple[str, Path, Path], tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     env = Toy(python, site, wheels, tmp_path / "store")
-    subprocess.run(env.pip("uninstall", "-q", "-y", "toypkg"), capture_output=True, check=False)
-    shutil.rmtree(site / "toypkg", ignore_errors=True)
-    env.install("1.0")
+    shutil.rmtree(site / "toypkg", ignore_errors=True)  # files an earlier test added
+    env.install("1.0", "--force-reinstall")  # one pip call: whatever was installed goes
     return env
 
 
@@ -126,7 +125,7 @@ def test_upgrade_pip_install_carries_edits_over_changed_and_moved_files(toy: Toy
     assert toy.cli("patch", "apply", "toypkg", "--strict").code == 1
 
 
-def test_for_range_reverse_and_not_installed(toy: Toy) -> None:
+def test_for_range_reverse_and_not_installed(toy: Toy, tmp_path: Path) -> None:
     _edit_site(toy)
     assert toy.cli("patch", "save", "bw", "toypkg", "--for", "toypkg<2").code == 0
     bad = toy.cli("patch", "save", "other", "toypkg", "--for", "sglang<2")
@@ -144,11 +143,14 @@ def test_for_range_reverse_and_not_installed(toy: Toy) -> None:
     listed = json.loads(toy.cli("patch", "list", "--format", "json").out)["patches"][0]
     assert listed["status"] == "outside its --for range" and listed["for"] == "toypkg<2"
 
-    subprocess.run(toy.pip("uninstall", "-q", "-y", "toypkg"), check=True)
-    res = toy.cli("patch", "apply")
+    # an environment without toypkg: a patch for it is an error, not a silent skip
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    other = ("--store", str(toy.store), "--python", str(bare / "bin/python"))
+    res = run_cli("patch", "apply", *other)
     assert res.code == 2 and "'toypkg' is not installed" in res.err
-    assert toy.cli("patch", "apply", "toypkg").code == 2
-    listed = json.loads(toy.cli("patch", "list", "--format", "json").out)["patches"][0]
+    assert run_cli("patch", "apply", "toypkg", *other).code == 2
+    listed = json.loads(run_cli("patch", "list", "--format", "json", *other).out)["patches"][0]
     assert listed["status"] == "not installed"
 
 
