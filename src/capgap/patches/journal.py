@@ -73,6 +73,7 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+    crash_point()  # dying here leaves a temp file: recovery removes it
     os.replace(tmp, path)
     _fsync_dir(path.parent)
     crash_point()
@@ -157,8 +158,17 @@ class Journal:
         self._append([{"op": "end"}])
         shutil.rmtree(self.run_dir, ignore_errors=True)
 
+    def remove_temps(self) -> None:
+        """Temp files a killed write left next to its target (never renamed into place)."""
+        for rec in self.records:
+            if rec["op"] == "write":
+                path = safe_join(self.root, str(rec["path"]))
+                for tmp in path.parent.glob(f".{path.name}.capgap-tmp*"):
+                    tmp.unlink(missing_ok=True)
+
     def rollback(self, on_phase: Callable[[str], None] | None = None) -> list[str]:
         """Undo this run's writes, newest first; returns warnings about files left alone."""
+        self.remove_temps()
         warnings: list[str] = []
         for rec in reversed(self.records):
             if rec["op"] == "phase" and on_phase is not None:

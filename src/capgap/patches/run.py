@@ -22,6 +22,7 @@ def recover(store: Store, target: PatchTarget) -> list[str]:
     if kind == "upgrade" and last_phase(journal) in {"cmd", "reapply"}:
         # The upgrade command ran (or may have): every local change is saved as a patch, so the
         # way forward is to re-apply them all on whatever is installed now.
+        journal.remove_temps()
         shutil.rmtree(journal.run_dir)
         results = apply_patches(store, target, select(store, target))
         done = ", ".join(f"{r.name}: {r.outcome}" for r in results)
