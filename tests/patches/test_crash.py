@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from capgap.cli import main
+from capgap.patches import journal
 from capgap.patches.store import Store
 from tests.cli_runner import run_cli
 from tests.patches.conftest import GATE_V1, TABLES_V1, Repos, with_local_edit
@@ -21,8 +23,30 @@ GATE_FIXED = GATE_V1.replace("(9, 10)", "(9, 10, 12)")
 
 
 def _capgap_killed_at(n: int, *args: str) -> int:
-    env = {**os.environ, "CAPGAP_CRASH_AT": str(n), "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
-    return subprocess.run([sys.executable, "-m", "capgap", *args], env=env, capture_output=True).returncode
+    """Run capgap in a forked child that dies at its nth durable step; its exit status."""
+    pid = os.fork()
+    if pid == 0:  # the child: capgap as the CLI runs it, killed from inside by the hook
+        code = 3
+        try:
+            os.environ["CAPGAP_CRASH_AT"] = str(n)
+            journal._steps = 0
+            with open(os.devnull, "w") as sink:
+                sys.stdout = sys.stderr = sink
+                code = main(list(args))
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status)
+
+
+def test_crash_hook_kills_the_real_cli_process(repos: Repos) -> None:
+    (repos.work / "README").write_text("edited\n")
+    env = {**os.environ, "CAPGAP_CRASH_AT": "1", "PYTHONPATH": str(Path(__file__).parents[2] / "src")}
+    args = ["patch", "save", "x", str(repos.work), "--store", str(repos.store)]
+    proc = subprocess.run([sys.executable, "-m", "capgap", *args], env=env, capture_output=True)
+    assert proc.returncode == CRASHED
+    assert Store(repos.store).names() == []  # died before the patch was renamed into place
+    assert run_cli(*args).code == 0 and Store(repos.store).names() == ["x"]
 
 
 def _store_intact(store: Path) -> None:

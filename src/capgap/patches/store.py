@@ -118,6 +118,15 @@ def _read_regular(path: Path, name: str) -> bytes:
     return path.read_bytes()
 
 
+def _write_new(path: Path, data: bytes) -> None:
+    """A file inside a patch's temp dir (atomicity comes from renaming the whole dir)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def _entries(name: str, meta: dict[str, object]) -> tuple[FileEntry, ...]:
     out = []
     for raw in meta.get("files") or []:  # type: ignore[attr-defined]
@@ -195,7 +204,7 @@ class Store:
         for rel, (pristine, patched) in sorted(files.items()):
             for data in (pristine, patched):
                 if data is not None:
-                    atomic_write(tmp / "blobs" / str(sha256(data)), data, 0o644)
+                    _write_new(tmp / "blobs" / str(sha256(data)), data)
             entries.append(
                 {"path": rel, "pristine_sha256": sha256(pristine), "patched_sha256": sha256(patched)}
             )
@@ -209,10 +218,11 @@ class Store:
             "note": note,
             "files": entries,
         }
-        atomic_write(tmp / "patch.diff", patch_diff(files).encode("utf-8", "surrogateescape"), 0o644)
+        _write_new(tmp / "patch.diff", patch_diff(files).encode("utf-8", "surrogateescape"))
         if semantic:
-            atomic_write(tmp / "semantic.json", json.dumps(semantic, indent=1).encode(), 0o644)
-        atomic_write(tmp / "meta.json", (json.dumps(meta, indent=1) + "\n").encode(), 0o644)
+            _write_new(tmp / "semantic.json", json.dumps(semantic, indent=1).encode())
+        _write_new(tmp / "meta.json", (json.dumps(meta, indent=1) + "\n").encode())
+        crash_point()  # a crash before the rename leaves only a temp dir, removed by the next run
         final = self.path / name
         if final.exists():
             trash = self.path / f".trash-{name}-{os.getpid()}"
