@@ -56,8 +56,8 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write via a temp file in the same directory: readers see old or new, never half."""
+def _write_temp(path: Path, data: bytes, mode: int | None = None) -> Path:
+    """The new content in a temp file next to `path` (same mode), not yet in place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         try:
@@ -70,6 +70,17 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    os.chmod(tmp, mode)  # umask may have narrowed it
+    return tmp
+
+
+def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write via a temp file in the same directory (fsync, rename): readers see old or new."""
+    tmp = _write_temp(path, data, mode)
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
         os.fsync(fd)
     finally:
         os.close(fd)
@@ -132,26 +143,47 @@ class Journal:
         changes: list[tuple[str, bytes | None, bytes | None]],
         known_copy: Callable[[str], Path | None] = lambda sha: None,
     ) -> None:
-        """Back up, journal, then write each (rel, before, after); None means absent."""
+        """Journal, back up, then write each (rel, before, after); None means absent.
+
+        Order: journal records (fsync) -> backups and temp files -> one os.sync() -> renames ->
+        one fsync per directory. One flush for the batch instead of one per file; a crash at
+        any point leaves every file at its before or after content, and the journal knows both.
+        """
+        if not changes:
+            return
         records: list[dict[str, object]] = []
+        backups: list[tuple[Path, bytes]] = []
         for rel, before, after in changes:
             before_sha, backup = sha256(before), None
             if before is not None:
                 known = known_copy(before_sha or "")
-                if known is not None:
-                    backup = str(known)
-                else:
-                    blob = self.run_dir / "blobs" / str(before_sha)
-                    if not blob.exists():
-                        atomic_write(blob, before, 0o644)
-                    backup = str(blob)
+                if known is None:
+                    known = self.run_dir / "blobs" / str(before_sha)
+                    backups.append((known, before))
+                backup = str(known)
             records.append(
                 {"op": "write", "path": rel, "before": before_sha, "after": sha256(after), "backup": backup}
             )
-        if records:
-            self._append(records)
-        for rel, _before, after in changes:
-            set_content(self.root, rel, after)
+        self._append(records)
+        for blob, data in backups:
+            if not blob.exists():
+                _write_temp(blob, data, 0o644).replace(blob)
+        paths = [safe_join(self.root, rel) for rel, _b, _a in changes]
+        temps = [
+            None if after is None else _write_temp(path, after)
+            for path, (_r, _b, after) in zip(paths, changes, strict=True)
+        ]
+        os.sync()  # backups and new contents are on disk before any of them replaces a file
+        crash_point()
+        for path, tmp in zip(paths, temps, strict=True):
+            if tmp is None:
+                path.unlink(missing_ok=True)
+            else:
+                os.replace(tmp, path)
+            crash_point()
+        for parent in sorted({p.parent for p in paths}):
+            if parent.exists():
+                _fsync_dir(parent)
 
     def finish(self) -> None:
         """The run completed: drop backups and journal."""

@@ -66,6 +66,7 @@ class Patch:
     meta: dict[str, object]
     files: tuple[FileEntry, ...]
     semantic: list[dict[str, object]] | None = field(default=None)
+    _blobs: dict[str, bytes] = field(default_factory=dict, repr=False)  # verified copies, read once
 
     @property
     def target(self) -> dict[str, object]:
@@ -80,6 +81,8 @@ class Patch:
         """A stored copy by hash; refuses symlinks and content that doesn't match its name."""
         if sha is None:
             return None
+        if sha in self._blobs:
+            return self._blobs[sha]
         path = self.dir / "blobs" / sha
         try:
             st = os.lstat(path)
@@ -90,6 +93,7 @@ class Patch:
         data = path.read_bytes()
         if hashlib.sha256(data).hexdigest() != sha:
             raise StoreError(f"patch {self.name}: stored copy {sha[:12]} does not match its hash")
+        self._blobs[sha] = data
         return data
 
     def blob_path(self, sha: str) -> Path:
