@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from capgap.patches.store import Store
 from tests.cli_runner import run_cli
 from tests.patches.conftest import GATE_V1, TABLES_V1, with_local_edit
 from tests.patches.helpers import build_wheel
@@ -155,8 +156,17 @@ def test_for_range_reverse_and_not_installed(toy: Toy, tmp_path: Path) -> None:
 
 
 def test_edit_then_commit_stores_and_applies_without_touching_site_packages_by_hand(
-    toy: Toy, tmp_path: Path
+    toy: Toy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # an edit in site-packages whose pristine copy can't be found anywhere: upgrade refuses, touching nothing
+    monkeypatch.delenv("PIP_FIND_LINKS")
+    (toy.site / "toypkg/gate.py").write_text(GATE_FIXED)
+    res = toy.cli("upgrade", "toypkg", "--", sys.executable, "-c", "raise SystemExit(0)")
+    assert res.code == 2 and "cannot find the pristine toypkg/gate.py of toypkg 1.0" in res.err
+    assert (toy.site / "toypkg/gate.py").read_text() == GATE_FIXED
+    assert Store(toy.store).names() == []
+    (toy.site / "toypkg/gate.py").write_text(GATE_V1)
+
     edit_dir = tmp_path / "edit"
     res = toy.cli("patch", "edit", "toypkg", "--dir", str(edit_dir))
     assert res.code == 0, res.err

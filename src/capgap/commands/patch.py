@@ -69,9 +69,12 @@ def list_(store: str | None = STORE, python: str | None = PYTHON, fmt: Format = 
     from capgap import output
     from capgap.patches.status import statuses
 
-    rows = statuses(_store(store), python)
+    st = _store(store)
+    rows = statuses(st, python)
     if fmt == Format.json:
         output.emit_json({"patches": rows})
+    elif not rows:
+        output.info(f"no saved patches in {st.path}")
     else:
         output.table(
             None,
