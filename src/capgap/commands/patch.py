@@ -167,7 +167,8 @@ def apply(
         )
     else:
         for tgt, rs, _m in runs:
-            print_results(rs, f"{'reverse ' if reverse else ''}apply on {tgt.label()}")
+            if rs:
+                print_results(rs, f"{'reverse ' if reverse else ''}apply on {tgt.label()}")
     finish(exit_code(results, strict))
 
 
