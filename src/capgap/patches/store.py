@@ -14,7 +14,6 @@ Layout (one directory per patch; everything else in the store is dot-named and g
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -22,8 +21,7 @@ import re
 import shutil
 import stat
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,6 +29,7 @@ from capgap import __version__
 from capgap.errors import StoreError
 from capgap.patches.diff import patch_diff
 from capgap.patches.journal import atomic_write, crash_point, sha256
+from capgap.patches.lock import flock
 from capgap.patches.safepath import check_name, check_rel
 
 DEFAULT_DIR = "capgap-patches"
@@ -276,38 +275,15 @@ class Store:
         for tmp in self.path.glob(".tmp-*"):
             shutil.rmtree(tmp, ignore_errors=True)
 
-    @contextmanager
-    def lock(self) -> Iterator[None]:
+    def lock(self) -> AbstractContextManager[None]:
         """Serialise runs on this store (fails at once, naming the holder, when taken)."""
         self._init()
-        fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
-                raise StoreError(f"{self.path} is locked by another capgap run (pid {holder})") from None
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, str(os.getpid()).encode(), 0)
-            yield
-        finally:
-            os.close(fd)
+        return flock(self.path / ".lock", f"{self.path} is locked by another capgap run")
 
 
-@contextmanager
-def target_lock(root: Path) -> Iterator[None]:
+def target_lock(root: Path) -> AbstractContextManager[None]:
     """Serialise runs on one target, whichever store they use."""
     from capgap.paths import cache_dir
 
     key = hashlib.sha256(str(Path(os.path.realpath(root))).encode()).hexdigest()[:16]
-    path = cache_dir() / "locks" / f"{key}.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise StoreError(f"another capgap run is working on {root}") from None
-        yield
-    finally:
-        os.close(fd)
+    return flock(cache_dir() / "locks" / f"{key}.lock", f"another capgap run is working on {root}")
