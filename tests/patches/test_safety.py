@@ -117,3 +117,16 @@ def test_semantic_slot_calls_reapply_and_writes_its_files(
             "pkg/tables.py",
         ),
     )
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ValueError("bad record")
+
+    monkeypatch.setitem(sys.modules, "capgap.semantic", types.SimpleNamespace(lift=lift, reapply=broken))
+    (repos.work / "pkg/moved.py").unlink()
+    res = run_cli("patch", "apply", str(repos.work), "--store", str(repos.store), "--format", "json")
+    f = json.loads(res.out)["targets"][0]["patches"][0]["files"][0]
+    assert res.code == 1 and f["outcome"] == "conflict"
+    assert (
+        f["detail"]
+        == "1 conflicting region(s) in pkg/tables.py; semantic step failed: ValueError: bad record"
+    )
