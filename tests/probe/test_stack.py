@@ -52,6 +52,11 @@ def test_cli_probe_with_python_reports_that_envs_stack(engine_venv: Path) -> Non
     assert "lockstep" in text.err and "flashinfer-cubin" in text.out
 
 
+def test_python_may_name_the_venv_directory(engine_venv: Path) -> None:
+    stack = inventory(str(engine_venv.parent.parent))
+    assert stack.packages["flashinfer-python"].version == "0.5.2"
+
+
 def test_missing_python_is_a_usage_error(tmp_path: Path) -> None:
     r = run_cli("probe", "--python", str(tmp_path / "nope" / "python"))
     assert r.code == 2
