@@ -61,19 +61,7 @@ def engine_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(root / "venv")], check=True)
     python = root / "venv" / "bin" / "python"
     wheels = [str(build_wheel(root, n, v, f)) for n, v, f in FAKE_DISTS]
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "--python",
-            str(python),
-            "install",
-            "-q",
-            "--no-index",
-            "--no-deps",
-            *wheels,
-        ],
-        check=True,
-    )
+    # --isolated: no user/site pip config (constraints, indexes); the wheels are local files.
+    pip = [sys.executable, "-m", "pip", "--isolated", "--python", str(python), "install", "-q"]
+    subprocess.run([*pip, "--no-index", "--no-deps", "--no-cache-dir", *wheels], check=True)
     return python
