@@ -14,7 +14,8 @@ from capgap.probe.nvml_backend import NvmlUnavailable, RecordingNvml, ReplayNvml
 from tests.cli_runner import run_cli
 
 FIXTURES = Path(__file__).parent / "fixtures"
-H200X2 = FIXTURES / "nvml_h200x2.json"
+H200X2 = FIXTURES / "nvml_h200x2.json"  # the lead may replace it with a fresh recording
+H200X2_HGX = FIXTURES / "nvml_h200x2_hgx_2026-11-29.json"  # a frozen copy, for exact details
 DIRECT_PAIR = FIXTURES / "nvml_direct_pair_handmade.json"
 REPO = Path(__file__).resolve().parents[2]
 
@@ -45,12 +46,17 @@ def test_replayed_h200x2_recording_is_two_h200s_joined_by_nvlink() -> None:
 
 def test_real_h200x2_recording_details() -> None:
     # What the 2026-11-29 recording says: 18 links through NVSwitch at 26.562 GB/s each, P2P on.
-    doc = json.loads(H200X2.read_text())
-    if doc.get("hand_made"):
-        pytest.skip("fixture is hand-made")
-    link = machine_from_nvml(ReplayNvml.load(H200X2)).links[0]
+    machine = machine_from_nvml(ReplayNvml.load(H200X2_HGX))
+    assert [g.pci_bus_id for g in machine.gpus] == ["00000000:00:06.0", "00000000:00:07.0"]
+    assert (machine.driver_version, machine.cuda_driver_version, machine.multicast_supported) == (
+        "580.159.04",
+        "13.0",
+        True,
+    )
+    link = machine.links[0]
     assert (link.nvlink_count, link.via_nvswitch, link.per_link_gbps, link.p2p) == (18, True, 26.562, True)
     assert link.total_gbps == pytest.approx(18 * 26.562)
+    assert link.pcie_path == "phb"
 
 
 def test_direct_links_are_counted_once_not_from_both_ends() -> None:
