@@ -124,8 +124,9 @@ def test_cli_probe_json_from_a_replayed_machine(monkeypatch: pytest.MonkeyPatch)
     ]
     assert doc["links"][0]["kind"] == "nvlink"
     assert set(doc) >= {"gpus", "links", "multicast_supported", "driver", "stack"}
+    monkeypatch.setattr(gpus, "LiveNvml", lambda: ReplayNvml.load(H200X2_HGX))
     text = run_cli("probe")
-    assert "NVIDIA H200" in text.out and "NV18" in text.out
+    assert "NVIDIA H200" in text.out and "NV18 via NVSwitch" in text.out
 
 
 def _load_recorder():
@@ -151,6 +152,6 @@ def test_recorder_writes_a_recording_that_replays_to_the_same_machine(
 
 
 def test_recording_keeps_errors_so_replay_sees_the_same_gaps() -> None:
-    rec = RecordingNvml(ReplayNvml.load(H200X2))
+    rec = RecordingNvml(ReplayNvml.load(H200X2_HGX))
     machine_from_nvml(rec)
     assert rec.answers["field_value[0, 90, 0]"] == {"error": "Exception: nvmlReturn 3"}
