@@ -18,7 +18,10 @@ def arch(
 ) -> None:
     """Show what capgap knows about one compute capability (features, memory, interconnect)."""
     from capgap.arch import parse_arch
+    from capgap.errors import UsageError
     from capgap.probe.report import render_arch
 
+    if fmt is Format.sarif:
+        raise UsageError("arch reports facts, not findings: use --format text or json")
     render_arch(parse_arch(spelling), fmt)
     finish(0)

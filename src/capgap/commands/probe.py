@@ -21,10 +21,13 @@ def probe(
     fmt: Format = typer.Option(Format.text, "--format", help="text (tables) or json (one object)."),
 ) -> None:
     """Show this machine's GPUs, how they are joined, and the installed inference stack."""
+    from capgap.errors import UsageError
     from capgap.probe.gpus import probe_machine
     from capgap.probe.report import render_probe
     from capgap.probe.stack import inventory
 
+    if fmt is Format.sarif:
+        raise UsageError("probe reports facts, not findings: use --format text or json")
     stack = inventory(python)
     machine = probe_machine()
     render_probe(machine, stack, fmt)

@@ -125,7 +125,10 @@ def machine_from_nvml(nv: NvmlBackend) -> Machine:
     if flags and all(f is not None for f in flags):
         m.multicast_supported = all(flags)
     elif m.gpus:
-        m.notes.append("multicast support unknown: libcuda could not be asked")
+        m.notes.append(
+            "multicast support unknown: libcuda could not be asked, or CUDA does not see every GPU "
+            "(CUDA_VISIBLE_DEVICES)"
+        )
     return m
 
 

@@ -67,7 +67,8 @@ def _render_machine(m: Machine) -> None:
             ["pair", "link", "per link", "total", "PCIe path", "P2P"],
             rows,
         )
-    output.show(f"NVLS multicast supported: {_yes_no(m.multicast_supported)}")
+    # The CUDA attribute only: capgap never creates a multicast object to prove it works.
+    output.show(f"NVLS multicast (CU_DEVICE_ATTRIBUTE_MULTICAST_SUPPORTED): {_yes_no(m.multicast_supported)}")
     for note in m.notes:
         output.info(note)
 
@@ -76,7 +77,7 @@ def _render_stack(s: Stack) -> None:
     rows: list[list[Any]] = []
     if s.torch:
         t = s.torch
-        arch = " ".join(t.arch_list) if t.arch_list else (t.arch_list_note or "")
+        arch = " ".join(t.arch_list) if t.arch_list else f"unknown ({t.arch_list_note})"
         rows.append(["torch", t.version, f"CUDA {t.cuda or 'none'} ({t.cuda_tag or '-'}); arch: {arch}"])
     for name, pkg in s.components().items():
         if name == "torch":

@@ -105,7 +105,9 @@ def inventory(python: str | None = None, *, paths: list[str] | None = None) -> S
 
 def _collect_from(python: str, request: dict[str, Any]) -> dict[str, Any]:
     exe = Path(python).expanduser()
-    if not exe.exists():
+    if exe.is_dir():  # a venv directory, as `pip --python` also accepts
+        exe = next((c for c in (exe / "bin" / "python", exe / "Scripts" / "python.exe") if c.exists()), exe)
+    if not exe.is_file():
         raise UsageError(f"--python {python}: no such file")
     source = resources.files("capgap.probe").joinpath("_metadata_snippet.py").read_text(encoding="utf-8")
     try:
