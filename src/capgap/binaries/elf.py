@@ -28,9 +28,21 @@ class BinaryReadError(ValueError):
     """A file that claims to be ELF/fatbin but cannot be parsed."""
 
 
+def _open_elf(fh: BinaryIO, file_size: int) -> ELFFile:
+    elf = ELFFile(fh)
+    for table, off, num, entsize in (
+        ("section", "e_shoff", "e_shnum", "e_shentsize"),
+        ("program", "e_phoff", "e_phnum", "e_phentsize"),
+    ):
+        end = int(elf[off]) + int(elf[num]) * int(elf[entsize])
+        if end > file_size:  # truncated: these tables sit at the file's end
+            raise BinaryReadError(f"{table} header table ends at {end}, past the file's {file_size} bytes")
+    return elf
+
+
 def section_ranges(fh: BinaryIO, file_size: int) -> list[tuple[str, int, int]]:
     """(name, offset, size) of every fatbin-holding section, in file order."""
-    elf = ELFFile(fh)
+    elf = _open_elf(fh, file_size)
     out = []
     for section in elf.iter_sections():
         if section.name not in FATBIN_SECTIONS or section["sh_type"] == "SHT_NOBITS":
@@ -51,11 +63,13 @@ def _e_machine(fh: BinaryIO) -> int:
 
 def cubin_entry(fh: BinaryIO, size: int) -> FatbinEntry:
     """A bare cubin's arch: SM number from e_flags, `a` from its `.nv.compat` note."""
-    elf = ELFFile(fh)
+    elf = _open_elf(fh, size)
     flags = int(elf["e_flags"])
     fh.seek(7)
     new_layout = fh.read(1) == bytes([_OSABI_CUDA_V2])
     sm = (flags >> 8) & 0xFF if new_layout else flags & 0xFF  # older cubins: EF_CUDA_SM in the low byte
+    if sm < 10:
+        raise BinaryReadError(f"cubin e_flags {flags:#x} name no SM architecture")
     suffix = ""
     compat = elf.get_section_by_name(".nv.compat")
     if compat is not None and compat["sh_type"] != "SHT_NOBITS" and compat["sh_size"] < 4096:
@@ -100,6 +114,7 @@ def read_elf(fh: BinaryIO, mm: mmap.mmap | bytes) -> tuple[str, list[tuple[str, 
         raise BinaryReadError(f"malformed fatbin: {exc}") from exc
     except BinaryReadError:
         raise
-    except (ELFError, struct.error, ValueError, IndexError, KeyError, OverflowError, AssertionError) as exc:
-        # pyelftools reports corrupted headers through a variety of exceptions
-        raise BinaryReadError(f"malformed ELF: {exc or type(exc).__name__}") from exc
+    except ELFError as exc:
+        raise BinaryReadError(f"malformed ELF: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - pyelftools signals corrupted input with many types
+        raise BinaryReadError(f"malformed ELF ({type(exc).__name__}: {exc})") from exc
