@@ -43,12 +43,20 @@ FIXTURES: dict[str, tuple[str, list[str]]] = {
     "sm100f.so": ("so", g("compute_100f", "[sm_100f,compute_100f]")),
     "multi.so": (
         "so",
-        g("compute_80", "sm_80") + g("compute_90a", "sm_90a") + g("compute_100f", "sm_100f")
+        g("compute_80", "sm_80")
+        + g("compute_90a", "sm_90a")
+        + g("compute_100f", "sm_100f")
         + g("compute_120", "[sm_120,compute_120]"),
     ),
-    "compressed.so": ("so", g("compute_80", "sm_80") + g("compute_90", "[sm_90,compute_90]") + ["-Xfatbin", "-compress-all"]),
+    "compressed.so": (
+        "so",
+        g("compute_80", "sm_80") + g("compute_90", "[sm_90,compute_90]") + ["-Xfatbin", "-compress-all"],
+    ),
     "sm120a.cubin": ("cubin", ["-arch=sm_120a"]),
-    "ptx_af.fatbin": ("fatbin", g("compute_90a", "compute_90a") + g("compute_100f", "compute_100f") + g("compute_103a", "sm_103a")),
+    "ptx_af.fatbin": (
+        "fatbin",
+        g("compute_90a", "compute_90a") + g("compute_100f", "compute_100f") + g("compute_103a", "sm_103a"),
+    ),
 }
 
 
@@ -65,7 +73,18 @@ def build(nvcc: str, name: str, out: Path, workdir: Path) -> Path:
     src.write_text(KERNEL)
     target = out / name
     if kind == "so":
-        cmd = [nvcc, "-shared", "-Xcompiler", "-fPIC", "-cudart", "shared", *flags, "-o", str(target), str(src)]
+        cmd = [
+            nvcc,
+            "-shared",
+            "-Xcompiler",
+            "-fPIC",
+            "-cudart",
+            "shared",
+            *flags,
+            "-o",
+            str(target),
+            str(src),
+        ]
     else:
         cmd = [nvcc, f"-{kind}", *flags, "-o", str(target), str(src)]
     subprocess.run(cmd, check=True, cwd=workdir, capture_output=True, text=True)
