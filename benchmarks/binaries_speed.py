@@ -27,22 +27,34 @@ import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-WHEELS = [  # what `pip install torch` (cu13) brings that carries kernels, plus torch itself
+WHEELS = [  # torch and the NVIDIA wheels a torch cu13 install pulls in, pinned for repeatability
     "torch==2.14.1",
-    "nvidia-nccl-cu13",
-    "nvidia-cublas",
-    "nvidia-cudnn-cu13",
-    "nvidia-cusparselt-cu13",
-    "nvidia-cufft",
-    "nvidia-cusparse",
-    "nvidia-cusolver",
-    "nvidia-curand",
-    "nvidia-nvshmem-cu13",
-    "nvidia-cuda-cupti",
-    "nvidia-cuda-nvrtc",
-    "nvidia-nvjitlink",
+    "nvidia-nccl-cu13==2.30.7",
+    "nvidia-cublas==13.1.1.3",
+    "nvidia-cudnn-cu13==9.24.0.43",
+    "nvidia-cusparselt-cu13==0.8.1",
+    "nvidia-cufft==12.0.0.61",
+    "nvidia-cusparse==12.6.3.3",
+    "nvidia-cusolver==12.0.4.66",
+    "nvidia-curand==10.4.0.35",
+    "nvidia-nvshmem-cu13==3.4.5",
+    "nvidia-cuda-cupti==13.0.85",
+    "nvidia-cuda-nvrtc==13.0.88",
+    "nvidia-nvjitlink==13.4.92",
 ]
-PIP_PLATFORM = ["--python-version", "3.11", "--implementation", "cp", "--platform", "manylinux_2_28_x86_64"]
+# pip matches --platform tags exactly: name every manylinux level these wheels use
+_TAGS = [
+    "manylinux_2_28",
+    "manylinux_2_27",
+    "manylinux_2_25",
+    "manylinux_2_18",
+    "manylinux_2_17",
+    "manylinux_2_12",
+]
+_TAGS += ["manylinux_2_5", "manylinux2014", "manylinux2010", "manylinux1"]
+PIP_PLATFORM = ["--python-version", "3.11", "--implementation", "cp"]
+for _tag in _TAGS:
+    PIP_PLATFORM += ["--platform", f"{_tag}_x86_64"]
 
 
 @dataclass
