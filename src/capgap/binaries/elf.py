@@ -17,8 +17,9 @@ from elftools.elf.elffile import ELFFile
 from capgap.binaries.fatbin import FatbinEntry, FatbinError, iter_entries
 
 EM_CUDA = 190
-# Sections holding fatbin containers the CUDA runtime loads. `__nv_relfatbin` holds relocatable
-# device code for a later device link: listed (cuobjdump lists it too) but marked, see `loadable`.
+# Sections holding fatbin containers. The runtime loads `.nv_fatbin`; `__nv_relfatbin` holds
+# relocatable device code for a later device link (NCCL ships 896 such images): read, kept apart
+# by section name, and not judged (cuobjdump does not list it either), see CudaBinary.loadable.
 FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
 _NVCOMPAT_ARCH_SPECIFIC = 0x09  # .nv.compat attribute: 1 when built for sm_XYa
 _OSABI_CUDA_V2 = 0x41  # CUDA 12.8+ cubins: SM number in e_flags bits 8..15
