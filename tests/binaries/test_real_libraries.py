@@ -21,6 +21,10 @@ from capgap.binaries.reader import read_binary
 pytestmark = pytest.mark.network
 
 NCCL = ("nvidia-nccl-cu13==2.30.7", [], "nvidia/nccl/lib/libnccl.so.2")
+XFORMERS = (
+    "xformers==0.0.31.post1",
+    ["--python-version", "3.11", "--implementation", "cp", "--platform", "manylinux_2_28_x86_64"],
+)
 TORCH = (
     "torch==2.14.1",
     ["--python-version", "3.11", "--implementation", "cp", "--platform", "manylinux_2_28_x86_64"],
@@ -77,8 +81,7 @@ def test_libnccl_agrees_with_recorded_cuobjdump(wheel_cache: Path, data_dir: Pat
 @pytest.mark.slow
 def test_libtorch_cuda_agrees_with_recorded_cuobjdump(wheel_cache: Path, data_dir: Path) -> None:
     lib = fetch_member(wheel_cache, *TORCH)
-    with gzip.open(data_dir / "libtorch_cuda.so.cuobjdump.txt.gz", "rt") as fh:
-        recorded = parse_listing(fh.read())
+    recorded = _listing(data_dir / "libtorch_cuda.so.cuobjdump.txt.gz")
     binary = read_binary(lib)
     assert binary is not None
     agreement = compare(recorded, capgap_listing(binary))
@@ -90,3 +93,36 @@ def test_libtorch_cuda_agrees_with_recorded_cuobjdump(wheel_cache: Path, data_di
     assert judge(modules, 12, 0).status == NATIVE
     assert judge(modules, 9, 0).via[0] == "sm_90"
     assert judge(modules, 7, 0).status == MISSING  # Volta: dropped from CUDA 13 builds
+
+
+def _listing(path: Path) -> list[tuple[str, str]]:
+    if path.suffix == ".gz":
+        with gzip.open(path, "rt") as fh:
+            return parse_listing(fh.read())
+    return parse_listing(path.read_text())
+
+
+@pytest.mark.parametrize(
+    ("member", "listing", "images"),
+    [
+        ("xformers/_C.so", "xformers_C.so.cuobjdump.txt", 72),
+        ("xformers/flash_attn_3/_C.so", "xformers_flash_attn_3_C.so.cuobjdump.txt.gz", 459),
+    ],
+)
+def test_cuda_12_built_xformers_agrees_with_recorded_cuobjdump(
+    wheel_cache: Path, data_dir: Path, member: str, listing: str, images: int
+) -> None:
+    lib = fetch_member(wheel_cache, *XFORMERS, member)
+    recorded = _listing(data_dir / listing)
+    binary = read_binary(lib)
+    assert binary is not None
+    agreement = compare(recorded, capgap_listing(binary))
+    assert agreement.agree, [r for r in agreement.rows if not r.agree]
+    assert len(recorded) == images
+    assert {e.ptx_version for e in binary.loadable if e.kind == "ptx"} == {(8, 7)}  # CUDA 12.8
+    assert {e.compression for e in binary.loadable} == {"", "lz4"}
+    from capgap.binaries.compat import judge
+
+    # Hopper kernels only as sm_90a: a Blackwell GPU falls back to JIT-compiling the compute_80 PTX
+    verdict = judge(binary.modules(), 12, 0)
+    assert (verdict.status, verdict.via) == ("ptx-jit", ("compute_80",))
