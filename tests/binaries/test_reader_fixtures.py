@@ -78,3 +78,30 @@ def test_built_fixture_agrees_with_live_cuobjdump(built_fixtures: Path, cuobjdum
     agreement = compare(theirs, capgap_listing(binary))
     assert agreement.agree, agreement.rows
     assert theirs
+
+
+@pytest.mark.parametrize(
+    ("osabi", "e_flags", "expected"),
+    [
+        # CUDA 13 layout (OSABI 0x41): SM number in bits 8..15; `a` from .nv.compat
+        (0x41, 0x6007802, "sm_120a"),  # the fixture's own .nv.compat says arch-specific
+        # older layout (OSABI 0x33), as read from CUDA 12.8-built xformers cubins: SM in the low
+        # byte, 0x800 marks `a`
+        (0x33, 0x500550, "sm_80"),
+        (0x33, 0x5A0D5A, "sm_90a"),
+    ],
+)
+def test_bare_cubin_e_flags_layouts(
+    data_dir: Path, tmp_path: Path, osabi: int, e_flags: int, expected: str
+) -> None:
+    raw = bytearray((data_dir / "sm120a.cubin").read_bytes())
+    raw[7] = osabi
+    raw[0x30:0x34] = e_flags.to_bytes(4, "little")
+    if osabi == 0x33:  # drop the .nv.compat record's `a`, so only e_flags can say it
+        at = raw.find(bytes.fromhex("02090100"))
+        raw[at + 2] = 0
+    path = tmp_path / "patched.cubin"
+    path.write_bytes(bytes(raw))
+    binary = read_binary(path)
+    assert binary is not None
+    assert binary.sass == (expected,)

@@ -22,7 +22,8 @@ EM_CUDA = 190
 # by section name, and not judged (cuobjdump does not list it either), see CudaBinary.loadable.
 FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
 _NVCOMPAT_ARCH_SPECIFIC = 0x09  # .nv.compat attribute: 1 when built for sm_XYa
-_OSABI_CUDA_V2 = 0x41  # CUDA 12.8+ cubins: SM number in e_flags bits 8..15
+_OSABI_CUDA_V2 = 0x41  # CUDA 13 cubins: SM number in e_flags bits 8..15, `a` only in .nv.compat
+_EF_CUDA_ARCH_SPECIFIC_V1 = 0x800  # older cubins (OSABI 0x33, CUDA <= 12.x): sm_90a is 0x5a0d5a
 
 
 class BinaryReadError(ValueError):
@@ -71,10 +72,10 @@ def cubin_entry(fh: BinaryIO, size: int) -> FatbinEntry:
     sm = (flags >> 8) & 0xFF if new_layout else flags & 0xFF  # older cubins: EF_CUDA_SM in the low byte
     if sm < 10:
         raise BinaryReadError(f"cubin e_flags {flags:#x} name no SM architecture")
-    suffix = ""
+    suffix = "a" if not new_layout and flags & _EF_CUDA_ARCH_SPECIFIC_V1 else ""
     compat = elf.get_section_by_name(".nv.compat")
     if compat is not None and compat["sh_type"] != "SHT_NOBITS" and compat["sh_size"] < 4096:
-        suffix = "a" if _nvcompat_value(compat.data(), _NVCOMPAT_ARCH_SPECIFIC) == 1 else ""
+        suffix = "a" if _nvcompat_value(compat.data(), _NVCOMPAT_ARCH_SPECIFIC) == 1 else suffix
     return FatbinEntry("sass", sm, suffix, "", size, size, None, 0, 0)
 
 
