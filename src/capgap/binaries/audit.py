@@ -33,6 +33,10 @@ class LibraryReport:
             "format": b.format,
             "sass": list(b.sass),
             "ptx": list(b.ptx),
+            "ptx_isa_versions": sorted(
+                {f"{e.ptx_version[0]}.{e.ptx_version[1]}" for e in b.loadable if e.ptx_version},
+                key=lambda v: tuple(int(x) for x in v.split(".")),
+            ),
             "images": len(b.loadable),
             "compressed_images": b.compressed,
             "modules": len([m for m in b.modules() if m]),

@@ -17,20 +17,34 @@ from elftools.elf.elffile import ELFFile
 from capgap.binaries.fatbin import FatbinEntry, FatbinError, iter_entries
 
 EM_CUDA = 190
-# Sections holding fatbin containers the CUDA runtime loads. `__nv_relfatbin` holds relocatable
-# device code for a later device link: listed (cuobjdump lists it too) but marked, see `loadable`.
+# Sections holding fatbin containers. The runtime loads `.nv_fatbin`; `__nv_relfatbin` holds
+# relocatable device code for a later device link (NCCL ships 896 such images): read, kept apart
+# by section name, and not judged (cuobjdump does not list it either), see CudaBinary.loadable.
 FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
 _NVCOMPAT_ARCH_SPECIFIC = 0x09  # .nv.compat attribute: 1 when built for sm_XYa
-_OSABI_CUDA_V2 = 0x41  # CUDA 12.8+ cubins: SM number in e_flags bits 8..15
+_OSABI_CUDA_V2 = 0x41  # CUDA 13 cubins: SM number in e_flags bits 8..15, `a` only in .nv.compat
+_EF_CUDA_ARCH_SPECIFIC_V1 = 0x800  # older cubins (OSABI 0x33, CUDA <= 12.x): sm_90a is 0x5a0d5a
 
 
 class BinaryReadError(ValueError):
     """A file that claims to be ELF/fatbin but cannot be parsed."""
 
 
+def _open_elf(fh: BinaryIO, file_size: int) -> ELFFile:
+    elf = ELFFile(fh)
+    for table, off, num, entsize in (
+        ("section", "e_shoff", "e_shnum", "e_shentsize"),
+        ("program", "e_phoff", "e_phnum", "e_phentsize"),
+    ):
+        end = int(elf[off]) + int(elf[num]) * int(elf[entsize])
+        if end > file_size:  # truncated: these tables sit at the file's end
+            raise BinaryReadError(f"{table} header table ends at {end}, past the file's {file_size} bytes")
+    return elf
+
+
 def section_ranges(fh: BinaryIO, file_size: int) -> list[tuple[str, int, int]]:
     """(name, offset, size) of every fatbin-holding section, in file order."""
-    elf = ELFFile(fh)
+    elf = _open_elf(fh, file_size)
     out = []
     for section in elf.iter_sections():
         if section.name not in FATBIN_SECTIONS or section["sh_type"] == "SHT_NOBITS":
@@ -51,15 +65,17 @@ def _e_machine(fh: BinaryIO) -> int:
 
 def cubin_entry(fh: BinaryIO, size: int) -> FatbinEntry:
     """A bare cubin's arch: SM number from e_flags, `a` from its `.nv.compat` note."""
-    elf = ELFFile(fh)
+    elf = _open_elf(fh, size)
     flags = int(elf["e_flags"])
     fh.seek(7)
     new_layout = fh.read(1) == bytes([_OSABI_CUDA_V2])
     sm = (flags >> 8) & 0xFF if new_layout else flags & 0xFF  # older cubins: EF_CUDA_SM in the low byte
-    suffix = ""
+    if sm < 10:
+        raise BinaryReadError(f"cubin e_flags {flags:#x} name no SM architecture")
+    suffix = "a" if not new_layout and flags & _EF_CUDA_ARCH_SPECIFIC_V1 else ""
     compat = elf.get_section_by_name(".nv.compat")
     if compat is not None and compat["sh_type"] != "SHT_NOBITS" and compat["sh_size"] < 4096:
-        suffix = "a" if _nvcompat_value(compat.data(), _NVCOMPAT_ARCH_SPECIFIC) == 1 else ""
+        suffix = "a" if _nvcompat_value(compat.data(), _NVCOMPAT_ARCH_SPECIFIC) == 1 else suffix
     return FatbinEntry("sass", sm, suffix, "", size, size, None, 0, 0)
 
 
@@ -100,6 +116,7 @@ def read_elf(fh: BinaryIO, mm: mmap.mmap | bytes) -> tuple[str, list[tuple[str, 
         raise BinaryReadError(f"malformed fatbin: {exc}") from exc
     except BinaryReadError:
         raise
-    except (ELFError, struct.error, ValueError, IndexError, KeyError, OverflowError, AssertionError) as exc:
-        # pyelftools reports corrupted headers through a variety of exceptions
-        raise BinaryReadError(f"malformed ELF: {exc or type(exc).__name__}") from exc
+    except ELFError as exc:
+        raise BinaryReadError(f"malformed ELF: {exc}") from exc
+    except Exception as exc:  # noqa: BLE001 - pyelftools signals corrupted input with many types
+        raise BinaryReadError(f"malformed ELF ({type(exc).__name__}: {exc})") from exc
