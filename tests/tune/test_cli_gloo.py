@@ -54,7 +54,7 @@ def test_a_second_run_keeps_the_first_runs_files(gloo_run, tmp_path):
     assert result.code == 0, result.err
     (backup,) = [p for p in out.iterdir() if p.name.startswith("previous-")]
     assert (backup / "raw.json").read_text() == first
-    assert "nccl eager" in result.out and "not measured: two_shot/eager" in result.out
+    assert "gloo eager" in result.out and "not measured: two_shot/eager" in result.out
 
 
 @pytest.mark.parametrize(

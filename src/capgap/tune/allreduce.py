@@ -68,13 +68,15 @@ def analyse(raw: dict[str, Any], margin: float) -> tuple[list[Row], dict[str, An
         measured["link"]["best"] = f"{best.backend} ({best.mode}) at {best.bytes} bytes"
         measured["worst_spread"] = round(max(r.spread for r in rows), 4)
         measured["median_spread"] = round(sorted(r.spread for r in rows)[len(rows) // 2], 4)
-    max_sizes = [s["max_size_bytes"] for s in modes.values()]
-    multimem = bool(modes) and all(s.get("multimem_beats_two_shot") for s in modes.values())
     cc = env.get("cc")
-    if not max_sizes or not cc:
+    if not modes or not cc:
         return rows, {"measured": measured}  # nothing to recommend (CPU run, or NCCL only)
-    values = build_values(cc=cc, world_size=int(env["world_size"]), max_size=min(max_sizes),
-                          multimem=multimem, margin=margin, measured=measured)
+    decisive = "graph" if "graph" in modes else next(iter(modes))  # why graph: recommend.py
+    measured["decided_by"] = decisive
+    chosen = modes[decisive]
+    values = build_values(cc=cc, world_size=int(env["world_size"]), max_size=chosen["max_size_bytes"],
+                          multimem=bool(chosen.get("multimem_beats_two_shot")), margin=margin,
+                          measured=measured)
     return rows, values
 
 
@@ -95,6 +97,10 @@ def tune_allreduce(spec: SweepSpec, nproc: int, out: Path | None, margin: float,
         spec = SweepSpec.from_json({**spec.to_json(), "backends": kept})
         notes.append("multimem_all_reduce_ not run: it needs multicast, which is off")
     out_dir = prepare_out_dir(out)
+    from capgap import output
+
+    output.info(f"measuring all-reduce: {len(spec.sizes)} sizes x {len(spec.backends)} backends x "
+                f"{len(spec.modes)} modes on {nproc} processes per node, results in {out_dir}")
     started = time.monotonic()
     raw, _log = run_sweep(spec, nproc, out_dir, torchrun_args, multicast=multicast)
     wall = time.monotonic() - started
