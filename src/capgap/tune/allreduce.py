@@ -61,6 +61,10 @@ def analyse(raw: dict[str, Any], margin: float) -> tuple[list[Row], dict[str, An
         "sizes": [min(spec["sizes"]), max(spec["sizes"])], "multicast_ptr": env.get("multicast_ptr"),
         "modes": modes, "not_measured": recommend.skipped(raw),
     }
+    if not any(r.backend == MULTIMEM for r in rows):
+        measured["multimem"] = next(
+            (why for name, why in measured["not_measured"].items() if name.startswith(MULTIMEM)),
+            "not run: NVLink multicast is off (pass --allow-multicast where the probe reports support)")
     ok_rows = [r for r in rows if r.ok]
     if ok_rows:
         best = max(ok_rows, key=lambda r: r.busbw_gbps)
@@ -92,10 +96,9 @@ def tune_allreduce(spec: SweepSpec, nproc: int, out: Path | None, margin: float,
     if allow_multicast:
         multicast, why = multicast_supported()
         notes.append(f"multicast {'allowed' if multicast else 'stays off'}: {why}")
-    if MULTIMEM in spec.backends and not multicast:
-        kept = [b for b in spec.backends if b != MULTIMEM]
-        spec = SweepSpec.from_json({**spec.to_json(), "backends": kept})
-        notes.append("multimem_all_reduce_ not run: it needs multicast, which is off")
+    backends = [b for b in spec.backends if b != MULTIMEM] + ([MULTIMEM] if multicast else [])
+    if tuple(backends) != spec.backends:
+        spec = SweepSpec.from_json({**spec.to_json(), "backends": backends})
     out_dir = prepare_out_dir(out)
     from capgap import output
 
