@@ -123,3 +123,14 @@ def test_text_table_shows_families(tmp_path: Path, capsys) -> None:
     assert f"{MOE}: {RTX_FILE} (cc 12.0) lacks 3 of 4 shapes" in out
     assert "E,N,dtype=fp8_w8a8,down" in out
     assert "would not fit 99 KB per block (out of resource: shared memory): NVIDIA_B200 (1)" in out
+
+
+def test_sglang_triton_version_dirs_count_shapes_the_device_has_in_another_version(tmp_path: Path) -> None:
+    base = tmp_path / "sglang/srt/layers/moe/configs"
+    write_config(base / "triton_3_4_0", "E=8,N=16,device_name=NVIDIA_H200.json")
+    write_config(base / "triton_3_4_0", "E=8,N=32,device_name=NVIDIA_H200.json")
+    write_config(base / "triton_3_5_1", f"E=8,N=16,device_name={RTX_FILE}.json")
+    write_config(tmp_path / "vllm/configs", "E=8,N=16,device_name=NVIDIA_H200.json")
+    result = _scan(tmp_path, RTX)
+    by_dir = {f.symbol: f.extra.get("in_other_triton_dirs") for f in result.findings}
+    assert by_dir == {"sglang/srt/layers/moe/configs/triton_3_4_0": 1, "vllm/configs": None}

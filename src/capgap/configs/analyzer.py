@@ -55,14 +55,41 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     result.files = sum(len(d.files) for d in dirs)
     for device in devices:
         arch = target_arch(device, options.archs)
-        for directory in dirs:
-            cov = coverage(directory, device, arch)
+        covs = [coverage(directory, device, arch) for directory in dirs]
+        elsewhere = _other_triton_dirs(covs)
+        for cov in covs:
             if cov.gaps:
-                result.findings.append(finding_for(cov, target))
+                result.findings.append(finding_for(cov, target, elsewhere.get(cov.directory.rel)))
     return result
 
 
-def finding_for(cov: DirCoverage, target: Target) -> Finding:
+def _other_triton_dirs(covs: list[DirCoverage]) -> dict[str, int]:
+    """SGLang dirs `configs/triton_X_Y_Z`: how many gaps the target has a file for in a sibling dir.
+
+    SGLang looks in its own Triton version's directory first, then in every other `triton_*`
+    directory, newest first, with a warning; such shapes are not lost, just not tuned for this
+    Triton version.
+    """
+    groups: dict[str, list[DirCoverage]] = {}
+    for cov in covs:
+        parent, _, leaf = cov.directory.rel.rpartition("/")
+        if cov.directory.engine == "sglang" and leaf.startswith("triton_"):
+            groups.setdefault(parent, []).append(cov)
+    out: dict[str, int] = {}
+    for members in groups.values():
+        for cov in members:
+            have = {
+                f.name.key
+                for other in members
+                if other is not cov
+                for f in other.directory.files
+                if f.name.device == other.spelling
+            }
+            out[cov.directory.rel] = sum(1 for g in cov.gaps if g.name.key in have)
+    return out
+
+
+def finding_for(cov: DirCoverage, target: Target, in_other_triton_dirs: int | None = None) -> Finding:
     missing = len(cov.gaps)
     by_device: Counter[str] = Counter(c.device for g in cov.gaps for c in g.candidates)
     limit = cov.arch.smem_per_block_kb if cov.arch else None
@@ -113,5 +140,6 @@ def finding_for(cov: DirCoverage, target: Target) -> Finding:
             "smem_unfit_by_device": dict(unfit.most_common()),
             "smem_unfit_examples": unfit_examples,
             "copyable": copyable if limit is not None else None,
+            **({} if in_other_triton_dirs is None else {"in_other_triton_dirs": in_other_triton_dirs}),
         },
     )
