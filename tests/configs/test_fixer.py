@@ -162,3 +162,22 @@ def test_text_output(tmp_path: Path, capsys) -> None:
     out = " ".join(capsys.readouterr().out.split())
     assert "dry run: nothing written" in out
     assert "NVIDIA_L40S" in out and "refused" in out
+
+
+def test_a_store_with_only_save_patch_and_an_explicit_patch_target(tmp_path: Path) -> None:
+    from capgap.patches.detect import resolve
+
+    root = _tree(tmp_path / "engine")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "upstream")
+    real = Store(tmp_path / "store")
+
+    class SaveOnly:  # what a caller wrapping the store passes: save_patch and nothing else
+        def save_patch(self, name, desc, files, **kwargs):
+            return real.save_patch(name + "-wrapped", desc, files, **kwargs)
+
+    fix_configs(resolve_target(str(root)), [RTX], store=SaveOnly(), patch_target=resolve(str(root)))
+    (name,) = real.names()
+    assert name.endswith("-wrapped")
+    assert {e.path for e in real.load(name).files} >= {f"{D}/{MANIFEST}"}

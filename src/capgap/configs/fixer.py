@@ -97,10 +97,13 @@ def fix_configs(
     store: Store | None = None,
     *,
     python: str | None = None,
+    patch_target: PatchTarget | None = None,
 ) -> list[ConfigCopy]:
     """Copy each device's missing configs from the closest fitting sibling; see the module docstring.
 
-    `python` is the interpreter whose installed distribution `target` names (for the store).
+    `store` is a `capgap.patches.store.Store` (anything with its `save_patch` will do; `lock`,
+    `exists` and `load` are used when present). The patch target the copies belong to is
+    `patch_target`, else resolved from `target` (`python`: the interpreter of an installed dist).
     """
     names = target_devices(list(devices))
     if not names:
@@ -111,10 +114,11 @@ def fix_configs(
         if arch is None:
             raise UsageError(f"cannot tell the compute capability of {device!r}: pass --arch")
         plans.append((device, arch))
-    ptarget = None if store is None or dry_run else _patch_target(target, python)
+    ptarget = None if store is None or dry_run else patch_target or _patch_target(target, python)
     copies: list[ConfigCopy] = []
     dirs = collect_dirs(target)
-    with store.lock() if store is not None and ptarget is not None else nullcontext():
+    locking = ptarget is not None and hasattr(store, "lock")
+    with store.lock() if locking else nullcontext():  # type: ignore[union-attr]
         for device, arch in plans:
             for directory in dirs:
                 copies += _fix_dir(target, directory, device, arch, dry_run, store, ptarget)
@@ -230,7 +234,7 @@ def _record(
     files[rel_to(manifest, root)] = (old, new)
     dir_key = hashlib.sha256(rel_to(directory, root).encode()).hexdigest()[:10]
     name = re.sub(r"[^A-Za-z0-9._+-]", "_", f"configs-{device.replace(' ', '_')}")[:100] + f"-{dir_key}"
-    if store.exists(name):  # extend the earlier run's patch: keep its pristine copies
+    if hasattr(store, "exists") and store.exists(name):  # extend the earlier run's patch
         earlier = store.load(name)
         for entry in earlier.files:
             pristine, patched = earlier.contents(entry)
