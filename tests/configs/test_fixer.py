@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from capgap import output
 from capgap.arch import parse_arch
 from capgap.configs.fixer import MANIFEST, fix_configs
 from capgap.configs.report import show_config_copies
@@ -156,12 +157,16 @@ def test_unknown_device_needs_an_arch(tmp_path: Path) -> None:
         fix_configs(resolve_target(str(root)), [])
 
 
-def test_text_output(tmp_path: Path, capsys) -> None:
+def test_text_output(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    output.reset_consoles()
     copies = fix_configs(resolve_target(str(_tree(tmp_path))), [RTX], dry_run=True)
     show_config_copies(copies, dry_run=True)
     out = " ".join(capsys.readouterr().out.split())
     assert "dry run: nothing written" in out
-    assert "NVIDIA_L40S" in out and "refused" in out
+    assert f"{D}: {RTX} (99 KB per block): would copy 2 of 3, not measured" in out
+    assert "E=8,N=7168 │ planned │ NVIDIA_L40S │ 48" in out
+    assert "E=16,N=1024 │ refused │ none fits │ NVIDIA_B200 144, NVIDIA_H100_80GB_HBM3 144" in out
 
 
 def test_a_store_with_only_save_patch_and_an_explicit_patch_target(tmp_path: Path) -> None:
