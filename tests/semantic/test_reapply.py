@@ -122,3 +122,15 @@ def test_max_size_larger_than_gpu_memory_warns(tmp_path: Path) -> None:
     assert result.warnings == [
         "MAX_SIZES[12.0]: 214748364800 bytes is more than one GPU's memory (96 GiB, declared: RTX PRO 6000)"
     ]
+
+
+def test_file_removed_upstream_and_table_moved(records: list[dict], tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"pkg/tables.py": PRISTINE})
+    result = reapply(records, root=root, rel_path=REL, current_text=None)
+    assert (result.outcome, result.files) == ("semantic", {"pkg/tables.py": OURS})
+
+
+def test_search_stays_inside_the_package(records: list[dict], tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"otherpkg/tables.py": PRISTINE, "pkg/__init__.py": ""})
+    result = reapply(records, root=root, rel_path=REL, current_text=None)
+    assert (result.outcome, result.files) == ("not-found", {})
