@@ -1,0 +1,124 @@
+"""`capgap fix` end to end: scan, plan, warn, then write through the patch store (or only diff).
+
+The command module only parses options and prints; everything it needs comes from `run_fix`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from capgap.arch import ArchSpec, parse_arch
+from capgap.errors import EnvironmentProblem, TargetError, UsageError
+from capgap.findings import Finding
+from capgap.semantic.fixer import FixPlan, plan_fix
+from capgap.semantic.hardware import Machine, declared_machine, probed_machine
+
+# (target spec, arch, python) -> (scan root, findings)
+Scanner = Callable[[str, ArchSpec, "str | None"], tuple[Path, list[Finding]]]
+
+
+@dataclass(frozen=True)
+class FixOptions:
+    target: str
+    arch: str
+    values: Path | None = None
+    like: str | None = None
+    dry_run: bool = False
+    store: str | None = None
+    prefer: str = "upstream"
+    configs: bool = False
+    device: str | None = None
+    python: str | None = None
+    name: str | None = None
+
+
+@dataclass
+class FixRun:
+    plan: FixPlan
+    machine: Machine
+    patch: str | None = None  # the saved patch's name
+    store: str | None = None
+    messages: list[str] = field(default_factory=list)
+    configs: Any = None  # what capgap.configs.fixer.fix_configs returned
+
+    def to_json(self) -> dict[str, Any]:
+        out = {**self.plan.to_json(), "dry_run": self.patch is None, "patch": self.patch, "store": self.store,
+               "machine": dataclasses.asdict(self.machine)}
+        if self.configs is not None:
+            out["configs"] = self.configs.to_json() if hasattr(self.configs, "to_json") else self.configs
+        return out
+
+
+def scan_tables(spec: str, arch: ArchSpec, python: str | None) -> tuple[Path, list[Finding]]:
+    """Run the scan (source rules only) and return its root and findings."""
+    try:
+        from capgap.scan.run import run_scan  # type: ignore[import-not-found]
+    except ImportError as exc:
+        raise EnvironmentProblem(f"capgap's scan is not available here ({exc})") from exc
+    result = run_scan([spec], archs=[arch], python=python, binaries=False)
+    roots = [Path(t.root) for t in result.targets]
+    return roots[0], [f for f in result.findings if f.rule == "table-missing-arch"]
+
+
+def _machine(device: str | None) -> Machine:
+    return declared_machine(device) if device else probed_machine()
+
+
+def _patch_target(opts: FixOptions) -> Any:
+    from capgap.patches.detect import resolve  # type: ignore[import-not-found]
+
+    try:
+        return resolve(opts.target, opts.python)
+    except TargetError as exc:
+        if opts.dry_run:
+            return None
+        raise TargetError(f"{exc}; capgap fix writes only to a git checkout or an installed "
+                          "distribution, so the edit is kept as a patch (--dry-run shows the diff)") from exc
+
+
+def _rebase(findings: list[Finding], scan_root: Path, root: Path) -> list[Finding]:
+    """Finding paths relative to the patch target's root (a git checkout's top, not the subdir)."""
+    if scan_root.resolve() == root.resolve():
+        return findings
+    out = []
+    for f in findings:
+        rel = (scan_root / f.path).resolve().relative_to(root.resolve()).as_posix()
+        out.append(dataclasses.replace(f, path=rel))
+    return out
+
+
+def run_fix(opts: FixOptions, scan: Scanner = scan_tables) -> FixRun:
+    arch = parse_arch(opts.arch)
+    like = parse_arch(opts.like) if opts.like else None
+    if opts.prefer not in ("upstream", "ours"):
+        raise UsageError(f"--prefer must be 'ours' or 'upstream', not {opts.prefer!r}")
+    measured = None
+    if opts.values is not None:
+        from capgap.semantic.values import measured_lookup
+        from capgap.tune.values import load_values  # type: ignore[import-not-found]
+
+        measured = measured_lookup(load_values(opts.values))
+    target = _patch_target(opts)
+    scan_root, findings = scan(opts.target, arch, opts.python)
+    root = Path(target.root) if target is not None else scan_root
+    machine = _machine(opts.device)
+    plan = plan_fix(_rebase(findings, scan_root, root), root, arch, like=like, measured=measured,
+                    machine=machine, prefer=opts.prefer)
+    run = FixRun(plan, machine)
+    if not opts.dry_run and plan.changed:
+        from capgap.patches.store import Store, store_dir  # type: ignore[import-not-found]
+        from capgap.semantic.writer import write_plan
+
+        store = Store(store_dir(opts.store))
+        note = f"capgap fix --arch {arch.cc}: {len(plan.records())} table entries"
+        patch, run.messages = write_plan(plan, store, target, name=opts.name, note=note)
+        run.patch, run.store = patch.name, str(store.path)
+    if opts.configs:
+        from capgap.configs.fixer import fix_configs  # type: ignore[import-not-found]
+
+        run.configs = fix_configs(root, arch, dry_run=opts.dry_run)
+    return run
