@@ -72,18 +72,23 @@ def _show(run, dry_run: bool) -> None:  # run: capgap.semantic.fixrun.FixRun
     if not plan.entries and not plan.skipped:
         output.show(f"nothing to fix: every capability table has an entry for {plan.arch.cc}")
         return
-    rows = [
-        (e.edit.path, e.edit.symbol, e.edit.key, e.edit.value.replace("\n", " "),
-         "measured" if e.origin == "measured" else f"copied from {e.copied_from} ({e.reason})")
+    lines = [
+        f"{e.edit.path}: {e.edit.symbol}[{e.edit.key}] = {' '.join(e.edit.value.split())}  ("
+        + ("measured" if e.origin == "measured" else f"copied from {e.copied_from}: {e.reason}") + ")"
         for e in plan.entries
     ]
-    output.table(f"capgap fix --arch {plan.arch.cc}", ("file", "table", "key", "value", "from"), rows)
     for where, reason in plan.skipped:
         output.warn(f"not fixed: {where}: {reason}")
-    if dry_run:
+    if dry_run:  # the diff alone on stdout, so it can be piped to `git apply`
+        from rich.markup import escape
+
+        for line in lines:
+            output.info(escape(line))
         output.raw(plan.diff())
         output.info("dry run: nothing written")
-    elif run.patch:
+        return
+    output.raw("".join(line + "\n" for line in lines))
+    if run.patch:
         output.show(f"wrote {len(plan.changed)} file(s); saved as patch [bold]{run.patch}[/bold] "
                     f"in {run.store}")
     if run.configs is not None:
