@@ -17,6 +17,17 @@ def _isolated_capgap_dirs(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
     output.reset_consoles()
 
 
+@pytest.fixture(autouse=True)
+def _no_default_patch_store(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Like pre-commit's store fixture: the default ./capgap-patches raises, so no test writes to the cwd."""
+    monkeypatch.delenv("CAPGAP_STORE", raising=False)
+
+    def _forbidden() -> Path:
+        raise AssertionError("a test used the default patch store (./capgap-patches); pass --store")
+
+    monkeypatch.setattr("capgap.patches.store.default_store_dir", _forbidden)
+
+
 @pytest.fixture(scope="session")
 def wheel_cache() -> Path:
     """A cache for real wheels downloaded by integration tests, kept between runs."""

@@ -1,0 +1,265 @@
+"""The apply pipeline: for each saved patch and each of its files, in this order
+
+1. applied-already  the file equals the patched content (or the change is already in it, on the
+                    same upstream content the patch was made on);
+2. applied          the file equals the saved pristine: write the patched content exactly;
+3. merged           upstream changed the file: `git merge-file` with the saved pristine as base
+                    (also when upstream moved the file: the same-named file most like it);
+4. semantic         SLOT for `capgap.semantic` (imported lazily, skipped when absent), see below;
+5. upstreamed       upstream already contains the change (suggest `patch drop`);
+6. conflict         the file is left untouched (or, with markers=True, gets conflict markers);
+                    no file of a conflicting patch is written.
+
+Semantic slot contract. When a patch's semantic.json holds records whose "path" is the file:
+    capgap.semantic.reapply(records, root=target_root, rel_path=rel, current_text=text_or_None)
+returns an object or dict with `outcome` ("semantic" | "upstreamed" | "applied-already" |
+"not-found"), `files` (dict rel_path -> new text, possibly another file than the patch's when the
+table moved to another module; written here, journaled and atomically, never outside the root)
+and `detail` (str). "not-found" falls through to steps 5 and 6.
+`capgap.semantic.lift(rel_path, pristine_text, patched_text) -> list[dict] | None` is called by
+`patch save`; each record is stored with "path" set to its file (when lift didn't set it).
+
+Every write of a run goes through one Journal (journal.py), so a crash is rolled back by the
+next run on the target.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from capgap.patches.detect import PatchTarget
+from capgap.patches.journal import Journal, sha256
+from capgap.patches.merge import change_present, find_moved, merge3
+from capgap.patches.safepath import check_rel
+from capgap.patches.store import FileEntry, Patch, Store
+
+RANK = ("skipped", "applied-already", "upstreamed", "applied", "merged", "semantic", "conflict")
+
+
+@dataclass
+class FileResult:
+    path: str
+    outcome: str
+    detail: str = ""
+    conflict: str = ""  # both sides of each conflicting region
+    writes: dict[str, bytes | None] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"path": self.path, "outcome": self.outcome, "detail": self.detail}
+        if self.conflict:
+            out["conflict"] = self.conflict
+        if self.writes:
+            out["written"] = sorted(self.writes)
+        return out
+
+
+@dataclass
+class PatchResult:
+    name: str
+    outcome: str
+    files: list[FileResult] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "outcome": self.outcome,
+            "warnings": self.warnings,
+            "files": [f.to_json() for f in self.files],
+        }
+
+
+class _View:
+    """The target's files as they will be once the planned writes are done."""
+
+    def __init__(self, target: PatchTarget) -> None:
+        self.target = target
+        self.planned: dict[str, bytes | None] = {}
+        self.original: dict[str, bytes | None] = {}
+
+    def read(self, rel: str) -> bytes | None:
+        if rel in self.planned:
+            return self.planned[rel]
+        return self.read_original(rel)
+
+    def read_original(self, rel: str) -> bytes | None:
+        if rel not in self.original:
+            self.original[rel] = self.target.current(rel)
+        return self.original[rel]
+
+
+def _text(data: bytes | None) -> str | None:
+    return None if data is None else data.decode("utf-8", "surrogateescape")
+
+
+def _semantic(target: PatchTarget, patch: Patch, rel: str, current: bytes | None) -> FileResult | None:
+    records = patch.semantic_for(rel)
+    if not records:
+        return None
+    try:
+        import capgap.semantic as semantic
+    except ImportError:
+        return None
+    reapply = getattr(semantic, "reapply", None)
+    if reapply is None:
+        return None
+    res = reapply(records, root=target.root, rel_path=rel, current_text=_text(current))
+    get = res.get if isinstance(res, dict) else lambda key, default=None: getattr(res, key, default)
+    outcome, detail = str(get("outcome", "not-found")), str(get("detail", "") or "")
+    if outcome == "semantic":
+        files = {
+            check_rel(p): str(t).encode("utf-8", "surrogateescape") for p, t in (get("files") or {}).items()
+        }
+        return FileResult(rel, "semantic", detail or "re-applied by meaning", writes=files)
+    if outcome in {"upstreamed", "applied-already"}:
+        return FileResult(rel, outcome, detail)
+    return None
+
+
+def plan_file(
+    target: PatchTarget, view: _View, patch: Patch, entry: FileEntry, reverse: bool, markers: bool
+) -> FileResult:
+    rel = entry.path
+    pristine, patched = patch.contents(entry)
+    if reverse:
+        pristine, patched = patched, pristine
+    current = view.read(rel)
+    if current == patched:
+        if not reverse and patched is not None and _is_upstream(target, rel, patched, pristine):
+            return FileResult(rel, "upstreamed", "upstream ships exactly the patched file")
+        return FileResult(rel, "applied-already")
+    if current == pristine:
+        return FileResult(rel, "applied", "exact", writes={rel: patched})
+    where = rel
+    if current is None and pristine is not None and patched is not None and not reverse:
+        moved = find_moved(pristine, rel, target.tracked_files(), view.read)
+        if moved is not None:
+            where, current = moved, view.read(moved)
+    if current is not None and patched is not None:
+        merged = merge3(
+            current, pristine or b"", patched, (f"{where} (current)", "pristine", f"patch {patch.name}")
+        )
+        moved_note = f"file moved upstream: {rel} -> {where}; " if where != rel else ""
+        if merged.conflicts == 0 and merged.text == current:
+            if not reverse and _is_upstream(target, where, current, pristine):
+                return FileResult(rel, "upstreamed", moved_note + "upstream already has this change")
+            return FileResult(rel, "applied-already", moved_note + "the change is already present")
+        if merged.conflicts == 0:
+            return FileResult(
+                rel, "merged", moved_note + "3-way merge over upstream changes", writes={where: merged.text}
+            )
+    else:
+        merged = None
+    if not reverse:
+        sem = _semantic(target, patch, rel, view.read(rel))
+        if sem is not None:
+            return sem
+        if current is not None and change_present(current, pristine, patched):
+            return FileResult(rel, "upstreamed", "upstream already contains the patch's lines")
+    if merged is None:
+        what = "is gone upstream" if current is None else "changed upstream and the patch deletes it"
+        return FileResult(rel, "conflict", f"{rel} {what}")
+    writes = {where: merged.text} if markers else {}
+    return FileResult(
+        rel,
+        "conflict",
+        f"{merged.conflicts} conflicting region(s) in {where}",
+        conflict=merged.conflict_regions(),
+        writes=writes,
+    )
+
+
+def _is_upstream(target: PatchTarget, rel: str, current: bytes, pristine: bytes | None) -> bool:
+    up = target.upstream_sha(rel)
+    return up is not None and up == sha256(current) and up != sha256(pristine)
+
+
+def version_check(target: PatchTarget, patch: Patch) -> tuple[bool, list[str]]:
+    """(in range, warnings): `--for` scopes a patch; another version than its own warns."""
+    made_for = patch.target.get("version")
+    if patch.for_range:
+        from packaging.requirements import Requirement
+
+        spec = Requirement(patch.for_range).specifier
+        if target.version is not None and not spec.contains(target.version, prereleases=True):
+            return False, []
+        return True, []
+    if target.kind == "dist" and made_for and made_for != target.version:
+        return True, [
+            f"patch {patch.name} was made for {target.name} {made_for}; applying it to {target.version}"
+        ]
+    return True, []
+
+
+def select(store: Store, target: PatchTarget, names: list[str] | None = None) -> list[Patch]:
+    """The store's patches for this target (or the named ones), oldest first."""
+    from packaging.utils import canonicalize_name
+
+    if names:
+        patches = [store.load(n) for n in names]
+    else:
+        patches = [
+            p
+            for p in store.patches()
+            if p.target.get("kind") == target.kind
+            and canonicalize_name(str(p.target.get("name"))) == canonicalize_name(target.name)
+        ]
+    return sorted(patches, key=lambda p: (str(p.meta.get("created")), p.name))
+
+
+def apply_patches(
+    store: Store,
+    target: PatchTarget,
+    patches: list[Patch],
+    *,
+    reverse: bool = False,
+    markers: bool = False,
+    dry_run: bool = False,
+    journal: Journal | None = None,
+) -> list[PatchResult]:
+    view = _View(target)
+    results: list[PatchResult] = []
+    for patch in reversed(patches) if reverse else patches:
+        in_range, warnings = version_check(target, patch)
+        if not in_range:
+            results.append(
+                PatchResult(
+                    patch.name,
+                    "skipped",
+                    warnings=[
+                        f"patch {patch.name} is for {patch.for_range}; {target.name} is {target.version}"
+                    ],
+                )
+            )
+            continue
+        files = [plan_file(target, view, patch, e, reverse, markers) for e in patch.files]
+        outcome = max((f.outcome for f in files), key=RANK.index, default="applied-already")
+        if outcome != "conflict" or markers:
+            for f in files:
+                view.planned.update(f.writes)
+        else:
+            for f in files:
+                if f.writes:
+                    f.detail += " (not written: another file of this patch conflicts)"
+                    f.writes = {}
+        results.append(PatchResult(patch.name, outcome, files, warnings))
+    if dry_run:
+        return results
+    changes = [
+        (rel, view.read_original(rel), data)
+        for rel, data in sorted(view.planned.items())
+        if view.read_original(rel) != data
+    ]
+    if changes:
+        blobs = {
+            e_sha: p.blob_path(e_sha)
+            for p in patches
+            for e in p.files
+            for e_sha in (e.pristine_sha, e.patched_sha)
+            if e_sha
+        }
+        own = journal or Journal.start(store.run_dir(target.root), target.root, "apply")
+        own.write_files(changes, known_copy=blobs.get)
+        if journal is None:
+            own.finish()
+    return results

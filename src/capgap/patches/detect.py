@@ -1,0 +1,199 @@
+"""What a patch target is, what its upstream (pristine) content is, and what was changed locally.
+
+- git checkout: local changes = working tree vs HEAD (tracked edits, deletions, untracked files
+  that .gitignore doesn't hide); upstream content = the HEAD blob.
+- installed distribution: local changes = files whose sha256 differs from the dist's RECORD,
+  missing ones, and files not in RECORD under its packages (`__pycache__` ignored); upstream
+  content comes from a store copy, pip's wheel cache or `pip download` (see pristine.py) and is
+  always checked against RECORD's hash. Detection itself needs no network.
+"""
+
+from __future__ import annotations
+
+import base64
+import csv
+import io
+import os
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from capgap.errors import EnvironmentProblem, TargetError
+from capgap.patches.journal import read_bytes, sha256
+from capgap.patches.safepath import safe_join
+
+_SKIP_DIRS = {"__pycache__", ".git"}
+
+
+def git(root: Path, *args: str, data: bytes | None = None, check: bool = True) -> bytes:
+    try:
+        proc = subprocess.run(["git", "-C", str(root), *args], input=data, capture_output=True, check=False)
+    except OSError as exc:
+        raise EnvironmentProblem(f"cannot run git: {exc}") from exc
+    if check and proc.returncode != 0:
+        msg = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise TargetError(f"git {args[0]} failed in {root}: {msg[-1] if msg else proc.returncode}")
+    return proc.stdout
+
+
+@dataclass
+class PatchTarget:
+    kind: str  # "git" | "dist"
+    name: str
+    root: Path
+    version: str | None = None
+    commit: str | None = None
+    python: str | None = None
+    record: dict[str, str | None] = field(default_factory=dict)  # dist: rel -> RECORD sha256 hex
+    _upstream: dict[str, bytes | None] = field(default_factory=dict, repr=False)
+
+    def desc(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "version": self.version,
+            "commit": self.commit,
+            "root": str(self.root) if self.kind == "git" else None,
+        }
+
+    def label(self) -> str:
+        if self.kind == "git":
+            return f"{self.name}@{(self.commit or '?')[:10]}"
+        return f"{self.name} {self.version}"
+
+    def current(self, rel: str) -> bytes | None:
+        path = safe_join(self.root, rel)
+        return None if path.is_dir() else read_bytes(path)
+
+    def upstream_sha(self, rel: str) -> str | None:
+        """sha256 of the file as the current install/HEAD ships it (None: not shipped)."""
+        if self.kind == "dist":
+            return self.record.get(rel)
+        return sha256(self.upstream_content([rel])[rel])
+
+    def upstream_content(self, rels: list[str]) -> dict[str, bytes | None]:
+        """git only: HEAD's content of each path (None: not in HEAD), batched."""
+        missing = [r for r in rels if r not in self._upstream]
+        if missing:
+            out = git(self.root, "cat-file", "--batch", data="".join(f"HEAD:{r}\n" for r in missing).encode())
+            buf = io.BytesIO(out)
+            for rel in missing:
+                header = buf.readline().split()
+                if len(header) == 3 and header[1] == b"blob":
+                    self._upstream[rel] = buf.read(int(header[2]))
+                    buf.readline()
+                else:
+                    self._upstream[rel] = None
+        return {r: self._upstream[r] for r in rels}
+
+    def tracked_files(self) -> list[str]:
+        if self.kind == "dist":
+            return sorted(self.record)
+        return sorted(p for p in git(self.root, "ls-files", "-z").decode().split("\0") if p)
+
+
+def _git_target(path: Path, name: str | None = None) -> PatchTarget | None:
+    proc = subprocess.run(
+        ["git", "-C", str(path), "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=False
+    )
+    if proc.returncode != 0:
+        return None
+    root = Path(proc.stdout.strip())
+    commit = git(root, "rev-parse", "--verify", "-q", "HEAD", check=False).decode().strip() or None
+    if commit is None:
+        raise TargetError(f"{root}: the repository has no commit yet")
+    return PatchTarget("git", name or root.name, root, commit=commit)
+
+
+def _record(base: Path, files: list[str]) -> dict[str, str | None]:
+    record_rel = next((f for f in files if f.endswith(".dist-info/RECORD")), None)
+    if record_rel is None:
+        raise TargetError(f"no RECORD in {base}: cannot tell local changes apart (installed by pip?)")
+    out: dict[str, str | None] = {}
+    text = (base / record_rel).read_text(encoding="utf-8")
+    for row in csv.reader(io.StringIO(text)):
+        if not row or row[0].startswith(("../", "/")) or ".dist-info/" in row[0] or "__pycache__" in row[0]:
+            continue
+        value = row[1] if len(row) > 1 else ""
+        digest = None
+        if value.startswith("sha256="):
+            raw = value[len("sha256=") :]
+            digest = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).hex()
+        out[row[0]] = digest
+    return out
+
+
+def resolve(spec: str, python: str | None = None) -> PatchTarget:
+    """A git checkout (a directory) or an installed dist (a name); not installed is an error."""
+    path = Path(spec).expanduser()
+    if path.is_dir():
+        target = _git_target(path)
+        if target is None:
+            raise TargetError(f"{spec} is not a git checkout (name a distribution to patch an install)")
+        return target
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    from capgap.targets import query_dist
+
+    try:
+        name = Requirement(spec).name
+    except InvalidRequirement as exc:
+        raise TargetError(f"{spec!r} is neither a directory nor a distribution name") from exc
+    data = query_dist(name, python)
+    if data is None:
+        raise TargetError(f"distribution {name!r} is not installed in {python or 'this environment'}")
+    dist_name, version = str(data["name"]), str(data["version"])
+    direct = data.get("direct_url")
+    if isinstance(direct, dict) and (direct.get("dir_info") or {}).get("editable"):
+        from capgap.targets import _editable_root
+
+        src = _editable_root(direct)
+        git_target = _git_target(src) if src is not None and src.is_dir() else None
+        if git_target is None:
+            raise TargetError(f"{dist_name} is an editable install outside git: patch its source directory")
+        git_target.version = version
+        return git_target
+    base = Path(str(data["base"]))
+    record = _record(base, [str(f) for f in data["files"]])  # type: ignore[union-attr]
+    return PatchTarget("dist", dist_name, base, version=version, python=python, record=record)
+
+
+def local_changes(
+    target: PatchTarget, exclude: Path | None = None
+) -> dict[str, tuple[str | None, bytes | None]]:
+    """rel -> (upstream sha256 or None for a new file, current content or None if deleted)."""
+    changes: dict[str, tuple[str | None, bytes | None]] = {}
+    if target.kind == "git":
+        out = git(target.root, "diff", "HEAD", "--name-status", "-z", "--no-renames").decode().split("\0")
+        rels = [out[i + 1] for i in range(0, len(out) - 1, 2) if out[i]]
+        rels += [
+            p
+            for p in git(target.root, "ls-files", "--others", "--exclude-standard", "-z").decode().split("\0")
+            if p
+        ]
+        if exclude is not None:
+            ex = os.path.realpath(exclude)
+            rels = [r for r in rels if not os.path.realpath(target.root / r).startswith(ex + os.sep)]
+        ups = target.upstream_content(rels)
+        for rel in sorted(set(rels)):
+            cur = target.current(rel)
+            if cur != ups[rel]:
+                changes[rel] = (sha256(ups[rel]), cur)
+        return changes
+    for rel, digest in target.record.items():
+        cur = read_bytes(target.root / rel)
+        if digest is not None and sha256(cur) != digest:
+            changes[rel] = (digest, cur)
+    packages = {r.split("/", 1)[0] for r in target.record if "/" in r}
+    for pkg in sorted(packages):
+        for dirpath, dirnames, filenames in os.walk(target.root / pkg):
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+            for fn in filenames:
+                rel = os.path.relpath(os.path.join(dirpath, fn), target.root).replace(os.sep, "/")
+                if (
+                    rel not in target.record
+                    and not fn.endswith((".pyc", ".capgap-tmp"))
+                    and ".capgap-tmp" not in fn
+                ):
+                    changes[rel] = (None, read_bytes(target.root / rel))
+    return changes

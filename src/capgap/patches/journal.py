@@ -1,0 +1,207 @@
+"""Atomic, journaled file writes, and recovery after a crash.
+
+Every write is atomic (temp file in the same directory, fsync, rename, fsync of the directory).
+A run first makes a backup of each file it will replace (or names an immutable copy of it, a
+store blob), then appends one journal record per planned write (path, sha256 before and after),
+and only then touches the tree. If the process dies anywhere, the next run on that target reads
+the journal and puts back every file whose content is the run's "after" (from its backup); a
+file whose content is neither "before" nor "after" was changed by someone else and is left alone.
+Backups and journal are removed only when the run completes.
+
+`CAPGAP_CRASH_AT=N` makes the process `os._exit` at the Nth durable step (tests kill runs there).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from capgap.patches.safepath import safe_join
+
+_steps = 0
+
+
+def crash_point() -> None:
+    """Test hook: die (like kill -9) at the CAPGAP_CRASH_AT-th durable step."""
+    global _steps
+    at = os.environ.get("CAPGAP_CRASH_AT")
+    if at:
+        _steps += 1
+        if _steps == int(at):
+            os._exit(86)
+
+
+def sha256(data: bytes | None) -> str | None:
+    return None if data is None else hashlib.sha256(data).hexdigest()
+
+
+def read_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write via a temp file in the same directory: readers see old or new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if mode is None:
+        try:
+            mode = path.stat().st_mode & 0o7777
+        except FileNotFoundError:
+            mode = 0o644
+    tmp = path.with_name(f".{path.name}.capgap-tmp{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.replace(tmp, path)
+    _fsync_dir(path.parent)
+    crash_point()
+
+
+def atomic_remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except FileNotFoundError:
+        return
+    _fsync_dir(path.parent)
+    crash_point()
+
+
+def set_content(root: Path, rel: str, data: bytes | None) -> None:
+    """Make root/rel hold `data` (None: remove it), atomically, never outside root."""
+    path = safe_join(root, rel)
+    if data is None:
+        atomic_remove(path)
+    else:
+        atomic_write(path, data)
+
+
+@dataclass
+class Journal:
+    """One run's journal and backups under `run_dir` (inside the store)."""
+
+    run_dir: Path
+    root: Path
+    records: list[dict[str, object]] = field(default_factory=list)
+
+    @property
+    def path(self) -> Path:
+        return self.run_dir / "journal.jsonl"
+
+    @classmethod
+    def start(cls, run_dir: Path, root: Path, kind: str, **extra: object) -> Journal:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        journal = cls(run_dir, root)
+        journal._append([{"op": "begin", "kind": kind, "root": str(root), "time": time.time(), **extra}])
+        return journal
+
+    def _append(self, records: list[dict[str, object]]) -> None:
+        with self.path.open("a", encoding="utf-8") as fh:
+            fh.write("".join(json.dumps(r) + "\n" for r in records))
+            fh.flush()
+            os.fsync(fh.fileno())
+        self.records.extend(records)
+        crash_point()
+
+    def phase(self, name: str) -> None:
+        self._append([{"op": "phase", "phase": name}])
+
+    def write_files(
+        self,
+        changes: list[tuple[str, bytes | None, bytes | None]],
+        known_copy: Callable[[str], Path | None] = lambda sha: None,
+    ) -> None:
+        """Back up, journal, then write each (rel, before, after); None means absent."""
+        records: list[dict[str, object]] = []
+        for rel, before, after in changes:
+            before_sha, backup = sha256(before), None
+            if before is not None:
+                known = known_copy(before_sha or "")
+                if known is not None:
+                    backup = str(known)
+                else:
+                    blob = self.run_dir / "blobs" / str(before_sha)
+                    if not blob.exists():
+                        atomic_write(blob, before, 0o644)
+                    backup = str(blob)
+            records.append(
+                {"op": "write", "path": rel, "before": before_sha, "after": sha256(after), "backup": backup}
+            )
+        if records:
+            self._append(records)
+        for rel, _before, after in changes:
+            set_content(self.root, rel, after)
+
+    def finish(self) -> None:
+        """The run completed: drop backups and journal."""
+        self._append([{"op": "end"}])
+        shutil.rmtree(self.run_dir, ignore_errors=True)
+
+    def rollback(self, on_phase: Callable[[str], None] | None = None) -> list[str]:
+        """Undo this run's writes, newest first; returns warnings about files left alone."""
+        warnings: list[str] = []
+        for rec in reversed(self.records):
+            if rec["op"] == "phase" and on_phase is not None:
+                on_phase(str(rec["phase"]))
+            if rec["op"] != "write":
+                continue
+            rel = str(rec["path"])
+            current = sha256(read_bytes(safe_join(self.root, rel)))
+            if current == rec["before"]:
+                continue
+            if current != rec["after"]:
+                warnings.append(f"{rel}: changed by someone else since the run; left as it is")
+                continue
+            if rec["before"] is None:
+                set_content(self.root, rel, None)
+                continue
+            data = read_bytes(Path(str(rec["backup"])))
+            if sha256(data) != rec["before"]:
+                warnings.append(f"{rel}: its backup is missing or damaged; left as it is")
+                continue
+            set_content(self.root, rel, data)
+        return warnings
+
+
+def load_pending(run_dir: Path) -> Journal | None:
+    """The journal of an unfinished run, or None (a finished run's leftovers are removed)."""
+    path = run_dir / "journal.jsonl"
+    if not path.exists():
+        if run_dir.exists():
+            shutil.rmtree(run_dir, ignore_errors=True)
+        return None
+    records: list[dict[str, object]] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:  # a line torn by the crash: the write after it never began
+            break
+    if not records or records[0].get("op") != "begin" or records[-1].get("op") == "end":
+        shutil.rmtree(run_dir, ignore_errors=True)
+        return None
+    return Journal(run_dir, Path(str(records[0]["root"])), records)
+
+
+def last_phase(journal: Journal) -> str | None:
+    phases = [str(r["phase"]) for r in journal.records if r["op"] == "phase"]
+    return phases[-1] if phases else None

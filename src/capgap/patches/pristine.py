@@ -1,0 +1,98 @@
+"""Upstream (pristine) content of a target's files, always checked against its expected hash.
+
+git: the HEAD blob. Installed dist, in this order: the installed file itself when it still
+matches RECORD, a copy saved in the store, the exact wheel in pip's cache, `pip download` of
+exactly that version (into capgap's cache).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+from capgap.errors import CapgapError, StoreError
+from capgap.patches.detect import PatchTarget
+from capgap.patches.journal import sha256
+from capgap.patches.store import Store
+
+
+class PristineUnavailable(StoreError):
+    """No source gave the upstream content of a file (so it can't be restored or merged)."""
+
+
+def _norm(name: str) -> str:
+    return name.lower().replace("-", "_").replace(".", "_")
+
+
+def _pip_cache_wheel(name: str, version: str) -> Path | None:
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "pip", "cache", "list", "--format=abspath", f"{_norm(name)}-{version}-*"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in proc.stdout.splitlines():
+        path = Path(line.strip())
+        if path.suffix == ".whl" and path.is_file():
+            return path
+    return None
+
+
+class Pristine:
+    def __init__(self, target: PatchTarget, store: Store) -> None:
+        self.target, self.store = target, store
+        self._wheel: zipfile.ZipFile | None = None
+        self._wheel_error: str | None = None
+
+    def get(self, rel: str) -> bytes | None:
+        """Upstream content of rel (None: upstream has no such file)."""
+        if self.target.kind == "git":
+            return self.target.upstream_content([rel])[rel]
+        want = self.target.record.get(rel)
+        if want is None:
+            return None
+        current = self.target.current(rel)
+        if sha256(current) == want:
+            return current
+        copy = self.store.find_blob(want)
+        if copy is not None:
+            return copy.read_bytes()
+        data = self._from_wheel(rel)
+        if data is not None and sha256(data) == want:
+            return data
+        why = self._wheel_error or "the wheel's copy does not match RECORD"
+        raise PristineUnavailable(
+            f"cannot find the pristine {rel} of {self.target.label()}: not in the store, {why}"
+        )
+
+    def wheel(self) -> zipfile.ZipFile | None:
+        if self._wheel is None and self._wheel_error is None:
+            name, version = self.target.name, str(self.target.version)
+            path = _pip_cache_wheel(name, version)
+            if path is None:
+                from capgap.targets import download_wheel
+
+                try:
+                    path = download_wheel(f"{name}=={version}")
+                except CapgapError as exc:
+                    self._wheel_error = f"not in pip's cache, and {exc}"
+                    return None
+            self._wheel = zipfile.ZipFile(path)
+        return self._wheel
+
+    def _from_wheel(self, rel: str) -> bytes | None:
+        zf = self.wheel()
+        if zf is None:
+            return None
+        names = set(zf.namelist())
+        data_dir = f"{_norm(self.target.name)}-{self.target.version}.data"
+        for member in (rel, f"{data_dir}/purelib/{rel}", f"{data_dir}/platlib/{rel}"):
+            if member in names:
+                return zf.read(member)
+        return None

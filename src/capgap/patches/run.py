@@ -1,0 +1,37 @@
+"""A run on a target: take the store and target locks, and first finish or undo whatever an
+earlier run left half-done (its journal), so that no crash ever loses a file."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from capgap.patches.apply import apply_patches, select
+from capgap.patches.detect import PatchTarget
+from capgap.patches.journal import last_phase, load_pending
+from capgap.patches.store import Store, target_lock
+
+
+def recover(store: Store, target: PatchTarget) -> list[str]:
+    """Undo an interrupted run on this target, or finish it; returns what was done."""
+    journal = load_pending(store.run_dir(target.root))
+    if journal is None:
+        return []
+    kind = str(journal.records[0].get("kind"))
+    if kind == "upgrade" and last_phase(journal) in {"cmd", "reapply"}:
+        # The upgrade command ran (or may have): every local change is saved as a patch, so the
+        # way forward is to re-apply them all on whatever is installed now.
+        shutil.rmtree(journal.run_dir)
+        results = apply_patches(store, target, select(store, target))
+        done = ", ".join(f"{r.name}: {r.outcome}" for r in results)
+        return [f"finished an interrupted upgrade of {target.label()} by re-applying its patches ({done})"]
+    warnings = journal.rollback()
+    shutil.rmtree(journal.run_dir)
+    return [f"rolled back an interrupted {kind} on {target.root}", *warnings]
+
+
+@contextmanager
+def session(store: Store, target: PatchTarget) -> Iterator[list[str]]:
+    with store.lock(), target_lock(target.root):
+        yield recover(store, target)

@@ -1,0 +1,48 @@
+"""Relative paths from stores and trees are checked before any read or write: no absolute
+paths, no `..`, nothing that resolves (through a symlink) outside the root."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path, PurePosixPath
+
+from capgap.errors import StoreError
+
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]{0,127}$")
+
+
+def check_name(name: str) -> str:
+    """A patch name: one plain path component."""
+    if not _NAME.match(name) or name in {".", ".."}:
+        raise StoreError(f"invalid patch name {name!r} (letters, digits, '.', '_', '+', '-')")
+    return name
+
+
+def check_rel(rel: str) -> str:
+    """A file path inside a target: relative, '/'-separated, no '..', no empty parts."""
+    if not rel or "\x00" in rel or "\\" in rel or rel.startswith("/") or re.match(r"^[A-Za-z]:", rel):
+        raise StoreError(f"refusing path {rel!r}: not a relative path inside the target")
+    parts = PurePosixPath(rel).parts
+    if any(p in {"..", "."} for p in parts) or "//" in rel or rel.endswith("/"):
+        raise StoreError(f"refusing path {rel!r}: '..' or empty components lead outside the target")
+    return rel
+
+
+def safe_join(root: Path, rel: str) -> Path:
+    """root/rel, refusing anything whose parent resolves outside root (symlink escapes).
+
+    The last component may itself be a symlink only if it points inside root: writes replace
+    the link (rename), reads would otherwise follow it out of the tree.
+    """
+    check_rel(rel)
+    real_root = Path(os.path.realpath(root))
+    path = real_root / rel
+    parent = Path(os.path.realpath(path.parent))
+    if parent != real_root and real_root not in parent.parents:
+        raise StoreError(f"refusing path {rel!r}: it leads outside {root} through a symlink")
+    if path.is_symlink():
+        target = Path(os.path.realpath(path))
+        if real_root not in target.parents:
+            raise StoreError(f"refusing path {rel!r}: symlink to {target} outside {root}")
+    return path

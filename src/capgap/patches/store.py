@@ -1,0 +1,299 @@
+"""The patch store: a directory users commit to their infra repo.
+
+Layout (one directory per patch; everything else in the store is dot-named and git-ignored):
+
+    capgap-patches/
+      <name>/patch.diff      git-style unified diff, for review (derived from the blobs)
+      <name>/meta.json       target kind/name, version or base commit, `for` range, per file the
+                             pristine and patched sha256, created, capgap version, note
+      <name>/blobs/<sha256>  pristine and patched copies of every touched file (exact reverse,
+                             3-way merge base); named by content hash, verified on every read
+      <name>/semantic.json   optional: semantic edit records (opaque dicts, see apply.py)
+      .lock, .runs/          the lock and the journals/backups of unfinished runs
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import stat
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from capgap import __version__
+from capgap.errors import StoreError
+from capgap.patches.diff import patch_diff
+from capgap.patches.journal import atomic_write, crash_point, sha256
+from capgap.patches.safepath import check_name, check_rel
+
+DEFAULT_DIR = "capgap-patches"
+FORMAT = 1
+_SHA = re.compile(r"^[0-9a-f]{64}$")
+_IGNORE = ".lock\n.runs/\n.tmp-*\n.trash-*\n"
+
+
+def default_store_dir() -> Path:
+    """./capgap-patches (tests replace this with a function that raises)."""
+    return Path.cwd() / DEFAULT_DIR
+
+
+def store_dir(option: str | None = None) -> Path:
+    """--store DIR, else $CAPGAP_STORE, else the default."""
+    if option:
+        return Path(option)
+    env = os.environ.get("CAPGAP_STORE")
+    return Path(env) if env else default_store_dir()
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    path: str
+    pristine_sha: str | None  # None: the patch creates the file
+    patched_sha: str | None  # None: the patch deletes the file
+
+
+@dataclass
+class Patch:
+    name: str
+    dir: Path
+    meta: dict[str, object]
+    files: tuple[FileEntry, ...]
+    semantic: list[dict[str, object]] | None = field(default=None)
+
+    @property
+    def target(self) -> dict[str, object]:
+        return dict(self.meta.get("target") or {})  # type: ignore[call-overload]
+
+    @property
+    def for_range(self) -> str | None:
+        value = self.meta.get("for")
+        return str(value) if value else None
+
+    def blob(self, sha: str | None) -> bytes | None:
+        """A stored copy by hash; refuses symlinks and content that doesn't match its name."""
+        if sha is None:
+            return None
+        path = self.dir / "blobs" / sha
+        try:
+            st = os.lstat(path)
+        except FileNotFoundError:
+            raise StoreError(f"patch {self.name}: stored copy {sha[:12]} is missing") from None
+        if not stat.S_ISREG(st.st_mode):
+            raise StoreError(f"patch {self.name}: stored copy {sha[:12]} is not a regular file")
+        data = path.read_bytes()
+        if hashlib.sha256(data).hexdigest() != sha:
+            raise StoreError(f"patch {self.name}: stored copy {sha[:12]} does not match its hash")
+        return data
+
+    def blob_path(self, sha: str) -> Path:
+        return self.dir / "blobs" / sha
+
+    def contents(self, entry: FileEntry) -> tuple[bytes | None, bytes | None]:
+        return self.blob(entry.pristine_sha), self.blob(entry.patched_sha)
+
+    def diff_text(self) -> str:
+        return _read_regular(self.dir / "patch.diff", self.name).decode("utf-8", "surrogateescape")
+
+    def semantic_for(self, rel: str) -> list[dict[str, object]]:
+        return [r for r in self.semantic or [] if r.get("path") == rel]
+
+    def to_json(self) -> dict[str, object]:
+        return {"name": self.name, **self.meta}
+
+
+def _read_regular(path: Path, name: str) -> bytes:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        raise StoreError(f"patch {name}: {path.name} is missing") from None
+    if not stat.S_ISREG(st.st_mode):
+        raise StoreError(f"patch {name}: {path.name} is not a regular file (symlink?)")
+    return path.read_bytes()
+
+
+def _entries(name: str, meta: dict[str, object]) -> tuple[FileEntry, ...]:
+    out = []
+    for raw in meta.get("files") or []:  # type: ignore[attr-defined]
+        if not isinstance(raw, dict):
+            raise StoreError(f"patch {name}: malformed file entry")
+        rel = check_rel(str(raw.get("path", "")))
+        shas = raw.get("pristine_sha256"), raw.get("patched_sha256")
+        if any(s is not None and not _SHA.match(str(s)) for s in shas) or shas == (None, None):
+            raise StoreError(f"patch {name}: malformed hashes for {rel}")
+        out.append(FileEntry(rel, *shas))  # type: ignore[arg-type]
+    return tuple(out)
+
+
+class Store:
+    """A directory of saved patches; owns its lock and its atomic updates."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+
+    def names(self) -> list[str]:
+        if not self.path.is_dir():
+            return []
+        return sorted(
+            p.name
+            for p in self.path.iterdir()
+            if not p.name.startswith(".") and not p.is_symlink() and (p / "meta.json").exists()
+        )
+
+    def exists(self, name: str) -> bool:
+        return (self.path / check_name(name) / "meta.json").exists()
+
+    def load(self, name: str) -> Patch:
+        pdir = self.path / check_name(name)
+        if pdir.is_symlink():
+            raise StoreError(f"patch {name}: its directory is a symlink; refusing it")
+        if not pdir.is_dir():
+            raise StoreError(f"no patch named {name!r} in {self.path}")
+        try:
+            meta = json.loads(_read_regular(pdir / "meta.json", name))
+        except json.JSONDecodeError as exc:
+            raise StoreError(f"patch {name}: meta.json is not JSON ({exc})") from exc
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise StoreError(f"patch {name}: unknown meta.json format")
+        semantic = None
+        if os.path.lexists(pdir / "semantic.json"):
+            semantic = json.loads(_read_regular(pdir / "semantic.json", name))
+            if not isinstance(semantic, list):
+                raise StoreError(f"patch {name}: semantic.json must hold a list")
+        return Patch(name, pdir, meta, _entries(name, meta), semantic)
+
+    def patches(self) -> list[Patch]:
+        return [self.load(n) for n in self.names()]
+
+    def save_patch(
+        self,
+        name: str,
+        target_desc: dict[str, object],
+        files: dict[str, tuple[bytes | None, bytes | None]],
+        semantic: list[dict[str, object]] | None = None,
+        note: str = "",
+        replace: bool = False,
+    ) -> Patch:
+        """Write a patch atomically (built in a temp dir, then renamed into place)."""
+        check_name(name)
+        for rel in files:
+            check_rel(rel)
+        if not files:
+            raise StoreError(f"patch {name}: no files")
+        if self.exists(name) and not replace:
+            raise StoreError(f"a patch named {name!r} already exists (use another name or --force)")
+        self._init()
+        tmp = self.path / f".tmp-{name}-{os.getpid()}"
+        shutil.rmtree(tmp, ignore_errors=True)
+        entries = []
+        for rel, (pristine, patched) in sorted(files.items()):
+            for data in (pristine, patched):
+                if data is not None:
+                    atomic_write(tmp / "blobs" / str(sha256(data)), data, 0o644)
+            entries.append(
+                {"path": rel, "pristine_sha256": sha256(pristine), "patched_sha256": sha256(patched)}
+            )
+        target = dict(target_desc)
+        meta = {
+            "format": FORMAT,
+            "target": {k: target.get(k) for k in ("kind", "name", "version", "commit", "root")},
+            "for": target.get("for"),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            "capgap_version": __version__,
+            "note": note,
+            "files": entries,
+        }
+        atomic_write(tmp / "patch.diff", patch_diff(files).encode("utf-8", "surrogateescape"), 0o644)
+        if semantic:
+            atomic_write(tmp / "semantic.json", json.dumps(semantic, indent=1).encode(), 0o644)
+        atomic_write(tmp / "meta.json", (json.dumps(meta, indent=1) + "\n").encode(), 0o644)
+        final = self.path / name
+        if final.exists():
+            trash = self.path / f".trash-{name}-{os.getpid()}"
+            os.rename(final, trash)
+            crash_point()
+            os.rename(tmp, final)
+            shutil.rmtree(trash)
+        else:
+            os.rename(tmp, final)
+        crash_point()
+        return self.load(name)
+
+    def drop(self, name: str) -> None:
+        patch = self.load(name)
+        trash = self.path / f".trash-{name}-{os.getpid()}"
+        os.rename(patch.dir, trash)
+        crash_point()
+        shutil.rmtree(trash)
+
+    def find_blob(self, sha: str) -> Path | None:
+        """A stored copy of this content in any patch (for pristine look-ups and backups)."""
+        for name in self.names():
+            path = self.path / name / "blobs" / sha
+            if path.is_file() and not path.is_symlink():
+                return path
+        return None
+
+    def run_dir(self, root: Path) -> Path:
+        key = hashlib.sha256(str(Path(os.path.realpath(root))).encode()).hexdigest()[:16]
+        return self.path / ".runs" / key
+
+    def pending_runs(self) -> list[Path]:
+        runs = self.path / ".runs"
+        return sorted(p for p in runs.iterdir() if (p / "journal.jsonl").exists()) if runs.is_dir() else []
+
+    def _init(self) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        ignore = self.path / ".gitignore"
+        if not ignore.exists():
+            atomic_write(ignore, _IGNORE.encode(), 0o644)
+        for trash in self.path.glob(".trash-*"):  # a replace/drop died half-way: finish or undo it
+            name = trash.name[len(".trash-") :].rsplit("-", 1)[0]
+            if (self.path / name).exists() or not (trash / "meta.json").exists():
+                shutil.rmtree(trash, ignore_errors=True)
+            else:
+                os.rename(trash, self.path / name)
+        for tmp in self.path.glob(".tmp-*"):
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    @contextmanager
+    def lock(self) -> Iterator[None]:
+        """Serialise runs on this store (fails at once, naming the holder, when taken)."""
+        self._init()
+        fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+                raise StoreError(f"{self.path} is locked by another capgap run (pid {holder})") from None
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, str(os.getpid()).encode(), 0)
+            yield
+        finally:
+            os.close(fd)
+
+
+@contextmanager
+def target_lock(root: Path) -> Iterator[None]:
+    """Serialise runs on one target, whichever store they use."""
+    from capgap.paths import cache_dir
+
+    key = hashlib.sha256(str(Path(os.path.realpath(root))).encode()).hexdigest()[:16]
+    path = cache_dir() / "locks" / f"{key}.lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise StoreError(f"another capgap run is working on {root}") from None
+        yield
+    finally:
+        os.close(fd)

@@ -1,0 +1,166 @@
+"""`capgap upgrade TARGET -- CMD`: save every local change, put the pristine files back, run
+CMD, re-apply every patch, and report versions before/after and each patch's outcome.
+
+One journal covers the whole run (phases restore -> cmd -> reapply): a crash during `restore`
+is rolled back by the next run; after `cmd` began, the next run re-applies the saved patches.
+If CMD fails, or a patch conflicts under --rollback-on-conflict, the pre-upgrade state is put
+back: reapply writes undone, the command undone (git reset to the old commit / pip reinstall of
+the old version), local edits written back.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+
+from capgap.errors import EnvironmentProblem, StoreError, UsageError
+from capgap.patches.apply import PatchResult, apply_patches, select
+from capgap.patches.detect import PatchTarget, git, local_changes, resolve
+from capgap.patches.journal import Journal
+from capgap.patches.pristine import Pristine
+from capgap.patches.run import session
+from capgap.patches.save import save_changes, uncovered
+from capgap.patches.store import Store
+
+
+@dataclass
+class UpgradeReport:
+    target: str
+    versions_before: dict[str, str]
+    versions_after: dict[str, str] = field(default_factory=dict)
+    saved: str | None = None
+    command_rc: int | None = None
+    command_output: str = ""
+    results: list[PatchResult] = field(default_factory=list)
+    rolled_back: str | None = None  # why the pre-upgrade state was restored
+    messages: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "target": self.target,
+            "versions_before": self.versions_before,
+            "versions_after": self.versions_after,
+            "saved_patch": self.saved,
+            "command_rc": self.command_rc,
+            "rolled_back": self.rolled_back,
+            "patches": [r.to_json() for r in self.results],
+            "messages": self.messages,
+        }
+
+
+def versions(target: PatchTarget) -> dict[str, str]:
+    """The stack inventory's versions when the probe is there, else the target's own."""
+    out: dict[str, str] = {}
+    try:
+        from capgap.probe.stack import inventory  # type: ignore[import-not-found]
+    except ImportError:
+        inventory = None
+    if inventory is not None:
+        try:
+            inv = inventory(python=target.python)
+        except Exception:  # the probe failing must not stop an upgrade: fall back to our own
+            inv = None
+        items = inv.items() if isinstance(inv, dict) else [(None, e) for e in inv or []]
+        for key, entry in items:
+            get = entry.get if isinstance(entry, dict) else lambda k, e=entry: getattr(e, k, None)
+            name = key or get("name")
+            version = entry if isinstance(entry, str) else get("version")
+            if name and version:
+                out[str(name)] = str(version)
+    if target.version:
+        out.setdefault(target.name, target.version)
+    if target.commit:
+        out[f"{target.name} (git HEAD)"] = target.commit[:12]
+    return out
+
+
+def _undo_command(before: PatchTarget, python: str | None) -> None:
+    if before.kind == "git":
+        git(before.root, "reset", "--hard", "-q", str(before.commit))
+        return
+    pip = [sys.executable, "-m", "pip"] + (["--python", python] if python else [])
+    wheel = Pristine(before, Store(os.devnull)).wheel()
+    what = wheel.filename if wheel is not None and wheel.filename else f"{before.name}=={before.version}"
+    proc = subprocess.run(
+        [*pip, "install", "-q", "--no-deps", "--force-reinstall", str(what)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if proc.returncode != 0:
+        raise EnvironmentProblem(f"could not reinstall {before.label()}: {proc.stderr.strip()[-300:]}")
+
+
+def _run(cmd: list[str], cwd: str | None) -> tuple[int, str]:
+    env = {k: v for k, v in os.environ.items() if k != "CAPGAP_CRASH_AT"}
+    try:
+        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+    except OSError as exc:
+        return 127, str(exc)
+    return proc.returncode, (proc.stdout + proc.stderr)[-4000:]
+
+
+def upgrade(
+    store: Store,
+    spec: str,
+    cmd: list[str],
+    *,
+    python: str | None = None,
+    name: str | None = None,
+    rollback_on_conflict: bool = False,
+    markers: bool = False,
+) -> UpgradeReport:
+    if not cmd:
+        raise UsageError("give the upgrade command after `--`, e.g. capgap upgrade . -- git pull")
+    target = resolve(spec, python)
+    with session(store, target) as messages:
+        report = UpgradeReport(target.label(), versions(target), messages=list(messages))
+        changes = local_changes(target, exclude=store.path)
+        new = uncovered(store, target, changes)
+        if new:
+            patch_name = name or time.strftime("upgrade-%Y%m%d-%H%M%S", time.gmtime())
+            patch, warnings = save_changes(store, target, patch_name, new)
+            report.saved, report.messages = patch.name, report.messages + warnings
+        if uncovered(store, target, changes):
+            raise StoreError("some local changes are not saved in any patch; refusing to upgrade")
+        pristine = Pristine(target, store)
+        restore = [
+            (rel, cur, pristine.get(rel) if up is not None else None) for rel, (up, cur) in changes.items()
+        ]
+        journal = Journal.start(
+            store.run_dir(target.root), target.root, "upgrade", commit=target.commit, version=target.version
+        )
+        journal.phase("restore")
+        journal.write_files(restore)
+        if target.kind == "git" and restore:
+            tracked = [rel for rel, _cur, up in restore if up is not None]
+            if tracked:  # staged edits would make `git pull` refuse just the same
+                git(target.root, "reset", "-q", "--", *tracked)
+        journal.phase("cmd")
+        report.command_rc, report.command_output = _run(
+            cmd, str(target.root) if target.kind == "git" else None
+        )
+        if report.command_rc != 0:
+            report.messages += journal.rollback()
+            journal.finish()
+            report.rolled_back = f"the command failed (exit {report.command_rc})"
+            report.versions_after = report.versions_before
+            return report
+        after = resolve(spec, python)
+        journal.phase("reapply")
+        report.results = apply_patches(store, after, select(store, after), markers=markers, journal=journal)
+        if rollback_on_conflict and any(r.outcome == "conflict" for r in report.results):
+
+            def undo(phase: str) -> None:
+                if phase == "cmd":
+                    _undo_command(target, python)
+
+            report.messages += journal.rollback(on_phase=undo)
+            report.rolled_back = "a patch conflicted (--rollback-on-conflict)"
+            after = resolve(spec, python)
+        journal.finish()
+        report.versions_after = versions(after)
+        return report
