@@ -67,6 +67,8 @@ def test_git_checkout_upgrade_keeps_entry_by_meaning(checkout: tuple[Path, Path]
                       "--", "git", "pull", "-q")
     assert _outcomes(report) == ["semantic"]
     assert (work / REL).read_text() == EXPECTED
+    [warning] = report["patches"][0]["warnings"]  # hardware sense: 12.x boards have no multicast
+    assert warning.startswith("SymmMemCommunicator._WORLD_SIZES_MULTIMEM[12.0] = [6, 8]: cc 12.0")
     assert json.loads((store / "sm120" / "semantic.json").read_text()) == [{
         "module": "engine.comm", "path": REL, "symbol": "SymmMemCommunicator._WORLD_SIZES_MULTIMEM",
         "key": "12", "value": "[6, 8]", "key_style": "major-int", "note": "",
