@@ -69,8 +69,10 @@ def _show(run, dry_run: bool) -> None:  # run: capgap.semantic.fixrun.FixRun
     from capgap import output
 
     plan = run.plan
+    if run.configs is not None:
+        _show_configs(run.configs, dry_run)
     if not plan.entries and not plan.skipped:
-        output.show(f"nothing to fix: every capability table has an entry for {plan.arch.cc}")
+        output.info(f"nothing to fix: every capability table has an entry for {plan.arch.cc}")
         return
     lines = [
         f"{e.edit.path}: {e.edit.symbol}[{e.edit.key}] = {' '.join(e.edit.value.split())}  ("
@@ -91,5 +93,21 @@ def _show(run, dry_run: bool) -> None:  # run: capgap.semantic.fixrun.FixRun
     if run.patch:
         output.show(f"wrote {len(plan.changed)} file(s); saved as patch [bold]{run.patch}[/bold] "
                     f"in {run.store}")
-    if run.configs is not None:
-        output.show(str(getattr(run.configs, "summary", run.configs)))
+
+
+def _show_configs(copies: list, dry_run: bool) -> None:  # copies: capgap.configs.fixer.ConfigCopy
+    from capgap import output
+
+    if not copies:
+        output.info("configs: every tuned-config directory has this GPU's files")
+        return
+    if dry_run:  # stdout carries only the diff
+        from rich.markup import escape
+
+        for c in copies:
+            output.info(escape(f"config {c.target_file}: {c.status} ({c.reason})"))
+        return
+    output.table(
+        "tuned configs (--configs)", ("device", "file", "status", "from", "reason"),
+        [(c.device, c.target_file, c.status, c.source_device or "", c.reason) for c in copies],
+    )

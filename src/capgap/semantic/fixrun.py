@@ -43,13 +43,13 @@ class FixRun:
     patch: str | None = None  # the saved patch's name
     store: str | None = None
     messages: list[str] = field(default_factory=list)
-    configs: Any = None  # what capgap.configs.fixer.fix_configs returned
+    configs: list[Any] | None = None  # capgap.configs.fixer.ConfigCopy, one per missing shape
 
     def to_json(self) -> dict[str, Any]:
         out = {**self.plan.to_json(), "dry_run": self.patch is None, "patch": self.patch, "store": self.store,
                "machine": dataclasses.asdict(self.machine)}
         if self.configs is not None:
-            out["configs"] = self.configs.to_json() if hasattr(self.configs, "to_json") else self.configs
+            out["configs"] = [c.to_json() for c in self.configs]
         return out
 
 
@@ -69,7 +69,7 @@ def _machine(device: str | None) -> Machine:
 
 
 def _patch_target(opts: FixOptions) -> Any:
-    from capgap.patches.detect import resolve  # type: ignore[import-not-found]
+    from capgap.patches.detect import resolve
 
     try:
         return resolve(opts.target, opts.python)
@@ -99,7 +99,7 @@ def run_fix(opts: FixOptions, scan: Scanner = scan_tables) -> FixRun:
     measured = None
     if opts.values is not None:
         from capgap.semantic.values import measured_lookup
-        from capgap.tune.values import load_values  # type: ignore[import-not-found]
+        from capgap.tune.values import load_values
 
         measured = measured_lookup(load_values(opts.values))
     target = _patch_target(opts)
@@ -110,7 +110,7 @@ def run_fix(opts: FixOptions, scan: Scanner = scan_tables) -> FixRun:
                     machine=machine, prefer=opts.prefer)
     run = FixRun(plan, machine)
     if not opts.dry_run and plan.changed:
-        from capgap.patches.store import Store, store_dir  # type: ignore[import-not-found]
+        from capgap.patches.store import Store, store_dir
         from capgap.semantic.writer import write_plan
 
         store = Store(store_dir(opts.store))
@@ -118,7 +118,41 @@ def run_fix(opts: FixOptions, scan: Scanner = scan_tables) -> FixRun:
         patch, run.messages = write_plan(plan, store, target, name=opts.name, note=note)
         run.patch, run.store = patch.name, str(store.path)
     if opts.configs:
-        from capgap.configs.fixer import fix_configs  # type: ignore[import-not-found]
-
-        run.configs = fix_configs(root, arch, dry_run=opts.dry_run)
+        run.configs = _fix_configs(opts, arch, target)
     return run
+
+
+class _StoreFor:
+    """The store as `fix_configs` uses it, with the patch target's description on every patch."""
+
+    def __init__(self, store: Any, target: Any) -> None:
+        self.store, self.target = store, target
+
+    def save_patch(self, name: str, _desc: Any, files: dict, **kwargs: Any) -> Any:
+        from capgap.semantic.writer import unique_name
+
+        return self.store.save_patch(unique_name(self.store, name), self.target.desc(), files, **kwargs)
+
+
+def _fix_configs(opts: FixOptions, arch: ArchSpec, patch_target: Any) -> list[Any]:
+    """`--configs`: copy the device's missing tuned-config files (capgap.configs.fixer)."""
+    from capgap.configs.fixer import fix_configs
+    from capgap.targets import resolve_target
+
+    devices = [opts.device] if opts.device else _probed_gpu_names()
+    store = None
+    if not opts.dry_run and patch_target is not None:
+        from capgap.patches.store import Store, store_dir
+
+        store = _StoreFor(Store(store_dir(opts.store)), patch_target)
+    return fix_configs(resolve_target(opts.target, opts.python), devices, (arch,), dry_run=opts.dry_run,
+                       store=store)
+
+
+def _probed_gpu_names() -> list[str]:
+    try:
+        from capgap.probe.gpus import probe_machine  # type: ignore[import-not-found]
+
+        return [g.name for g in probe_machine().gpus]
+    except Exception:  # no probe, no driver: fix_configs asks for --device
+        return []

@@ -17,14 +17,17 @@ if TYPE_CHECKING:
     from capgap.patches.store import Patch, Store
 
 
-def patch_name(store: Store, plan: FixPlan) -> str:
-    """`fix-sm_120`, then `fix-sm_120-2`, ... (a later fix of the same arch gets its own patch)."""
-    base = f"fix-sm_{plan.arch.number}"
+def unique_name(store: Store, base: str) -> str:
+    """`base`, else `base-2`, `base-3`, ... (a later fix gets its own patch)."""
     name, n = base, 1
     while store.exists(name):
         n += 1
         name = f"{base}-{n}"
     return name
+
+
+def patch_name(store: Store, plan: FixPlan) -> str:
+    return unique_name(store, f"fix-sm_{plan.arch.number}")
 
 
 def write_plan(
