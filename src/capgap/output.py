@@ -64,6 +64,12 @@ def _json_default(value: Any) -> Any:
     return str(value)
 
 
+def raw(text: str) -> None:
+    """Write text to stdout exactly as it is: no markup, no wrapping (diffs users pipe to `patch`)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
+
+
 def show(renderable: RenderableType | str) -> None:
     """Print a result (a rich renderable or markup string) to stdout."""
     stdout().print(renderable)

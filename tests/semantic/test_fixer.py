@@ -126,3 +126,8 @@ def test_resolve_symbol_by_line_when_the_name_is_ambiguous() -> None:
     assert resolve_symbol(text, "T", 2) == "A.T"
     assert resolve_symbol(text, "A.T") == "A.T"
     assert resolve_symbol(text, "U") is None
+
+
+def test_resolve_symbol_self_attribute() -> None:
+    text = "class C:\n    def __init__(self):\n        self.T = {9: 1}\n"
+    assert resolve_symbol(text, "C.T") == "C.T"

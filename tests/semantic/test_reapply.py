@@ -122,3 +122,40 @@ def test_max_size_larger_than_gpu_memory_warns(tmp_path: Path) -> None:
     assert result.warnings == [
         "MAX_SIZES[12.0]: 214748364800 bytes is more than one GPU's memory (96 GiB, declared: RTX PRO 6000)"
     ]
+
+
+def test_file_removed_upstream_and_table_moved(records: list[dict], tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"pkg/tables.py": PRISTINE})
+    result = reapply(records, root=root, rel_path=REL, current_text=None)
+    assert (result.outcome, result.files) == ("semantic", {"pkg/tables.py": OURS})
+
+
+def test_search_stays_inside_the_package(records: list[dict], tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"otherpkg/tables.py": PRISTINE, "pkg/__init__.py": ""})
+    result = reapply(records, root=root, rel_path=REL, current_text=None)
+    assert (result.outcome, result.files) == ("not-found", {})
+
+
+def test_upstream_changed_key_style(records: list[dict], tmp_path: Path) -> None:
+    upstream = PRISTINE.replace("9: [", '"9.0": [').replace("10: [", '"10.0": [')
+    result = reapply(records, tmp_path, REL, upstream)
+    anchor = '        "10.0": [6, 8],\n'
+    expected = upstream.replace(anchor, anchor + '        "12.0": [6, 8],\n')
+    assert result.files == {REL: expected}
+
+
+def test_reapply_twice_is_once(records: list[dict], tmp_path: Path) -> None:
+    upstream = PRISTINE.replace("10: [6, 8]", "10: [4, 6, 8]")
+    once = reapply(records, tmp_path, REL, upstream).files[REL]
+    again = reapply(records, tmp_path, REL, once)
+    assert (again.outcome, again.files) == ("applied-already", {})
+
+
+def test_records_for_two_tables_in_one_file(tmp_path: Path) -> None:
+    pristine = "A = {\n    9: 1,\n}\nB = {'9.0': 'x'}\n"
+    ours = "A = {\n    9: 1,\n    12: 2,\n}\nB = {'9.0': 'x', '12.0': 'y'}\n"
+    recs = lift("m.py", pristine, ours)
+    assert recs is not None and [r["symbol"] for r in recs] == ["A", "B"]
+    upstream = "import os\n" + pristine.replace("9: 1", "9: 3")
+    result = reapply(recs, tmp_path, "m.py", upstream)
+    assert result.files == {"m.py": "import os\n" + ours.replace("9: 1", "9: 3")}

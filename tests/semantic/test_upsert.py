@@ -260,3 +260,16 @@ def test_major_int_table_treats_12_1_as_slot_12() -> None:
 def test_unknown_symbol_changes_nothing() -> None:
     out, changes = upsert_source(EXISTING, "Y", parse_arch("12.0"), "[4]")
     assert (out, changes) == (EXISTING, [])
+
+
+def test_self_attribute_in_method_is_the_class_table() -> None:
+    before = _d("""
+        class Comm:
+            def __init__(self):
+                self.sizes = {
+                    9: 1,
+                }
+    """)
+    out, changes = upsert_source(before, "Comm.sizes", parse_arch("12.0"), "2")
+    assert out == before.replace("            9: 1,\n", "            9: 1,\n            12: 2,\n")
+    assert [c.action for c in changes] == [INSERTED]

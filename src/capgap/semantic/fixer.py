@@ -20,7 +20,7 @@ import libcst as cst
 from capgap.arch import ArchSpec
 from capgap.findings import Finding
 from capgap.semantic.hardware import Machine, check_entry
-from capgap.semantic.locate import code_of, find_tables
+from capgap.semantic.locate import code_of, find_tables, qualify
 from capgap.semantic.record import SemanticEdit, module_name
 from capgap.semantic.sibling import choose_sibling
 from capgap.semantic.upsert import INSERTED, REPLACED, arch_keys, same_arch, style_of_table, upsert_source
@@ -84,10 +84,11 @@ def _scoped_symbols(text: str) -> list[tuple[str, int, int]]:
     """(qualified symbol, first line, last line) of every dict assignment, via the stdlib AST."""
     out: list[tuple[str, int, int]] = []
 
-    def walk(body: list[ast.stmt], scope: tuple[str, ...]) -> None:
+    def walk(body: list[ast.stmt], scope: tuple[str, ...], kinds: tuple[str, ...]) -> None:
         for node in body:
             if isinstance(node, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
-                walk(node.body, (*scope, node.name))
+                kind = "class" if isinstance(node, ast.ClassDef) else "def"
+                walk(node.body, (*scope, node.name), (*kinds, kind))
                 continue
             targets: list[ast.expr] = []
             if isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict):
@@ -95,17 +96,21 @@ def _scoped_symbols(text: str) -> list[tuple[str, int, int]]:
             elif isinstance(node, ast.AnnAssign) and isinstance(node.value, ast.Dict):
                 targets = [node.target]
             for t in targets:
-                if isinstance(t, ast.Name):
-                    out.append((".".join((*scope, t.id)), node.lineno, node.end_lineno or node.lineno))
+                name = t.id if isinstance(t, ast.Name) else None
+                if (kinds[-2:] == ("class", "def") and isinstance(t, ast.Attribute)
+                        and isinstance(t.value, ast.Name) and t.value.id == "self"):
+                    name = ".." + t.attr
+                if name:
+                    out.append((qualify(scope, name), node.lineno, node.end_lineno or node.lineno))
             for attr in ("body", "orelse", "finalbody"):  # if/try/with/for blocks add no scope
                 sub = getattr(node, attr, None)
                 if isinstance(sub, list):
-                    walk(sub, scope)
+                    walk(sub, scope, kinds)
             for handler in getattr(node, "handlers", None) or ():
-                walk(handler.body, scope)
+                walk(handler.body, scope, kinds)
 
     try:
-        walk(ast.parse(text).body, ())
+        walk(ast.parse(text).body, (), ())
     except SyntaxError:
         return []
     return out

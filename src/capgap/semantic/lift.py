@@ -59,7 +59,7 @@ class _EmptyTables(ScopedTableTransformer):
         self.symbols = symbols
 
     def _wanted(self, names: list[str]) -> bool:
-        return any(".".join((*self.scope, n)) in self.symbols for n in names)
+        return any(n in self.symbols for n in names)
 
     def transform_table(self, table: cst.Dict) -> cst.Dict:
         return cst.Dict(elements=[])

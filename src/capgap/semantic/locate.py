@@ -3,6 +3,7 @@
 A symbol is the chain of class and function names around an assignment of a dict literal
 (plain or annotated). Blocks that are not scopes (`if`, `try`, `with`, `for`) add no name, so a
 table guarded by `if TYPE_CHECKING:` or defined in a `try:` is found under its plain name.
+`self.NAME = {...}` in a method is the class attribute `Class.NAME` (as the scan names it).
 """
 
 from __future__ import annotations
@@ -26,33 +27,54 @@ class TableSite:
     table: cst.Dict
 
 
-def _target_names(stmt: cst.BaseSmallStatement) -> tuple[list[str], cst.BaseExpression | None]:
+def _name_of(target: cst.BaseExpression, in_method: bool) -> str | None:
+    """`X` -> "X"; `self.X` inside a method -> "..X" (one scope up: a class attribute)."""
+    if isinstance(target, cst.Name):
+        return target.value
+    if (in_method and isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
+            and target.value.value == "self"):
+        return ".." + target.attr.value
+    return None
+
+
+def _target_names(
+    stmt: cst.CSTNode, in_method: bool = False
+) -> tuple[list[str], cst.BaseExpression | None]:
     if isinstance(stmt, cst.Assign):
-        names = [t.target.value for t in stmt.targets if isinstance(t.target, cst.Name)]
-        return names, stmt.value
-    if isinstance(stmt, cst.AnnAssign) and isinstance(stmt.target, cst.Name):
-        return [stmt.target.value], stmt.value
+        names = [_name_of(t.target, in_method) for t in stmt.targets]
+        return [n for n in names if n], stmt.value
+    if isinstance(stmt, cst.AnnAssign):
+        name = _name_of(stmt.target, in_method)
+        return ([name] if name else []), stmt.value
     return [], None
+
+
+def qualify(scope: tuple[str, ...] | list[str], name: str) -> str:
+    if name.startswith(".."):
+        return ".".join((*scope[:-1], name[2:]))
+    return ".".join((*scope, name))
 
 
 def iter_tables(module: cst.Module) -> Iterator[TableSite]:
     """Every dict literal assigned to a name, with its qualified symbol, in source order."""
-    yield from _walk(module.body, ())
+    yield from _walk(module.body, (), ())
 
 
-def _walk(body: object, scope: tuple[str, ...]) -> Iterator[TableSite]:
+def _walk(body: object, scope: tuple[str, ...], kinds: tuple[str, ...]) -> Iterator[TableSite]:
+    in_method = kinds[-2:] == ("class", "def")
     for stmt in _statements(body):
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
-                names, value = _target_names(small)
+                names, value = _target_names(small, in_method)
                 if isinstance(value, cst.Dict):
                     for name in names:
-                        yield TableSite(".".join((*scope, name)), value)
+                        yield TableSite(qualify(scope, name), value)
         elif isinstance(stmt, (cst.ClassDef, cst.FunctionDef)):
-            yield from _walk(stmt.body, (*scope, stmt.name.value))
+            kind = "class" if isinstance(stmt, cst.ClassDef) else "def"
+            yield from _walk(stmt.body, (*scope, stmt.name.value), (*kinds, kind))
         elif isinstance(stmt, cst.BaseCompoundStatement):
             for block in _blocks(stmt):
-                yield from _walk(block, scope)
+                yield from _walk(block, scope, kinds)
 
 
 def _statements(body: object) -> list[cst.CSTNode]:
@@ -94,6 +116,7 @@ class ScopedTableTransformer(cst.CSTTransformer):
         super().__init__()
         self.symbol = symbol
         self.scope: list[str] = []
+        self.kinds: list[str] = []
         self.matches = 0
         self.line_comment: str | None = None
 
@@ -102,35 +125,43 @@ class ScopedTableTransformer(cst.CSTTransformer):
 
     def visit_ClassDef(self, node: cst.ClassDef) -> bool:
         self.scope.append(node.name.value)
+        self.kinds.append("class")
         return True
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
         self.scope.pop()
+        self.kinds.pop()
         return updated
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
         self.scope.append(node.name.value)
+        self.kinds.append("def")
         return True
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         self.scope.pop()
+        self.kinds.pop()
         return updated
 
     def visit_Lambda(self, node: cst.Lambda) -> bool:
         return False
 
+    def _names(self, node: cst.CSTNode) -> tuple[list[str], cst.BaseExpression | None]:
+        names, value = _target_names(node, self.kinds[-2:] == ["class", "def"])
+        return [qualify(self.scope, n) for n in names], value
+
     def _wanted(self, names: list[str]) -> bool:
-        return any(".".join((*self.scope, n)) == self.symbol for n in names)
+        return self.symbol in names
 
     def leave_Assign(self, original: cst.Assign, updated: cst.Assign) -> cst.Assign:
-        names, value = _target_names(updated)
+        names, value = self._names(updated)
         if isinstance(value, cst.Dict) and self._wanted(names):
             self.matches += 1
             return updated.with_changes(value=self.transform_table(value))
         return updated
 
     def leave_AnnAssign(self, original: cst.AnnAssign, updated: cst.AnnAssign) -> cst.AnnAssign:
-        names, value = _target_names(updated)
+        names, value = self._names(updated)
         if isinstance(value, cst.Dict) and self._wanted(names):
             self.matches += 1
             return updated.with_changes(value=self.transform_table(value))

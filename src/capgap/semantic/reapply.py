@@ -45,30 +45,38 @@ def _has_table(text: str, symbol: str) -> str | None:
     return same_name.pop() if len(same_name) == 1 else None
 
 
+def _search_dirs(root: Path, rel_path: str) -> list[tuple[Path, bool]]:
+    """Where "the same tree" is: the top-level package of rel_path (recursively); for a top-level
+    module, the root itself, recursively only when it is not a site-packages (has no .dist-info)."""
+    parts = Path(rel_path).parts
+    if len(parts) > 1:
+        return [(root / parts[0], True)]
+    site = any(p.name.endswith(".dist-info") for p in root.iterdir()) if root.is_dir() else False
+    return [(root, not site)]
+
+
 def _candidates(root: Path, rel_path: str, name: str) -> list[str]:
-    """Other .py files under root whose bytes contain the table's name, nearest to rel_path first."""
+    """Other .py files of the tree whose bytes contain the table's name, nearest to rel_path first."""
     needle = name.encode()
     here = Path(rel_path).parent.parts
     found: list[str] = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
-        for fn in filenames:
-            if not fn.endswith(".py"):
-                continue
-            path = Path(dirpath) / fn
-            rel = path.relative_to(root).as_posix()
-            if rel == rel_path or path.is_symlink():
-                continue
-            try:
-                if needle in path.read_bytes():
-                    found.append(rel)
-            except OSError:
-                continue
+    for top, recursive in _search_dirs(root, rel_path):
+        for dirpath, dirnames, filenames in os.walk(top):
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS) if recursive else []
+            for fn in filenames:
+                path = Path(dirpath) / fn
+                rel = path.relative_to(root).as_posix()
+                if not fn.endswith(".py") or rel == rel_path or path.is_symlink():
+                    continue
+                try:
+                    if needle in path.read_bytes():
+                        found.append(rel)
+                except OSError:
+                    continue
 
     def nearness(rel: str) -> tuple[int, str]:
-        parts = Path(rel).parent.parts
         common = 0
-        for a, b in zip(parts, here, strict=False):
+        for a, b in zip(Path(rel).parent.parts, here, strict=False):
             if a != b:
                 break
             common += 1
@@ -81,7 +89,7 @@ def _locate(
     edit: SemanticEdit, root: Path, rel_path: str, texts: dict[str, str]
 ) -> tuple[str, str] | None:
     """(rel_path, symbol) where the table lives now, reading other files into `texts`."""
-    symbol = _has_table(texts[rel_path], edit.symbol)
+    symbol = _has_table(texts[rel_path], edit.symbol) if rel_path in texts else None
     if symbol is not None:
         return rel_path, symbol
     for rel in _candidates(root, rel_path, edit.symbol.rsplit(".", 1)[-1]):
@@ -97,19 +105,20 @@ def _locate(
 
 
 def reapply(
-    records: list[dict], root: Path, rel_path: str, current_text: str, prefer: str = "upstream",
+    records: list[dict], root: Path, rel_path: str, current_text: str | None, prefer: str = "upstream",
     machine: Machine | None = None,
 ) -> Result:
     """Re-apply `records` (semantic.json entries of one file) to the tree at `root`.
 
-    `current_text` is the file's content now (upstream's); it is never written here: the caller
+    `current_text` is the file's content now (upstream's; None when upstream removed the file,
+    then the table is looked for in the rest of the tree); nothing is written here: the caller
     writes `Result.files` through its safe writer. prefer="upstream" keeps upstream's own entry
     for a key (outcome `upstreamed`, both values in `detail`); prefer="ours" puts ours over it.
     """
     if prefer not in ("upstream", "ours"):
         raise ValueError(f"prefer must be 'upstream' or 'ours', not {prefer!r}")
     edits = [SemanticEdit.from_json(r) for r in records]
-    texts = {rel_path: current_text}
+    texts = {} if current_text is None else {rel_path: current_text}
     changed: set[str] = set()
     lines: list[str] = []
     missing: list[str] = []
