@@ -46,6 +46,7 @@ class FileResult:
     detail: str = ""
     conflict: str = ""  # both sides of each conflicting region
     writes: dict[str, bytes | None] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # e.g. the semantic step's hardware sense
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"path": self.path, "outcome": self.outcome, "detail": self.detail}
@@ -145,7 +146,8 @@ def _semantic(target: PatchTarget, patch: Patch, rel: str, current: bytes | None
         files = {
             check_rel(p): str(t).encode("utf-8", "surrogateescape") for p, t in (get("files") or {}).items()
         }
-        return FileResult(rel, "semantic", detail or "re-applied by meaning", writes=files)
+        warnings = [str(w) for w in get("warnings", None) or []]
+        return FileResult(rel, "semantic", detail or "re-applied by meaning", writes=files, warnings=warnings)
     if outcome in {"upstreamed", "applied-already"}:
         return FileResult(rel, outcome, detail)
     return FileResult(rel, "not-found", f"semantic: {detail}" if detail else "")
@@ -282,6 +284,7 @@ def apply_patches(
                 if f.writes:
                     f.detail += " (not written: another file of this patch conflicts)"
                     f.writes = {}
+        warnings += [w for f in files for w in f.warnings]
         results.append(PatchResult(patch.name, outcome, files, warnings))
     if dry_run:
         return results
