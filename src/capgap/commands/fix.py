@@ -50,10 +50,21 @@ def register(app: typer.Typer) -> None:
         from capgap import output
         from capgap.semantic.fixrun import FixOptions, run_fix
 
-        run = run_fix(FixOptions(
-            target=target, arch=arch, values=values, like=like, dry_run=dry_run, store=store,
-            prefer=prefer.value, configs=configs, device=device, python=python, name=name,
-        ))
+        run = run_fix(
+            FixOptions(
+                target=target,
+                arch=arch,
+                values=values,
+                like=like,
+                dry_run=dry_run,
+                store=store,
+                prefer=prefer.value,
+                configs=configs,
+                device=device,
+                python=python,
+                name=name,
+            )
+        )
         for message in run.messages:
             output.info(message)
         for warning in run.plan.warnings():
@@ -76,7 +87,8 @@ def _show(run, dry_run: bool) -> None:  # run: capgap.semantic.fixrun.FixRun
         return
     lines = [
         f"{e.edit.path}: {e.edit.symbol}[{e.edit.key}] = {' '.join(e.edit.value.split())}  ("
-        + ("measured" if e.origin == "measured" else f"copied from {e.copied_from}: {e.reason}") + ")"
+        + ("measured" if e.origin == "measured" else f"copied from {e.copied_from}: {e.reason}")
+        + ")"
         for e in plan.entries
     ]
     for where, reason in plan.skipped:
@@ -91,8 +103,9 @@ def _show(run, dry_run: bool) -> None:  # run: capgap.semantic.fixrun.FixRun
         return
     output.raw("".join(line + "\n" for line in lines))
     if run.patch:
-        output.show(f"wrote {len(plan.changed)} file(s); saved as patch [bold]{run.patch}[/bold] "
-                    f"in {run.store}")
+        output.show(
+            f"wrote {len(plan.changed)} file(s); saved as patch [bold]{run.patch}[/bold] in {run.store}"
+        )
 
 
 def _show_configs(copies: list, dry_run: bool) -> None:  # copies: capgap.configs.fixer.ConfigCopy
@@ -108,6 +121,7 @@ def _show_configs(copies: list, dry_run: bool) -> None:  # copies: capgap.config
             output.info(escape(f"config {c.target_file}: {c.status} ({c.reason})"))
         return
     output.table(
-        "tuned configs (--configs)", ("device", "file", "status", "from", "reason"),
+        "tuned configs (--configs)",
+        ("device", "file", "status", "from", "reason"),
         [(c.device, c.target_file, c.status, c.source_device or "", c.reason) for c in copies],
     )

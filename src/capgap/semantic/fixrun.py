@@ -46,8 +46,13 @@ class FixRun:
     configs: list[Any] | None = None  # capgap.configs.fixer.ConfigCopy, one per missing shape
 
     def to_json(self) -> dict[str, Any]:
-        out = {**self.plan.to_json(), "dry_run": self.patch is None, "patch": self.patch, "store": self.store,
-               "machine": dataclasses.asdict(self.machine)}
+        out = {
+            **self.plan.to_json(),
+            "dry_run": self.patch is None,
+            "patch": self.patch,
+            "store": self.store,
+            "machine": dataclasses.asdict(self.machine),
+        }
         if self.configs is not None:
             out["configs"] = [c.to_json() for c in self.configs]
         return out
@@ -76,8 +81,10 @@ def _patch_target(opts: FixOptions) -> Any:
     except TargetError as exc:
         if opts.dry_run:
             return None
-        raise TargetError(f"{exc}; capgap fix writes only to a git checkout or an installed "
-                          "distribution, so the edit is kept as a patch (--dry-run shows the diff)") from exc
+        raise TargetError(
+            f"{exc}; capgap fix writes only to a git checkout or an installed "
+            "distribution, so the edit is kept as a patch (--dry-run shows the diff)"
+        ) from exc
 
 
 def _rebase(findings: list[Finding], scan_root: Path, root: Path) -> list[Finding]:
@@ -106,8 +113,15 @@ def run_fix(opts: FixOptions, scan: Scanner = scan_tables) -> FixRun:
     scan_root, findings = scan(opts.target, arch, opts.python)
     root = Path(target.root) if target is not None else scan_root
     machine = _machine(opts.device)
-    plan = plan_fix(_rebase(findings, scan_root, root), root, arch, like=like, measured=measured,
-                    machine=machine, prefer=opts.prefer)
+    plan = plan_fix(
+        _rebase(findings, scan_root, root),
+        root,
+        arch,
+        like=like,
+        measured=measured,
+        machine=machine,
+        prefer=opts.prefer,
+    )
     run = FixRun(plan, machine)
     if not opts.dry_run and plan.changed:
         from capgap.patches.store import Store, store_dir
@@ -145,8 +159,9 @@ def _fix_configs(opts: FixOptions, arch: ArchSpec, patch_target: Any) -> list[An
         from capgap.patches.store import Store, store_dir
 
         store = _StoreFor(Store(store_dir(opts.store)), patch_target)
-    return fix_configs(resolve_target(opts.target, opts.python), devices, (arch,), dry_run=opts.dry_run,
-                       store=store)
+    return fix_configs(
+        resolve_target(opts.target, opts.python), devices, (arch,), dry_run=opts.dry_run, store=store
+    )
 
 
 def _probed_gpu_names() -> list[str]:
