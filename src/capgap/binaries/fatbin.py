@@ -130,8 +130,9 @@ def iter_entries(buf: memoryview | bytes, base: int = 0, end: int | None = None)
             return
         magic, _version, header_size, size = CONTAINER_HEADER.unpack_from(buf, at)
         if magic != CONTAINER_MAGIC:
-            if magic == 0:  # alignment padding between containers
-                at += 4
+            if magic == 0:  # alignment padding between containers: skip the zero bytes
+                while at < end and buf[at] == 0:
+                    at += 1
                 continue
             raise FatbinError(f"no fatbin container magic at {at:#x} (found {magic:#010x})")
         if header_size < CONTAINER_HEADER.size or at + header_size + size > end:
