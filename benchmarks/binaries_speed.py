@@ -151,83 +151,64 @@ def main() -> int:
     biggest = max(libs, key=lambda p: p.stat().st_size)
     size_mb = biggest.stat().st_size / 1e6
     total_mb = sum(p.stat().st_size for p in libs) / 1e6
-    results: list[Measurement] = []
 
     def read_big() -> None:
         read_binary(biggest)
 
-    results.append(
-        Measurement(
-            f"capgap read {biggest.name} ({size_mb:.0f} MB), cold",
-            timed(read_big, 3, lambda: evict([biggest])),
-            2.0,
-        )
-    )
-    results.append(
-        Measurement(f"capgap read {biggest.name} ({size_mb:.0f} MB), warm", timed(read_big, args.repeat), 2.0)
-    )
-
     def audit_env() -> None:
         audit_files(iter_files(target), target.root, [(12, 0), (9, 0)])
 
-    results.append(
-        Measurement(
-            f"capgap audit env: {len(files)} files, {len(libs)} .so ({total_mb:.0f} MB), cold",
-            timed(audit_env, 2, lambda: evict(libs)),
-            10.0,
-        )
-    )
-    results.append(Measurement("capgap audit env, warm", timed(audit_env, args.repeat), 10.0))
+    big = f"capgap read {biggest.name} ({size_mb:.0f} MB)"
+    big_cold = Measurement(f"{big}, cold", timed(read_big, 3, lambda: evict([biggest])), 2.0)
+    big_warm = Measurement(f"{big}, warm", timed(read_big, args.repeat), 2.0)
+    whole = f"capgap audit env: {len(files)} files, {len(libs)} .so ({total_mb:.0f} MB)"
+    env_cold = Measurement(f"{whole}, cold", timed(audit_env, 2, lambda: evict(libs)), 10.0)
+    env_warm = Measurement(f"{whole}, warm", timed(audit_env, args.repeat), 10.0)
+    results = [big_cold, big_warm, env_cold, env_warm]
+    ratios: list[str] = []
 
     cuobjdump = None if args.no_cuobjdump else find_cuobjdump()
     if cuobjdump:
+        exe = cuobjdump
+        with_kernels = [lib.binary.path for lib in audit_files(files, target.root, [(12, 0)]).libraries]
 
-        def cuobj_big() -> None:
-            subprocess.run([cuobjdump, "--list-elf", str(biggest)], capture_output=True, check=False)
+        def cuobj(paths: list[Path]) -> None:
+            for path in paths:
+                subprocess.run([exe, "--list-elf", str(path)], capture_output=True, check=False)
 
-        results.append(Measurement(f"cuobjdump --list-elf {biggest.name}, warm", timed(cuobj_big, 1)))
-        audit = [lib.binary.path for lib in audit_files(iter_files(target), target.root, [(12, 0)]).libraries]
-
-        def cuobj_env() -> None:
-            for p in audit:
-                subprocess.run([cuobjdump, "--list-elf", str(p)], capture_output=True, check=False)
-
-        results.append(
-            Measurement(
-                f"cuobjdump --list-elf over the {len(audit)} libs with kernels, warm", timed(cuobj_env, 1)
-            )
+        cuo_big = Measurement(
+            f"cuobjdump --list-elf {biggest.name}, warm", timed(lambda: cuobj([biggest]), 1)
+        )
+        cuo_env = Measurement(
+            f"cuobjdump --list-elf over the {len(with_kernels)} libs with kernels, warm",
+            timed(lambda: cuobj(with_kernels), 1),
+        )
+        results += [cuo_big, cuo_env]
+        ratios.append(f"cuobjdump / capgap on {biggest.name} (warm): {cuo_big.median / big_warm.median:.0f}x")
+        ratios.append(
+            f"cuobjdump --list-elf alone / capgap whole audit (warm): {cuo_env.median / env_warm.median:.0f}x"
         )
 
+    present(results, ratios, env)
+    if args.json:
+        meta = {"python": platform.python_version(), "machine": platform.machine(), "cores": os.cpu_count()}
+        payload = {**meta, "env": str(env), "results": [asdict(m) for m in results], "ratios": ratios}
+        args.json.write_text(json.dumps(payload, indent=2))
+    return 0
+
+
+def present(results: list[Measurement], ratios: list[str], env: Path) -> None:
     print(f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores; env {env}")
-    print(f"{'what':<78} {'median s':>9} {'min':>7} {'max':>7} {'target':>7} {'target/median':>13}")
+    print(f"{'what':<82} {'median s':>9} {'min':>7} {'max':>7} {'target':>7} {'target/median':>13}")
     for m in results:
         ratio = f"{m.target_s / m.median:>12.1f}x" if m.target_s else ""
         target_txt = f"{m.target_s:.0f} s" if m.target_s else ""
         spread = f"{min(m.samples_s):>7.3f} {max(m.samples_s):>7.3f}"
-        print(f"{m.what:<78} {m.median:>9.3f} {spread} {target_txt:>7} {ratio}")
+        print(f"{m.what:<82} {m.median:>9.3f} {spread} {target_txt:>7} {ratio}")
         if len(m.samples_s) > 2 and max(m.samples_s) > 2 * min(m.samples_s):
-            print(f"  warning: large spread in {m.what!r}: {m.samples_s}")
-    by = {m.what.split(",")[0]: m for m in results}
-    cuo = [m for m in results if m.what.startswith("cuobjdump --list-elf " + biggest.name)]
-    if cuo:
-        warm = [
-            m for m in results if m.what.startswith(f"capgap read {biggest.name}") and m.what.endswith("warm")
-        ][0]
-        print(f"capgap is {cuo[0].median / warm.median:.0f}x faster than cuobjdump on {biggest.name}")
-    del by
-    if args.json:
-        args.json.write_text(
-            json.dumps(
-                {
-                    "python": platform.python_version(),
-                    "cores": os.cpu_count(),
-                    "env": str(env),
-                    "results": [asdict(m) for m in results],
-                },
-                indent=2,
-            )
-        )
-    return 0
+            print(f"  warning: large spread (shared CPU?): {[round(x, 3) for x in m.samples_s]}")
+    for line in ratios:
+        print(line)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Compare capgap's kernel-image reader with cuobjdump on every CUDA library of this machine.
 
-usage: PYTHONPATH=src python3 benchmarks/device/compare_cuobjdump.py OUT_DIR [--budget-s 200]
+usage: PYTHONPATH=src python3 benchmarks/device/compare_cuobjdump.py OUT_DIR [--budget-s 140] [--dir D ...]
 
 For torch's libraries (libtorch_cuda.so ...), NCCL, and every other shared object with CUDA
 kernels under site-packages, runs `cuobjdump --list-elf` and `--list-ptx` and capgap's reader,
@@ -118,6 +118,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", type=Path)
     ap.add_argument("--budget-s", type=float, default=140.0, help="start no cuobjdump run after this")
+    ap.add_argument("--dir", type=Path, action="append", help="search here instead of site-packages")
     args = ap.parse_args()
     start = time.perf_counter()
     need_pyelftools()
@@ -128,7 +129,7 @@ def main() -> int:
 
     cc = os.environ.get("CAPGAP_DEVICE_CC", "9.0")  # the H200 this runs on
     major, minor = (int(x) for x in cc.split("."))
-    dirs = site_dirs()
+    dirs = [d.resolve() for d in args.dir] if args.dir else site_dirs()
     print(f"cuobjdump: {exe}; site dirs: {', '.join(map(str, dirs))}", flush=True)
     libs = []
     for p in candidates(dirs):

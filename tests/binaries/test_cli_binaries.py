@@ -110,3 +110,31 @@ def test_probed_archs_without_probe_module_or_gpu_is_an_environment_problem() ->
         assert "pass --arch" in str(exc)
     else:  # a machine with GPUs: the archs are real ones
         assert archs and all(a.major >= 5 for a in archs)
+
+
+def test_archs_dedupe_by_compute_capability() -> None:
+    from capgap.binaries.report import resolve_archs
+
+    assert [a.cc for a in resolve_archs(["sm_90a", "9.0", "12.0", "sm_120"])] == ["9.0", "12.0"]
+
+
+def test_probed_archs_come_from_the_probe_module(monkeypatch: pytest.MonkeyPatch) -> None:
+    # boundary fake: the probe module's Machine/Gpu shape (capgap.probe.gpus), GPUs of two kinds
+    import sys
+    import types
+    from dataclasses import dataclass, field
+
+    @dataclass
+    class Gpu:
+        compute_capability: str
+
+    @dataclass
+    class Machine:
+        gpus: list[Gpu] = field(default_factory=list)
+
+    fake = types.ModuleType("capgap.probe.gpus")
+    fake.probe_machine = lambda: Machine([Gpu("12.0"), Gpu("12.0"), Gpu("9.0")])  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "capgap.probe.gpus", fake)
+    from capgap.binaries.report import probed_archs
+
+    assert [a.cc for a in probed_archs()] == ["12.0", "9.0"]

@@ -42,7 +42,12 @@ def test_compression_is_read_from_the_header_only(flags: int, compression: str) 
 
 
 def test_containers_follow_each_other_across_zero_padding() -> None:
-    buf = container(entry(2, 75)) + b"\0" * 8 + container(entry(2, 120), entry(1, 120, version=(9, 0)))
+    buf = (
+        container(entry(2, 75))
+        + b"\0" * 6
+        + container(entry(2, 120), entry(1, 120, version=(9, 0)))
+        + b"\0" * 5
+    )
     assert [(e.name, e.container) for e in parse(buf)] == [("sm_75", 0), ("sm_120", 1), ("compute_120", 1)]
 
 

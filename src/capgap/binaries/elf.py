@@ -42,17 +42,50 @@ def _open_elf(fh: BinaryIO, file_size: int) -> ELFFile:
     return elf
 
 
-def section_ranges(fh: BinaryIO, file_size: int) -> list[tuple[str, int, int]]:
-    """(name, offset, size) of every fatbin-holding section, in file order."""
+_SHT_NOBITS = 8
+# (name, type, offset, size) out of Elf64_Shdr / Elf32_Shdr
+_SHDR = {64: struct.Struct("IIxxxxxxxxxxxxxxxxQQ"), 32: struct.Struct("IIxxxxxxxxII")}
+
+
+def section_ranges(
+    fh: BinaryIO, file_size: int, mm: mmap.mmap | bytes | None = None
+) -> list[tuple[str, int, int]]:
+    """(name, offset, size) of every fatbin-holding section, in file order.
+
+    pyelftools reads and checks the ELF header (class, byte order, extended section numbering);
+    the section header table itself is read here with struct, because pyelftools builds a
+    section object per header (symbol and hash tables included), ~10 ms per big library.
+    """
     elf = _open_elf(fh, file_size)
+    if mm is None:
+        fh.seek(0)
+        mm = fh.read()
+    shdr = struct.Struct(("<" if elf.little_endian else ">") + _SHDR[elf.elfclass].format)
+    shoff, entsize, count = int(elf["e_shoff"]), int(elf["e_shentsize"]), elf.num_sections()
+    if count and entsize < shdr.size:
+        raise BinaryReadError(f"section header entries of {entsize} bytes are too small")
+    if shoff + count * entsize > file_size:
+        raise BinaryReadError("section header table runs past the end of the file")
+    strndx = elf["e_shstrndx"]
+    if not isinstance(strndx, int):  # SHN_XINDEX: the real index sits in section 0's sh_link
+        strndx = int(elf._get_section_header(0)["sh_link"])  # noqa: SLF001
+    if not 0 <= strndx < count:
+        raise BinaryReadError(f"section name table index {strndx} out of range")
+    _, _, str_off, str_size = shdr.unpack_from(mm, shoff + strndx * entsize)
+    if str_off + str_size > file_size:
+        raise BinaryReadError("section name table runs past the end of the file")
     out = []
-    for section in elf.iter_sections():
-        if section.name not in FATBIN_SECTIONS or section["sh_type"] == "SHT_NOBITS":
+    for i in range(count):
+        name_at, sh_type, offset, size = shdr.unpack_from(mm, shoff + i * entsize)
+        if sh_type == _SHT_NOBITS or name_at >= str_size:
             continue
-        offset, size = int(section["sh_offset"]), int(section["sh_size"])
+        start = str_off + name_at
+        name = bytes(mm[start : start + 16]).split(b"\0", 1)[0].decode("latin-1")
+        if name not in FATBIN_SECTIONS:
+            continue
         if offset + size > file_size:
-            raise BinaryReadError(f"section {section.name} runs past the end of the file")
-        out.append((section.name, offset, size))
+            raise BinaryReadError(f"section {name} runs past the end of the file")
+        out.append((name, offset, size))
     return out
 
 
@@ -101,7 +134,7 @@ def _nvcompat_value(data: bytes, attr: int) -> int | None:
 
 def elf_entries(fh: BinaryIO, mm: mmap.mmap | bytes) -> Iterator[tuple[str, FatbinEntry]]:
     """(section name, entry) for every fatbin entry in the ELF's fatbin sections."""
-    for name, offset, size in section_ranges(fh, len(mm)):
+    for name, offset, size in section_ranges(fh, len(mm), mm):
         for entry in iter_entries(mm, offset, offset + size):
             yield name, entry
 

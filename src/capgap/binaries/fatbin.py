@@ -34,6 +34,9 @@ FLAG_ARCH_SPECIFIC = 0x100000  # compiled for sm_XYa / compute_XYa
 FLAG_FAMILY = 0x200000  # compiled for sm_XYf / compute_XYf
 
 _MIN_ENTRY_HEADER = 0x20  # up to and including the SM number
+_ENTRY_PREFIX = struct.Struct("<HxxIQ")  # kind, header size, payload size
+# the whole 64-byte header at once (the common case): compressed size, minor, major, SM, flags, full size
+_ENTRY_FULL = struct.Struct("<16xI4xHHI8xQ8xQ")
 _MAX_ENTRY_HEADER = 1 << 16  # real ones are 64..112 bytes; bigger means garbage
 
 
@@ -78,29 +81,24 @@ def _suffix(flags: int) -> str:
     return ""
 
 
-def _u(fmt: str, buf: memoryview | bytes, at: int, limit: int) -> int:
-    size = struct.calcsize(fmt)
-    if at + size > limit:
-        raise FatbinError(f"entry header field at {at:#x} runs past the entry header")
-    return int(struct.unpack_from(fmt, buf, at)[0])
+def _fields(buf: memoryview | bytes, at: int, header_size: int) -> tuple[int, int, int, int, int, int]:
+    """(compressed size, minor, major, SM, flags, full size) of the entry header at `at`."""
+    if header_size >= _ENTRY_FULL.size:
+        return _ENTRY_FULL.unpack_from(buf, at)  # type: ignore[return-value]
+    head = bytes(buf[at : at + header_size]).ljust(_ENTRY_FULL.size, b"\0")  # short headers: rest is 0
+    return _ENTRY_FULL.unpack_from(head, 0)  # type: ignore[return-value]
 
 
 def _entry(buf: memoryview | bytes, at: int, end: int, container: int) -> tuple[FatbinEntry, int]:
-    if at + 16 > end:
+    if at + _ENTRY_PREFIX.size > end:
         raise FatbinError(f"truncated entry header at {at:#x}")
-    kind_id, header_size, payload_size = struct.unpack_from("<HxxIQ", buf, at)
+    kind_id, header_size, payload_size = _ENTRY_PREFIX.unpack_from(buf, at)
     if not _MIN_ENTRY_HEADER <= header_size <= _MAX_ENTRY_HEADER:
         raise FatbinError(f"entry at {at:#x}: implausible header size {header_size}")
     next_at = at + header_size + payload_size
     if next_at > end:
         raise FatbinError(f"entry at {at:#x} ({header_size}+{payload_size} bytes) runs past its container")
-    hend = at + header_size
-    compressed_size = _u("<I", buf, at + 0x10, hend)
-    minor = _u("<H", buf, at + 0x18, hend)
-    major = _u("<H", buf, at + 0x1A, hend)
-    sm = _u("<I", buf, at + 0x1C, hend)
-    flags = _u("<Q", buf, at + 0x28, hend) if header_size >= 0x30 else 0
-    full = _u("<Q", buf, at + 0x38, hend) if header_size >= 0x40 else 0
+    compressed_size, minor, major, sm, flags, full = _fields(buf, at, header_size)
     compression = _compression(flags) if compressed_size else ""
     kind = KIND_NAMES.get(kind_id, f"kind-{kind_id}")
     entry = FatbinEntry(
@@ -132,8 +130,9 @@ def iter_entries(buf: memoryview | bytes, base: int = 0, end: int | None = None)
             return
         magic, _version, header_size, size = CONTAINER_HEADER.unpack_from(buf, at)
         if magic != CONTAINER_MAGIC:
-            if magic == 0:  # alignment padding between containers
-                at += 4
+            if magic == 0:  # alignment padding between containers: skip the zero bytes
+                while at < end and buf[at] == 0:
+                    at += 1
                 continue
             raise FatbinError(f"no fatbin container magic at {at:#x} (found {magic:#010x})")
         if header_size < CONTAINER_HEADER.size or at + header_size + size > end:

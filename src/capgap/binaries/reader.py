@@ -81,6 +81,8 @@ def read_binary(path: Path) -> CudaBinary | None:
             if size == 0:
                 return None
             with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                if hasattr(mm, "madvise") and hasattr(mmap, "MADV_RANDOM"):
+                    mm.madvise(mmap.MADV_RANDOM)  # we touch one header per entry: no readahead
                 if head == FATBIN_MAGIC:
                     entries = tuple(("", e) for e in parse(mm))
                     return CudaBinary(path, size, "fatbin", entries)
