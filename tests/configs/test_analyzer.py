@@ -134,3 +134,12 @@ def test_sglang_triton_version_dirs_count_shapes_the_device_has_in_another_versi
     result = _scan(tmp_path, RTX)
     by_dir = {f.symbol: f.extra.get("in_other_triton_dirs") for f in result.findings}
     assert by_dir == {"sglang/srt/layers/moe/configs/triton_3_4_0": 1, "vllm/configs": None}
+
+
+def test_siblings_are_gpus_of_the_targets_vendor(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    write_config(tmp_path / MOE, "E=64,N=512,device_name=AMD_Instinct_MI325X.json")
+    (f,) = _scan(tmp_path, "AMD Instinct MI300X").findings
+    assert (f.symbol, f.missing, f.present) == (MOE, "AMD_Instinct_MI300X", ("AMD_Instinct_MI325X",))
+    assert f.extra["missing_examples"] == ["E=64,N=512"] and f.arch == ""
+    assert f.message.startswith("1 of 2 tuned config shapes have a file for another AMD GPU")

@@ -15,7 +15,7 @@ from collections import Counter
 from capgap.arch import ArchFacts, ArchSpec
 from capgap.configs.coverage import DirCoverage, collect_dirs, coverage, rel_to
 from capgap.configs.devices import facts_for_device
-from capgap.configs.naming import normalise_device
+from capgap.configs.naming import normalise_device, vendor
 from capgap.findings import Finding
 from capgap.scan.analyzers import AnalyzerResult, ScanOptions
 from capgap.targets import Target
@@ -24,6 +24,7 @@ ANALYZER_ID = "configs"
 RULE = "config-missing-device"
 SEVERITY = "medium"
 EXAMPLES = 5
+_VENDORS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "other": ""}
 
 CONSEQUENCE = (
     "the engine finds no tuned config for these shapes on this GPU, logs a warning and falls back to "
@@ -122,8 +123,8 @@ def finding_for(cov: DirCoverage, target: Target, in_other_triton_dirs: int | No
         missing=cov.spelling,
         consequence=CONSEQUENCE,
         message=(
-            f"{missing} of {cov.shapes} tuned config shapes have a file for another NVIDIA GPU "
-            f"but none for {cov.spelling}"
+            f"{missing} of {cov.shapes} tuned config shapes have a file for another "
+            f"{_VENDORS[vendor(cov.spelling)]} GPU but none for {cov.spelling}"
         ),
         arch=cov.arch.cc if cov.arch else "",
         source=f"{cov.spelling} has {cov.target_has} of {cov.shapes} shapes; siblings: {top}",
