@@ -143,3 +143,12 @@ def test_siblings_are_gpus_of_the_targets_vendor(tmp_path: Path) -> None:
     assert (f.symbol, f.missing, f.present) == (MOE, "AMD_Instinct_MI300X", ("AMD_Instinct_MI325X",))
     assert f.extra["missing_examples"] == ["E=64,N=512"] and f.arch == ""
     assert f.message.startswith("1 of 2 tuned config shapes have a file for another AMD GPU")
+
+
+def test_an_ambiguous_device_is_a_usage_error(tmp_path: Path) -> None:
+    import pytest
+
+    from capgap.errors import UsageError
+
+    with pytest.raises(UsageError, match="give the full name"):
+        _scan(_tree(tmp_path), "RTX PRO 6000")

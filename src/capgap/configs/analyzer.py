@@ -11,9 +11,10 @@ siblings' files would not fit the target's shared memory per block (`smem.py`), 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from capgap.arch import ArchFacts, ArchSpec
-from capgap.configs.coverage import DirCoverage, collect_dirs, coverage, rel_to
+from capgap.configs.coverage import ConfigDir, DirCoverage, collect_dirs, coverage, rel_to
 from capgap.configs.devices import facts_for_device
 from capgap.configs.naming import normalise_device, vendor
 from capgap.findings import Finding
@@ -42,17 +43,21 @@ def target_arch(device: str, archs: tuple[ArchSpec, ...]) -> ArchFacts | None:
     return min(known, key=lambda f: (f.smem_per_block_kb, f.number)) if known else None
 
 
-def target_devices(devices: tuple[str, ...] | list[str]) -> list[str]:
-    """Normalised, de-duplicated device names (8 GPUs of one kind are one target)."""
-    return list(dict.fromkeys(n for n in (normalise_device(d) for d in devices) if n))
+def target_devices(devices: Sequence[str], dirs: Sequence[ConfigDir] = ()) -> list[str]:
+    """Normalised, de-duplicated device names (8 GPUs of one kind are one target).
+
+    The device spellings found in `dirs` complete partial names (`naming.normalise_device`).
+    """
+    known = sorted({f.name.device for d in dirs for f in d.files})
+    return list(dict.fromkeys(n for n in (normalise_device(d, known) for d in devices) if n))
 
 
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     result = AnalyzerResult()
-    devices = target_devices(options.devices)
-    if not devices:
+    if not options.devices:
         return result
     dirs = collect_dirs(target)
+    devices = target_devices(options.devices, dirs)
     result.files = sum(len(d.files) for d in dirs)
     for device in devices:
         arch = target_arch(device, options.archs)

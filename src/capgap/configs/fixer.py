@@ -105,7 +105,8 @@ def fix_configs(
     `exists` and `load` are used when present). The patch target the copies belong to is
     `patch_target`, else resolved from `target` (`python`: the interpreter of an installed dist).
     """
-    names = target_devices(list(devices))
+    dirs = collect_dirs(target)
+    names = target_devices(list(devices), dirs)
     if not names:
         raise UsageError("fix --configs needs a device: run it on the GPU host or pass --device NAME")
     plans = []
@@ -116,7 +117,6 @@ def fix_configs(
         plans.append((device, arch))
     ptarget = None if store is None or dry_run else patch_target or _patch_target(target, python)
     copies: list[ConfigCopy] = []
-    dirs = collect_dirs(target)
     locking = ptarget is not None and hasattr(store, "lock")
     with store.lock() if locking else nullcontext():  # type: ignore[union-attr]
         for device, arch in plans:
