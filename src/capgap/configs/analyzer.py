@@ -100,7 +100,7 @@ def finding_for(cov: DirCoverage, target: Target, in_other_triton_dirs: int | No
     by_device: Counter[str] = Counter(c.device for g in cov.gaps for c in g.candidates)
     limit = cov.arch.smem_per_block_kb if cov.arch else None
     unfit: Counter[str] = Counter()
-    unfit_examples = []
+    unfit_examples: list[dict[str, object]] = []
     for gap in cov.gaps:
         for cand in gap.candidates:
             if cand.need is not None and cand.need.bytes is not None and cand.fits is False:

@@ -25,7 +25,7 @@ _EXTRA = {  # product words -> cc (developer.nvidia.com/cuda-gpus)
 
 
 @lru_cache(maxsize=1)
-def _products() -> tuple[tuple[tuple[str, ...], str], ...]:
+def _products() -> tuple[tuple[frozenset[str], str], ...]:
     rows = [(device_words(p), cc) for cc, f in all_facts().items() for p in f.products]
     rows += [(device_words(p), cc) for p, cc in _EXTRA.items()]
     return tuple(r for r in rows if r[0])
@@ -33,11 +33,11 @@ def _products() -> tuple[tuple[tuple[str, ...], str], ...]:
 
 @lru_cache(maxsize=256)
 def cc_for_device(device: str) -> str | None:
-    """ "9.0" for "NVIDIA_H100_80GB_HBM3", "12.0" for "NVIDIA RTX PRO 6000 Blackwell Server Edition"."""
+    """The cc of a device: "9.0" for NVIDIA_H100_80GB_HBM3, "12.0" for an RTX PRO 6000 Blackwell."""
     words = device_words(device)
     best: dict[str, int] = {}
     for product, cc in _products():
-        if set(product) <= words:
+        if product <= words:
             best[cc] = max(best.get(cc, 0), len(product))
     if not best:
         return None

@@ -65,7 +65,9 @@ class ConfigName:
 
 def _split_top_level(text: str) -> list[str]:
     """Split on commas outside brackets (`block_shape=[128, 128]` holds a comma)."""
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "[":
             depth += 1
