@@ -152,3 +152,15 @@ def test_an_ambiguous_device_is_a_usage_error(tmp_path: Path) -> None:
 
     with pytest.raises(UsageError, match="give the full name"):
         _scan(_tree(tmp_path), "RTX PRO 6000")
+
+
+def test_an_unreadable_sibling_file_is_skipped_and_never_copied(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    broken = tmp_path / MOE / "E=64,N=512,device_name=NVIDIA_L40S.json"
+    broken.write_text("{not json")
+    result = _scan(tmp_path, RTX, "NVIDIA L4")
+    assert [(s.path, s.reason) for s in result.skipped] == [
+        (f"{MOE}/E=64,N=512,device_name=NVIDIA_L40S.json", "tuned config is not readable JSON")
+    ]
+    (f,) = [f for f in result.findings if f.missing == RTX_FILE]
+    assert f.extra["copyable"] == 2  # E=64,N=512: B200 does not fit, L40S is unreadable

@@ -17,7 +17,7 @@ from capgap.arch import ArchFacts, ArchSpec
 from capgap.configs.coverage import ConfigDir, DirCoverage, collect_dirs, coverage, rel_to
 from capgap.configs.devices import facts_for_device
 from capgap.configs.naming import normalise_device, vendor
-from capgap.findings import Finding
+from capgap.findings import Finding, Skipped
 from capgap.scan.analyzers import AnalyzerResult, ScanOptions
 from capgap.targets import Target
 
@@ -64,6 +64,10 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
         covs = [coverage(directory, device, arch) for directory in dirs]
         elsewhere = _other_triton_dirs(covs)
         for cov in covs:
+            for path in cov.unreadable:
+                skip = Skipped(rel_to(path, target.root), "tuned config is not readable JSON")
+                if skip not in result.skipped:
+                    result.skipped.append(skip)
             if cov.gaps:
                 result.findings.append(finding_for(cov, target, elsewhere.get(cov.directory.rel)))
     return result

@@ -129,6 +129,7 @@ class DirCoverage:
     target_has: int
     gaps: tuple[ShapeGap, ...]
     families: tuple[tuple[str, int, int], ...]  # (family, target has, siblings have)
+    unreadable: tuple[Path, ...] = ()  # sibling files that are not JSON (not copyable)
 
 
 def _closeness(target: ArchFacts | None, cand_cc: str | None, device: str) -> tuple[object, ...]:
@@ -170,6 +171,7 @@ def coverage(directory: ConfigDir, device: str, arch: ArchFacts | None) -> DirCo
     fam_siblings: Counter[str] = Counter()
     siblings: set[str] = set()
     total = has = 0
+    unreadable: list[Path] = []
     for per in shapes.values():
         kin = {d: f for d, f in per.items() if vendor(d) == own_vendor or d == spelling}
         others = {d: f for d, f in kin.items() if d != spelling}
@@ -189,6 +191,8 @@ def coverage(directory: ConfigDir, device: str, arch: ArchFacts | None) -> DirCo
         for dev, f in others.items():
             data = read_json(f.path)
             need = None if data is None else file_need(data, f.name.dtype, arch)
+            if data is None:
+                unreadable.append(f.path)
             cands.append(Candidate(dev, f, cc_for_device(dev), need, limit))
         cands.sort(key=lambda c: _closeness(arch, c.cc, c.device))
         gaps.append(ShapeGap(any_file.name, any_file.name.shape, family, tuple(cands)))
@@ -197,7 +201,16 @@ def coverage(directory: ConfigDir, device: str, arch: ArchFacts | None) -> DirCo
     )
     gaps.sort(key=lambda g: _shape_order(g.shape))
     return DirCoverage(
-        directory, device, spelling, arch, tuple(sorted(siblings)), total, has, tuple(gaps), families
+        directory,
+        device,
+        spelling,
+        arch,
+        tuple(sorted(siblings)),
+        total,
+        has,
+        tuple(gaps),
+        families,
+        tuple(sorted(unreadable)),
     )
 
 
