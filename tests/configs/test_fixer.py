@@ -186,3 +186,30 @@ def test_a_store_with_only_save_patch_and_an_explicit_patch_target(tmp_path: Pat
     (name,) = real.names()
     assert name.endswith("-wrapped")
     assert {e.path for e in real.load(name).files} >= {f"{D}/{MANIFEST}"}
+
+
+def test_copies_saved_in_the_store_come_back_with_patch_apply(tmp_path: Path) -> None:
+    from tests.cli_runner import run_cli
+
+    root = _tree(tmp_path / "engine")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "upstream")
+    store = tmp_path / "store"
+    copies = fix_configs(resolve_target(str(root)), [RTX], store=Store(store))
+    written = sorted(c.target_file for c in copies if c.status == "copied") + [f"{D}/{MANIFEST}"]
+    saved = {rel: (root / rel).read_bytes() for rel in written}
+    for rel in written:  # what a fresh checkout of upstream looks like
+        (root / rel).unlink()
+    result = run_cli("patch", "apply", str(root), "--store", str(store))
+    assert result.code == 0, result.err
+    assert {rel: (root / rel).read_bytes() for rel in written} == saved
+
+
+def test_two_devices_one_spelling_copy_once(tmp_path: Path) -> None:
+    # vLLM's fused-MoE lookup spells every H200 variant NVIDIA_H200
+    write_config(tmp_path / D, "E=8,N=8,device_name=NVIDIA_H100_80GB_HBM3.json", MID)
+    copies = fix_configs(resolve_target(str(tmp_path)), ["NVIDIA H200", "NVIDIA H200 NVL"])
+    assert [(c.device, c.status, c.target_file) for c in copies] == [
+        ("NVIDIA H200", "copied", f"{D}/E=8,N=8,device_name=NVIDIA_H200.json")
+    ]
