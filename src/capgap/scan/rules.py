@@ -72,7 +72,13 @@ def _best_use(f: FileFacts, uses: list[tuple[FileFacts, TableUse]]) -> tuple[Fil
     if not uses:
         return None
     try_lines = {(uf.path, u.line) for uf, u in uses if u.access == "try"}
-    uses = [(uf, u) for uf, u in uses if not (u.access == "subscript" and (uf.path, u.line) in try_lines)]
+    # `if key in T: return T[key]`: the subscript is guarded by the membership test before it
+    guarded = {(uf.path, u.line + d) for uf, u in uses if u.access == "in" for d in range(0, 4)}
+    uses = [
+        (uf, u)
+        for uf, u in uses
+        if not (u.access == "subscript" and ((uf.path, u.line) in try_lines or (uf.path, u.line) in guarded))
+    ]
     # a KeyError anywhere is the worst outcome; among equals, prefer the table's own module
     return min(uses, key=lambda p: (_ACCESS_RANK[p[1].access], p[0].path != f.path, p[0].path, p[1].line))
 
