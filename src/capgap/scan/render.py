@@ -46,12 +46,12 @@ def render_text(report: ScanReport, show_all: bool) -> None:
     tail = f" ({hidden} low hidden: expected gaps; --all shows them)" if hidden else ""
     skipped = f", {len(report.skipped)} skipped" if report.skipped else ""
     _show(
-        renderable=f"\n[bold]{len(report.findings)} findings[/bold] for {archs}: {', '.join(parts)}{tail}; "
+        f"\n[bold]{len(report.findings)} findings[/bold] for {archs}: {', '.join(parts)}{tail}; "
         f"{files} files scanned{skipped}",
     )
     for s in report.skipped[:20]:
         _show(f"  [dim]skipped {escape(s.path)}: {escape(s.reason)}[/dim]")
     if len(report.skipped) > 20:
         _show(
-            renderable=f"  [dim]... and {len(report.skipped) - 20} more skipped (see --format json)[/dim]",
+            f"  [dim]... and {len(report.skipped) - 20} more skipped (see --format json)[/dim]",
         )

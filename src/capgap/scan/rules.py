@@ -172,7 +172,7 @@ def _gate_finding(
                 present=tuple(recent),
                 missing=arch.cc,
                 consequence=f"expected: the guarded code needs {need}, which {arch.cc} lacks",
-                message=f"`{gate.source[:80]}` admits {shown} but not {arch.cc} (rightly: no {need})",
+                message=f"{symbol} admits {shown} but not {arch.cc} (rightly: no {need})",
                 **base,
             )
         instead = f"; instead it {gate.fallback}" if gate.fallback else ""
@@ -182,7 +182,7 @@ def _gate_finding(
             present=tuple(recent),
             missing=arch.cc,
             consequence=f"on {arch.cc} this path is never taken{instead}",
-            message=f"`{gate.source[:80]}` admits {shown} but not {arch.cc}",
+            message=f"{symbol} admits {shown} but not {arch.cc}",
             **base,
         )
     if admitted[arch.cc] and lack and not all(admitted.values()):
@@ -194,7 +194,7 @@ def _gate_finding(
             missing=arch.cc,
             consequence=f"{arch.cc} is let into code that needs {need}, which {arch.cc} lacks: expect "
             f"'no kernel image is available' or an illegal-instruction failure",
-            message=f"`{gate.source[:80]}` admits {arch.cc}, but the guarded code needs {need}",
+            message=f"{symbol} admits {arch.cc}, but the guarded code needs {need}",
             **base,
         )
     return None
