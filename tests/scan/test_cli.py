@@ -54,7 +54,9 @@ def test_text_hides_expected_gates_unless_all(tree: Path) -> None:
 
 def test_exit_codes_follow_fail_on(tmp_path: Path) -> None:
     (tmp_path / "gate.py").write_text(
-        "import torch\n\ndef f():\n    if torch.cuda.get_device_capability()[0] == 10:\n        return fast()\n"
+        "import torch\n\ndef f():\n"
+        "    if torch.cuda.get_device_capability()[0] == 10:\n"
+        "        return fast()\n"
     )
     assert run_cli("scan", str(tmp_path), "--arch", "12.0").code == 0  # medium < high
     assert run_cli("scan", str(tmp_path), "--arch", "12.0", "--fail-on", "medium").code == 1
