@@ -75,8 +75,8 @@ def _show(run, dry_run: bool) -> None:  # run: capgap.semantic.fixrun.FixRun
         output.info(f"nothing to fix: every capability table has an entry for {plan.arch.cc}")
         return
     lines = [
-        f"{e.edit.path}: {e.edit.symbol}[{e.edit.key}] = {' '.join(e.edit.value.split())}  ("
-        + ("measured" if e.origin == "measured" else f"copied from {e.copied_from}: {e.reason}") + ")"
+        f"{e.edit.path}: {e.edit.symbol}[{e.edit.key}] = {_one_line(e.edit.value)}  "
+        + ("(measured)" if e.origin == "measured" else f"(copied from {e.copied_from}: {e.reason})")
         for e in plan.entries
     ]
     for where, reason in plan.skipped:
@@ -93,6 +93,15 @@ def _show(run, dry_run: bool) -> None:  # run: capgap.semantic.fixrun.FixRun
     if run.patch:
         output.show(f"wrote {len(plan.changed)} file(s); saved as patch [bold]{run.patch}[/bold] "
                     f"in {run.store}")
+
+
+def _one_line(value: str) -> str:
+    import ast
+
+    try:
+        return ast.unparse(ast.parse(value, mode="eval"))
+    except SyntaxError:
+        return " ".join(value.split())
 
 
 def _show_configs(copies: list, dry_run: bool) -> None:  # copies: capgap.configs.fixer.ConfigCopy

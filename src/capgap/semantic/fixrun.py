@@ -54,14 +54,17 @@ class FixRun:
 
 
 def scan_tables(spec: str, arch: ArchSpec, python: str | None) -> tuple[Path, list[Finding]]:
-    """Run the scan (source rules only) and return its root and findings."""
+    """Run the scan's source analyzer (the one with `table-missing-arch`) over the target."""
     try:
-        from capgap.scan.run import run_scan  # type: ignore[import-not-found]
+        from capgap.scan import source
+        from capgap.scan.analyzers import ScanOptions
     except ImportError as exc:
         raise EnvironmentProblem(f"capgap's scan is not available here ({exc})") from exc
-    result = run_scan([spec], archs=[arch], python=python, binaries=False)
-    roots = [Path(t.root) for t in result.targets]
-    return roots[0], [f for f in result.findings if f.rule == "table-missing-arch"]
+    from capgap.targets import resolve_target
+
+    target = resolve_target(spec, python)
+    result = source.analyze(target, ScanOptions(archs=(arch,), binaries=False))
+    return Path(target.root), [f for f in result.findings if f.rule == "table-missing-arch"]
 
 
 def _machine(device: str | None) -> Machine:

@@ -49,7 +49,10 @@ def choose_sibling(target: ArchSpec, present: list[ArchSpec], symbol: str) -> tu
 
         best = max(older, key=rank)
         n = _shared(best.facts, tf, features)
-        fits = "" if features is COMM_FEATURES else ", smem per block fitting first"
-        return best, f"older arch sharing the most of {', '.join(features)} ({n} of {len(features)}{fits})"
+        names = "/".join(features)
+        if n == 0:
+            return best, f"nearest older arch (none shares {target.cc}'s {names})"
+        fits = "" if features is COMM_FEATURES else "; smem per block fitting first"
+        return best, f"older arch sharing most of {names} with {target.cc} ({n} of {len(features)}{fits})"
     best = min(present, key=lambda p: p.number)
     return best, "closest newer arch (no older one in the table)"
