@@ -22,7 +22,7 @@ from capgap.findings import Finding
 from capgap.semantic.hardware import Machine, check_entry
 from capgap.semantic.locate import code_of, find_tables, qualify
 from capgap.semantic.record import SemanticEdit, module_name
-from capgap.semantic.sibling import choose_sibling
+from capgap.semantic.sibling import arch_specific, choose_sibling
 from capgap.semantic.upsert import INSERTED, REPLACED, arch_keys, same_arch, style_of_table, upsert_source
 
 RULE = "table-missing-arch"
@@ -184,12 +184,19 @@ def _plan_entry(
     current = plan.updated[rel]
     sib_value = code_of(el.value)
     value = measured(symbol, plan.arch, sib_value, current) if measured else None
+    extra: tuple[str, ...] = ()
     if value is not None:
         origin, copied_from, reason = "measured", "", "--values"
         note = "measured on this machine by capgap tune"
     else:
         origin, copied_from, value = "copied", sib_spec.cc, sib_value
         note = copied_note(code_of(el.key), sib_spec)
+        named = arch_specific(sib_value, sib_spec, plan.arch)
+        if named is not None:
+            why = f"{sib_spec.cc}'s value names its own arch ({named!r}): it holds for that arch only"
+            if like is None:
+                return why + "; not copied (add the entry by hand, or force it with --like)"
+            extra = (f"{symbol}[{plan.arch.cc}]: copied with --like {like.cc} although {why}",)
     new_text, changes = upsert_source(
         current, symbol, plan.arch, value, style=style, comment=note, prefer=prefer
     )
@@ -197,7 +204,7 @@ def _plan_entry(
     change = changes[0]
     edit = SemanticEdit(module=module_name(rel), path=rel, symbol=symbol, key=change.key, value=value,
                         key_style=style, note=note)
-    warnings = tuple(check_entry(symbol, plan.arch, value, module_source=new_text, machine=machine))
+    warnings = extra + tuple(check_entry(symbol, plan.arch, value, module_source=new_text, machine=machine))
     entry = PlannedEntry(edit, origin, copied_from, reason, change.action, warnings)
     plan.entries.append(entry)
     return entry

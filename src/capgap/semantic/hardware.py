@@ -110,7 +110,7 @@ def fold(node: ast.AST, names: dict[str, Any]) -> Any:
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         a, b = fold(node.left, names), fold(node.right, names)
         if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not (
-            isinstance(node.op, ast.Pow) and abs(b) > 64
+            isinstance(node.op, (ast.Pow, ast.LShift)) and abs(b) > 64  # no 1 << 10**9 at our expense
         ):
             try:
                 return _BINOPS[type(node.op)](a, b)
@@ -120,8 +120,11 @@ def fold(node: ast.AST, names: dict[str, Any]) -> Any:
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return [fold(e, names) for e in node.elts]
     if isinstance(node, ast.Dict):
-        pairs = zip(node.keys, node.values, strict=True)
-        return {fold(k, names) if k else None: fold(v, names) for k, v in pairs}
+        out: dict[Any, Any] = {}
+        for k, v in zip(node.keys, node.values, strict=True):
+            key = fold(k, names) if k is not None else None
+            out[key if isinstance(key, (int, float, str, bool, type(None))) else repr(key)] = fold(v, names)
+        return out
     return None
 
 
