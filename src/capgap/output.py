@@ -70,9 +70,9 @@ def raw(text: str) -> None:
     sys.stdout.flush()
 
 
-def show(renderable: RenderableType | str) -> None:
-    """Print a result (a rich renderable or markup string) to stdout."""
-    stdout().print(renderable)
+def show(renderable: RenderableType | str, soft_wrap: bool = False) -> None:
+    """Print a result (a rich renderable or markup string) to stdout; soft_wrap: never fold lines."""
+    stdout().print(renderable, soft_wrap=soft_wrap)
 
 
 def table(title: str | None, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:

@@ -58,7 +58,7 @@ def _summary(stmts: list[ast.stmt]) -> str:
     return ", ".join(dict.fromkeys(p for p in parts if not p.endswith(" ()")))
 
 
-def _short(text: str, n: int = 70) -> str:
+def _short(text: str, n: int = 90) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 3] + "..."
 
@@ -212,7 +212,7 @@ class _Walker:
             chain = chain[:-1]  # self.X in a method: a class attribute
         else:
             return
-        classified = classify_keys(value.keys)
+        classified = classify_keys(value.keys, self.lines)
         if classified is None:
             return
         style, keys = classified
@@ -293,7 +293,7 @@ class _Walker:
         """What the code does when the lookup comes up empty, as far as the code shows."""
         if isinstance(stmt, ast.If):
             what = _summary(stmt.orelse)
-            return f": the feature is skipped{' and the code ' + what if what else ''}"
+            return f": the check fails{'; falls back: ' + what if what else ''}"
         following = siblings[index + 1 :] if index >= 0 else siblings
         for nxt in following[:3]:
             if isinstance(nxt, ast.If) and re.search(r"is None|not |== 0|is not None", ast.unparse(nxt.test)):

@@ -57,7 +57,18 @@ def _key_cc(node: ast.expr) -> tuple[str, str] | None:
     return None
 
 
-def classify_keys(nodes: list[ast.expr | None]) -> tuple[str, list[TableKey]] | None:
+def _as_written(node: ast.expr, lines: list[str] | None) -> str:
+    end = getattr(node, "end_lineno", None)
+    if lines and end == node.lineno and 0 < node.lineno <= len(lines):
+        text = lines[node.lineno - 1][node.col_offset : node.end_col_offset]
+        if text:
+            return text
+    return ast.unparse(node)
+
+
+def classify_keys(
+    nodes: list[ast.expr | None], lines: list[str] | None = None
+) -> tuple[str, list[TableKey]] | None:
     """(style, keys) when every key of a dict literal is an arch in one style; else None."""
     keys: list[TableKey] = []
     styles: set[str] = set()
@@ -70,7 +81,7 @@ def classify_keys(nodes: list[ast.expr | None]) -> tuple[str, list[TableKey]] | 
         if got is None:
             return None
         styles.add(got[0])
-        keys.append(TableKey(ast.unparse(node), got[1]))
+        keys.append(TableKey(_as_written(node, lines), got[1]))
     if len(styles) != 1 or not keys:
         return None
     return styles.pop(), keys

@@ -72,7 +72,13 @@ def _best_use(f: FileFacts, uses: list[tuple[FileFacts, TableUse]]) -> tuple[Fil
     if not uses:
         return None
     try_lines = {(uf.path, u.line) for uf, u in uses if u.access == "try"}
-    uses = [(uf, u) for uf, u in uses if not (u.access == "subscript" and (uf.path, u.line) in try_lines)]
+    # `if key in T: return T[key]`: the subscript is guarded by the membership test before it
+    guarded = {(uf.path, u.line + d) for uf, u in uses if u.access == "in" for d in range(0, 4)}
+    uses = [
+        (uf, u)
+        for uf, u in uses
+        if not (u.access == "subscript" and ((uf.path, u.line) in try_lines or (uf.path, u.line) in guarded))
+    ]
     # a KeyError anywhere is the worst outcome; among equals, prefer the table's own module
     return min(uses, key=lambda p: (_ACCESS_RANK[p[1].access], p[0].path != f.path, p[0].path, p[1].line))
 
@@ -166,7 +172,7 @@ def _gate_finding(
                 present=tuple(recent),
                 missing=arch.cc,
                 consequence=f"expected: the guarded code needs {need}, which {arch.cc} lacks",
-                message=f"`{gate.source[:80]}` admits {shown} but not {arch.cc} (rightly: no {need})",
+                message=f"{symbol} admits {shown} but not {arch.cc} (rightly: no {need})",
                 **base,
             )
         instead = f"; instead it {gate.fallback}" if gate.fallback else ""
@@ -176,7 +182,7 @@ def _gate_finding(
             present=tuple(recent),
             missing=arch.cc,
             consequence=f"on {arch.cc} this path is never taken{instead}",
-            message=f"`{gate.source[:80]}` admits {shown} but not {arch.cc}",
+            message=f"{symbol} admits {shown} but not {arch.cc}",
             **base,
         )
     if admitted[arch.cc] and lack and not all(admitted.values()):
@@ -188,7 +194,7 @@ def _gate_finding(
             missing=arch.cc,
             consequence=f"{arch.cc} is let into code that needs {need}, which {arch.cc} lacks: expect "
             f"'no kernel image is available' or an illegal-instruction failure",
-            message=f"`{gate.source[:80]}` admits {arch.cc}, but the guarded code needs {need}",
+            message=f"{symbol} admits {arch.cc}, but the guarded code needs {need}",
             **base,
         )
     return None

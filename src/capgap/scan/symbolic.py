@@ -61,8 +61,6 @@ UNKNOWN = Sym("unknown")
 def namecap_value(style_of: Any, arch: ArchFacts) -> Any:
     """A capability-named variable's value, in the spelling of the constant it is compared with."""
     sample = style_of
-    if isinstance(sample, (list, tuple, set, frozenset)) and sample and not _is_cc_tuple(sample):
-        sample = next(iter(sample))
     if _is_cc_tuple(sample):
         return (arch.major, arch.minor)
     if isinstance(sample, bool):
@@ -171,7 +169,7 @@ def _eval_name(node: ast.Name | ast.Attribute, ctx: Context) -> Sym:
         finally:
             ctx.seen.discard(name)
         if inner.kind != "unknown":
-            return Sym(inner.kind, inner.value, inner.names or (name,))
+            return Sym(inner.kind, inner.value, (name, *inner.names))  # the variable compared comes first
     helper = ctx.helper(name) if name else None
     if helper is not None and helper.kind == "var" and ctx.depth < 8:
         return _eval_helper(helper, name, [], {}, ctx)
@@ -257,7 +255,7 @@ def _eval_compare(node: ast.Compare, ctx: Context) -> Sym:
         fn = _CMP.get(type(op))
         if fn is None:
             return UNKNOWN
-        pred = _compare_pair(fn, left, right)
+        pred = _compare_pair(fn, left, right, isinstance(op, (ast.In, ast.NotIn)))
         if pred is None:
             return UNKNOWN
         preds.append(pred)
@@ -265,14 +263,22 @@ def _eval_compare(node: ast.Compare, ctx: Context) -> Sym:
     return Sym("pred", lambda a: all(p(a) for p in preds), names)
 
 
-def _compare_pair(fn: Callable[[Any, Any], Any], left: Sym, right: Sym) -> Callable[[ArchFacts], bool] | None:
+def _compare_pair(
+    fn: Callable[[Any, Any], Any], left: Sym, right: Sym, membership: bool = False
+) -> Callable[[ArchFacts], bool] | None:
     def side(s: Sym, other: Sym) -> Callable[[ArchFacts], Any] | None:
         if s.kind == "cap":
             return s.value
         if s.kind == "const":
             return lambda a, v=s.value: v
-        if s.kind == "namecap" and other.kind == "const" and _cc_like(other.value):
-            return lambda a, o=other.value: namecap_value(o, a)
+        if s.kind == "namecap" and other.kind == "const":
+            sample = other.value
+            if membership:  # `x in (90, 100)`: the collection's items say the spelling
+                if not isinstance(sample, (tuple, list, set, frozenset)) or not sample:
+                    return None
+                sample = next(iter(sample))
+            if _cc_like(sample):
+                return lambda a, o=sample: namecap_value(o, a)
         return None
 
     lf, rf = side(left, right), side(right, left)
@@ -285,8 +291,6 @@ def _cc_like(value: Any) -> bool:
     """Could this constant be (a collection of) compute capabilities?"""
     from capgap.arch import try_parse_arch
 
-    if isinstance(value, (set, frozenset, list)) or (isinstance(value, tuple) and not _is_cc_tuple(value)):
-        return bool(value) and all(_cc_like(v) for v in value)
     if isinstance(value, bool):
         return False
     if isinstance(value, (int, str)) or _is_cc_tuple(value):

@@ -1,0 +1,57 @@
+"""Text output of a scan: findings grouped by file, each with its source line and consequence."""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+from capgap import output
+from capgap.findings import severity_rank
+from capgap.scan.run import ScanReport
+
+_STYLE = {"high": "bold red", "medium": "yellow", "low": "dim"}
+
+
+def _show(text: str) -> None:
+    output.show(text, soft_wrap=True)
+
+
+def render_text(report: ScanReport, show_all: bool) -> None:
+    from rich.markup import escape
+
+    shown = [
+        (f, ti)
+        for f, ti in zip(report.findings, report.finding_targets, strict=True)
+        if show_all or f.severity != "low"
+    ]
+    by_file: dict[tuple[int, str], list] = defaultdict(list)
+    for f, ti in shown:
+        by_file[(ti, f.path)].append(f)
+    several = len(report.targets) > 1
+    for (ti, path), items in sorted(by_file.items()):
+        prefix = f"{report.targets[ti].target.spec}: " if several else ""
+        _show(f"\n[bold]{escape(prefix + path)}[/bold]")
+        for f in sorted(items, key=lambda x: (x.line, -severity_rank(x.severity), x.rule)):
+            style = _STYLE.get(f.severity, "")
+            arch = f" [{f.arch}]" if len(report.archs) > 1 else ""
+            head = f"  [{style}]{f.severity:<6}[/{style}] {f.line:>5}  [cyan]{f.rule}[/cyan]{escape(arch)}"
+            _show(f"{head}  {escape(f.message)}")
+            if f.source:
+                _show(f"         [dim]{escape(f.source[:160])}[/dim]")
+            _show(f"         -> {escape(f.consequence)}")
+    counts = Counter(f.severity for f in report.findings)
+    hidden = 0 if show_all else counts.get("low", 0)
+    parts = [f"{counts.get(s, 0)} {s}" for s in ("high", "medium", "low")]
+    files = sum(t.files for t in report.targets)
+    archs = ", ".join(report.archs)
+    tail = f" ({hidden} low hidden: expected gaps; --all shows them)" if hidden else ""
+    skipped = f", {len(report.skipped)} skipped" if report.skipped else ""
+    _show(
+        f"\n[bold]{len(report.findings)} findings[/bold] for {archs}: {', '.join(parts)}{tail}; "
+        f"{files} files scanned{skipped}",
+    )
+    for s in report.skipped[:20]:
+        _show(f"  [dim]skipped {escape(s.path)}: {escape(s.reason)}[/dim]")
+    if len(report.skipped) > 20:
+        _show(
+            f"  [dim]... and {len(report.skipped) - 20} more skipped (see --format json)[/dim]",
+        )

@@ -1,0 +1,82 @@
+"""SARIF 2.1.0 for `capgap scan --format sarif` (GitHub code scanning reads it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from capgap import __version__
+from capgap.scan.run import ScanReport
+
+SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
+_LEVEL = {"high": "error", "medium": "warning", "low": "note"}
+RULES = {
+    "table-missing-arch": "A table keyed by compute capability has no entry for the target arch.",
+    "gate-excludes-arch": "A capability gate is true for a recent arch and false for the target.",
+    "gate-admits-unsupported": "A capability gate admits the target into code needing a feature it lacks.",
+    "build-missing-arch": "A build arch list names sibling archs but not the target.",
+    "binary-missing-arch": "A compiled library carries no code that runs on the target.",
+    "config-missing-device": "Tuned kernel configs exist for sibling GPUs but not the target device.",
+}
+
+
+def to_sarif(report: ScanReport) -> dict[str, Any]:
+    rule_ids = list(dict.fromkeys([*RULES, *(f.rule for f in report.findings)]))
+    index = {rid: i for i, rid in enumerate(rule_ids)}
+    rules = [
+        {
+            "id": rid,
+            "name": "".join(p.capitalize() for p in rid.split("-")),
+            "shortDescription": {"text": RULES.get(rid, rid)},
+        }
+        for rid in rule_ids
+    ]
+    results = []
+    for finding, ti in zip(report.findings, report.finding_targets, strict=True):
+        location: dict[str, Any] = {
+            "physicalLocation": {"artifactLocation": {"uri": finding.path, "uriBaseId": f"TARGET{ti}"}}
+        }
+        if finding.line >= 1:
+            location["physicalLocation"]["region"] = {"startLine": finding.line}
+        results.append(
+            {
+                "ruleId": finding.rule,
+                "ruleIndex": index[finding.rule],
+                "level": _LEVEL.get(finding.severity, "warning"),
+                "message": {"text": f"{finding.message}. Consequence: {finding.consequence}"},
+                "locations": [location],
+                "partialFingerprints": {
+                    "capgap/v1": f"{finding.rule}:{finding.path}:{finding.symbol}:{finding.arch}",
+                },
+                "properties": {
+                    "severity": finding.severity,
+                    "symbol": finding.symbol,
+                    "arch": finding.arch,
+                    "present": list(finding.present),
+                    "missing": finding.missing,
+                    "consequence": finding.consequence,
+                },
+            }
+        )
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "capgap",
+                        "version": __version__,
+                        "rules": rules,
+                    }
+                },
+                "originalUriBaseIds": {
+                    f"TARGET{i}": {"uri": t.target.root.as_uri() + "/"} for i, t in enumerate(report.targets)
+                },
+                "results": results,
+                "properties": {
+                    "archs": list(report.archs),
+                    "skipped": [s.to_json() for s in report.skipped],
+                },
+            }
+        ],
+    }

@@ -1,0 +1,158 @@
+"""The content-hash cache, and every kind of target: path, file, wheel, requirement, installed dist."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from capgap.arch import parse_arch
+from capgap.scan import source
+from capgap.scan.analyzers import ScanOptions
+from capgap.scan.run import run_scan
+from capgap.targets import resolve_target
+from tests.scan.fixture_tree import FILES, write_tree
+
+OPTS = ScanOptions(archs=(parse_arch("12.0"),), binaries=False)
+
+
+def _keys(report: object) -> list[tuple[str, str, int, str]]:
+    return [(f.rule, f.path, f.line, f.symbol) for f in report.findings]  # type: ignore[attr-defined]
+
+
+def test_warm_scan_reads_nothing_and_finds_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_tree(tmp_path)
+    cold = run_scan([str(tmp_path)], OPTS)
+    parsed: list[str] = []
+    real = source._work
+    monkeypatch.setattr(source, "_work", lambda item: parsed.append(item[0]) or real(item))
+    warm = run_scan([str(tmp_path)], OPTS)
+    assert parsed == []
+    assert _keys(warm) == _keys(cold) and len(_keys(cold)) == 16
+    # a changed file is parsed again, and only that one
+    sizes = tmp_path / "toyengine/comm/sizes.py"
+    sizes.write_text(sizes.read_text().replace("10: {2:", "12: {2: 1}, 10: {2:"))
+    after = run_scan([str(tmp_path)], OPTS)
+    assert parsed == ["toyengine/comm/sizes.py"]
+    assert "SYMM_MAX_SIZES" not in {f.symbol for f in after.findings}
+
+
+def test_no_cache_parses_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_tree(tmp_path)
+    run_scan([str(tmp_path)], OPTS)
+    parsed: list[str] = []
+    real = source._work
+    monkeypatch.setattr(source, "_work", lambda item: parsed.append(item[0]) or real(item))
+    run_scan([str(tmp_path)], ScanOptions(archs=OPTS.archs, use_cache=False))
+    assert len(parsed) == 8
+
+
+def test_same_content_elsewhere_is_not_parsed_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_tree(tmp_path)
+    run_scan([str(tmp_path)], OPTS)
+    moved = tmp_path / "toyengine/comm/sizes.py"
+    moved.rename(tmp_path / "toyengine/comm/limits.py")
+    report = run_scan([str(tmp_path)], OPTS)
+    assert ("table-missing-arch", "toyengine/comm/limits.py", 3, "SYMM_MAX_SIZES") in _keys(report)
+
+
+def test_process_pool_gives_the_same_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_tree(tmp_path)
+    serial = run_scan([str(tmp_path)], ScanOptions(archs=OPTS.archs, use_cache=False, jobs=1))
+    monkeypatch.setattr(source, "_POOL_MIN_FILES", 1)
+    pooled = run_scan([str(tmp_path)], ScanOptions(archs=OPTS.archs, use_cache=False, jobs=2))
+    assert _keys(pooled) == _keys(serial)
+
+
+def _build_wheel(dest: Path, name: str = "toyengine", version: str = "0.1") -> Path:
+    """A minimal, valid wheel of the fixture package (RECORD with sha256 lines)."""
+    import textwrap
+
+    wheel = dest / f"{name}-{version}-py3-none-any.whl"
+    dist = f"{name}-{version}.dist-info"
+    files = {
+        rel: textwrap.dedent(text).lstrip("\n").encode()
+        for rel, text in FILES.items()
+        if rel.startswith(name)
+    }
+    files[f"{dist}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()
+    files[f"{dist}/WHEEL"] = (
+        b"Wheel-Version: 1.0\nGenerator: capgap-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    )
+    record = []
+    for rel, data in files.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        record.append(f"{rel},sha256={digest},{len(data)}")
+    record.append(f"{dist}/RECORD,,")
+    files[f"{dist}/RECORD"] = ("\n".join(record) + "\n").encode()
+    with zipfile.ZipFile(wheel, "w") as zf:
+        for rel, data in files.items():
+            zf.writestr(rel, data)
+    return wheel
+
+
+def _table_symbols(report: object) -> set[str]:
+    return {f.symbol for f in report.findings if f.rule == "table-missing-arch"}  # type: ignore[attr-defined]
+
+
+EXPECTED_TABLES = {
+    "SYMM_MAX_SIZES",
+    "SymmComm._MULTIMEM_SIZES",
+    "ARCH_BLOCK_CONFIGS",
+    "TUNED_TILES",
+    "SM_SPLITS",
+    "KERNEL_NAMES",
+    "pick_stages.stages",
+}
+
+
+def test_wheel_file_target(tmp_path: Path) -> None:
+    wheel = _build_wheel(tmp_path)
+    target = resolve_target(str(wheel))
+    assert target.kind == "wheel"
+    assert _table_symbols(run_scan([str(wheel)], OPTS)) == EXPECTED_TABLES
+
+
+def test_single_file_target(tmp_path: Path) -> None:
+    write_tree(tmp_path)
+    report = run_scan([str(tmp_path / "toyengine/kernels/configs.py")], OPTS)
+    assert {f.path for f in report.findings} == {"configs.py"}
+
+
+def test_requirement_target_is_downloaded_not_installed(tmp_path: Path) -> None:
+    wheel = _build_wheel(tmp_path)
+    report = run_scan([f"toyengine @ {wheel.as_uri()}"], OPTS)
+    assert report.targets[0].target.kind == "requirement"
+    assert _table_symbols(report) == EXPECTED_TABLES
+
+
+@pytest.mark.slow
+def test_installed_dist_in_another_environment(tmp_path: Path) -> None:
+    wheel = _build_wheel(tmp_path)
+    env = tmp_path / "env"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(env)], check=True)
+    python = env / "bin" / "python"
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(python),
+            "install",
+            "-q",
+            "--no-deps",
+            "--no-index",
+            str(wheel),
+        ],
+        check=True,
+    )
+    report = run_scan(["toyengine"], OPTS, python=str(python))
+    assert report.targets[0].target.kind == "dist"
+    assert _table_symbols(report) == EXPECTED_TABLES
+    assert {f.path for f in report.findings if f.symbol == "SYMM_MAX_SIZES"} == {"toyengine/comm/sizes.py"}

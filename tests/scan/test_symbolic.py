@@ -1,0 +1,71 @@
+"""Predicates evaluated against the arch facts, with Python's own semantics."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from capgap.arch import all_facts
+from capgap.scan.keys import classify_keys
+from capgap.scan.symbolic import Context, evaluate
+
+
+def _admits(expr: str, names: dict[str, str] | None = None) -> list[str] | None:
+    env = {k: ast.parse(v, mode="eval").body for k, v in (names or {}).items()}
+    sym = evaluate(ast.parse(expr, mode="eval").body, Context(env.get, lambda _n: None))
+    if sym.kind != "pred":
+        return None
+    return [cc for cc, a in all_facts().items() if a.major >= 9 and sym.value(a)]
+
+
+@pytest.mark.parametrize(
+    ("expr", "admits"),
+    [
+        ("torch.cuda.get_device_capability()[0] in (9, 10)", ["9.0", "10.0", "10.3"]),
+        ("get_device_capability() == (10, 0)", ["10.0"]),
+        ("major >= 10", ["10.0", "10.3", "11.0", "12.0", "12.1"]),
+        ("sm_version in [90, 100]", ["9.0", "10.0"]),
+        ("capability == '10.3'", ["10.3"]),
+        ("capability >= '9.0'", ["9.0"]),  # string order: "12.0" < "9.0", as in the scanned code
+        ("is_cuda() and get_device_capability()[0] == 12", ["12.0", "12.1"]),
+        ("not get_device_capability() >= (10, 0)", ["9.0"]),
+        ("(10, 0) > get_device_capability() >= (8, 0)", ["9.0"]),
+    ],
+)
+def test_predicates_admit_exactly(expr: str, admits: list[str]) -> None:
+    assert _admits(expr) == admits
+
+
+def test_local_assignments_are_followed() -> None:
+    names = {"major": "get_device_capability()[0]", "sm": "major * 10 + minor", "minor": "0"}
+    assert _admits("sm == 120", names) == ["12.0", "12.1"]
+
+
+@pytest.mark.parametrize(
+    "expr",
+    ["world_size in (2, 4)", "torch.version.cuda >= '12.8'", "flag or get_device_capability()[0] == 9"],
+)
+def test_non_capability_tests_are_not_predicates(expr: str) -> None:
+    assert _admits(expr) is None
+
+
+@pytest.mark.parametrize(
+    ("keys", "style"),
+    [
+        ("{9: 1, 10: 2}", "major-int"),
+        ("{90: 1, 100: 2}", "number-int"),
+        ("{'9.0': 1, '10.3': 2}", "dotted-str"),
+        ("{'sm_90': 1, 'default': 2}", "sm-str"),
+        ("{(9, 0): 1, (10, 0): 2}", "tuple"),
+        ("{2: 1, 4: 2, 8: 3}", None),  # world sizes
+        ("{1: 1, 16: 2, 64: 3}", None),  # batch sizes
+        ("{'12.4': 1, '12.8': 2}", None),  # CUDA versions
+        ("{9: 1, '10.0': 2}", None),  # mixed styles
+    ],
+)
+def test_capability_keys_are_recognised_and_near_misses_are_not(keys: str, style: str | None) -> None:
+    node = ast.parse(keys, mode="eval").body
+    assert isinstance(node, ast.Dict)
+    got = classify_keys(node.keys)
+    assert (got[0] if got else None) == style
