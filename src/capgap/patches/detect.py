@@ -171,6 +171,7 @@ def local_changes(
             for p in git(target.root, "ls-files", "--others", "--exclude-standard", "-z").decode().split("\0")
             if p
         ]
+        rels = [r for r in rels if ".capgap-tmp" not in r.rsplit("/", 1)[-1]]  # a killed write's leftovers
         if exclude is not None:
             ex = os.path.realpath(exclude)
             rels = [r for r in rels if not os.path.realpath(target.root / r).startswith(ex + os.sep)]

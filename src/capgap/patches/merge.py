@@ -62,19 +62,20 @@ def change_present(current: bytes | None, pristine: bytes | None, patched: bytes
     return all(a in have for a in added) and not any(r in have and r not in added for r in removed)
 
 
-def find_moved(pristine: bytes, rel: str, candidates: list[str], read: object) -> str | None:
-    """Upstream deleted rel: the file most like its pristine among same-named files, if close."""
+def find_moved(versions: list[bytes], rel: str, candidates: list[str], read: object) -> str | None:
+    """Upstream deleted rel: the same-named file most like its pristine or patched text, if close."""
     base = rel.rsplit("/", 1)[-1]
     same_name = [c for c in candidates if c != rel and c.rsplit("/", 1)[-1] == base]
     if not same_name:
         return None
-    want = pristine.decode("utf-8", "replace").splitlines()
-    best, best_ratio = None, 0.6
+    wants = [v.decode("utf-8", "replace").splitlines() for v in versions]
+    best, best_ratio = None, 0.5
     for cand in same_name:
         data = read(cand)  # type: ignore[operator]
         if data is None:
             continue
-        ratio = difflib.SequenceMatcher(None, want, data.decode("utf-8", "replace").splitlines()).ratio()
+        lines = data.decode("utf-8", "replace").splitlines()
+        ratio = max(difflib.SequenceMatcher(None, want, lines).ratio() for want in wants)
         if ratio > best_ratio:
             best, best_ratio = cand, ratio
     return best

@@ -135,10 +135,8 @@ def upgrade(
         )
         journal.phase("restore")
         journal.write_files(restore)
-        if target.kind == "git" and restore:
-            tracked = [rel for rel, _cur, up in restore if up is not None]
-            if tracked:  # staged edits would make `git pull` refuse just the same
-                git(target.root, "reset", "-q", "--", *tracked)
+        if target.kind == "git" and restore:  # staged edits would make `git pull` refuse just the same
+            git(target.root, "reset", "-q", "--", *[rel for rel, _cur, _up in restore])
         journal.phase("cmd")
         report.command_rc, report.command_output = _run(
             cmd, str(target.root) if target.kind == "git" else None
