@@ -46,15 +46,20 @@ def test_gloo_launch_measures_both_ranks_and_records_why_the_rest_was_skipped(gl
     assert json.loads((out / "values.json").read_text()) == report["values"]
 
 
-def test_a_second_run_keeps_the_first_runs_files(gloo_run, tmp_path):
+def test_a_second_run_keeps_the_first_runs_files_and_multicast_stays_off_unprobed(gloo_run, tmp_path):
     _, out = gloo_run
     first = (out / "raw.json").read_text()
     result = run_cli("tune", "allreduce", "--nproc", "2", "--sizes", "1K", "--mode", "eager",
-                     "--out", str(out), *FAST)
+                     "--out", str(out), "--allow-multicast", *FAST)
     assert result.code == 0, result.err
+    # asking is not enough: without the probe reporting support, multicast stays off in the children
+    assert "multicast stays off" in result.err
+    env = json.loads((out / "raw.json").read_text())["environment"]["env"]
+    assert (env["NCCL_NVLS_ENABLE"], env["TORCH_SYMM_MEM_DISABLE_MULTICAST"]) == ("0", "1")
     (backup,) = [p for p in out.iterdir() if p.name.startswith("previous-")]
     assert (backup / "raw.json").read_text() == first
-    assert "nccl eager" in result.out and "not measured: two_shot/eager" in result.out
+    assert result.out.startswith("eager: all-reduce us per op") and "┃ gloo ┃" in result.out
+    assert "not measured: two_shot/eager" in result.out
 
 
 @pytest.mark.parametrize(

@@ -84,7 +84,7 @@ def test_one_shot_switch_point_and_copy_free_two_shot_are_reported():
     assert summary["max_size_bytes"] == 4 * K  # copy path: won 1K, 2K, lost 4K
 
 
-def test_values_take_the_smaller_mode_threshold_and_no_multimem_without_measurement():
+def test_values_follow_graph_mode_and_no_multimem_without_measurement():
     sizes = [K, 2 * K, 4 * K]
     lat = {("nccl", "eager"): dict.fromkeys(sizes, 40.0), ("nccl", "graph"): dict.fromkeys(sizes, 10.0),
            ("two_shot", "eager"): dict.fromkeys(sizes, 9.0),
@@ -95,12 +95,20 @@ def test_values_take_the_smaller_mode_threshold_and_no_multimem_without_measurem
     assert values["multimem_world_sizes"] == {"9": []}
     assert values["measured"]["modes"]["eager"]["max_size_bytes"] == 4 * K
     assert values["measured"]["modes"]["graph"]["max_size_bytes"] == 2 * K
+    assert values["measured"]["decided_by"] == "graph"
     assert values["measured"]["not_measured"] == {"multimem/eager": "multicast off"}
     link = values["measured"]["link"]
     assert link["limit_gbps"] == 450.0
     best = 4 * K / 7e-6 / 1e9  # two_shot graph at 4K
     assert link["best_busbw_gbps"] == round(best, 1)
     assert link["fraction_of_limit"] == round(best / 450.0, 3)
+
+
+def test_an_eager_only_run_decides_by_eager():
+    lat = {("nccl", "eager"): {K: 40.0, 2 * K: 40.0}, ("two_shot", "eager"): {K: 9.0, 2 * K: 9.0}}
+    _, values = analyse(make_raw(lat), 0.05)
+    assert values["tables"]["TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES"] == {"9": {"2": 2 * K}}
+    assert values["measured"]["decided_by"] == "eager"
 
 
 def test_nothing_is_recommended_from_a_cpu_run():

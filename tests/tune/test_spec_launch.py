@@ -74,3 +74,12 @@ def test_worker_forces_multicast_off_unless_allowed():
     env = {"NCCL_NVLS_ENABLE": "1", "CAPGAP_TUNE_ALLOW_MULTICAST": "1"}
     assert force_multicast_off(env) is False
     assert env["NCCL_NVLS_ENABLE"] == "1"
+
+
+def test_missing_torch_is_an_environment_error_exit_2(monkeypatch, tmp_path):
+    from tests.cli_runner import run_cli
+
+    monkeypatch.setattr("capgap.tune.launch.importlib.util.find_spec", lambda name: None)
+    result = run_cli("tune", "allreduce", "--nproc", "2", "--out", str(tmp_path / "o"))
+    assert result.code == 2
+    assert "torch is not installed" in result.err

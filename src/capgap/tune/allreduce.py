@@ -61,6 +61,10 @@ def analyse(raw: dict[str, Any], margin: float) -> tuple[list[Row], dict[str, An
         "sizes": [min(spec["sizes"]), max(spec["sizes"])], "multicast_ptr": env.get("multicast_ptr"),
         "modes": modes, "not_measured": recommend.skipped(raw),
     }
+    if not any(r.backend == MULTIMEM for r in rows):
+        measured["multimem"] = next(
+            (why for name, why in measured["not_measured"].items() if name.startswith(MULTIMEM)),
+            "not run: NVLink multicast is off (pass --allow-multicast where the probe reports support)")
     ok_rows = [r for r in rows if r.ok]
     if ok_rows:
         best = max(ok_rows, key=lambda r: r.busbw_gbps)
@@ -68,13 +72,15 @@ def analyse(raw: dict[str, Any], margin: float) -> tuple[list[Row], dict[str, An
         measured["link"]["best"] = f"{best.backend} ({best.mode}) at {best.bytes} bytes"
         measured["worst_spread"] = round(max(r.spread for r in rows), 4)
         measured["median_spread"] = round(sorted(r.spread for r in rows)[len(rows) // 2], 4)
-    max_sizes = [s["max_size_bytes"] for s in modes.values()]
-    multimem = bool(modes) and all(s.get("multimem_beats_two_shot") for s in modes.values())
     cc = env.get("cc")
-    if not max_sizes or not cc:
+    if not modes or not cc:
         return rows, {"measured": measured}  # nothing to recommend (CPU run, or NCCL only)
-    values = build_values(cc=cc, world_size=int(env["world_size"]), max_size=min(max_sizes),
-                          multimem=multimem, margin=margin, measured=measured)
+    decisive = "graph" if "graph" in modes else next(iter(modes))  # why graph: recommend.py
+    measured["decided_by"] = decisive
+    chosen = modes[decisive]
+    values = build_values(cc=cc, world_size=int(env["world_size"]), max_size=chosen["max_size_bytes"],
+                          multimem=bool(chosen.get("multimem_beats_two_shot")), margin=margin,
+                          measured=measured)
     return rows, values
 
 
@@ -90,11 +96,14 @@ def tune_allreduce(spec: SweepSpec, nproc: int, out: Path | None, margin: float,
     if allow_multicast:
         multicast, why = multicast_supported()
         notes.append(f"multicast {'allowed' if multicast else 'stays off'}: {why}")
-    if MULTIMEM in spec.backends and not multicast:
-        kept = [b for b in spec.backends if b != MULTIMEM]
-        spec = SweepSpec.from_json({**spec.to_json(), "backends": kept})
-        notes.append("multimem_all_reduce_ not run: it needs multicast, which is off")
+    backends = [b for b in spec.backends if b != MULTIMEM] + ([MULTIMEM] if multicast else [])
+    if tuple(backends) != spec.backends:
+        spec = SweepSpec.from_json({**spec.to_json(), "backends": backends})
     out_dir = prepare_out_dir(out)
+    from capgap import output
+
+    output.info(f"measuring all-reduce: {len(spec.sizes)} sizes x {len(spec.backends)} backends x "
+                f"{len(spec.modes)} modes on {nproc} processes per node, results in {out_dir}")
     started = time.monotonic()
     raw, _log = run_sweep(spec, nproc, out_dir, torchrun_args, multicast=multicast)
     wall = time.monotonic() - started

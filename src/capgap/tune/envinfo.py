@@ -75,6 +75,8 @@ def nvlink_info(bus_id: str | None, index: int) -> dict[str, Any]:
                 value = pynvml.nvmlDeviceGetFieldValues(handle, [field])[0]
                 if value.nvmlReturn == 0:
                     info["speed_mbps_per_link"] = int(value.value.uiVal)
+                else:
+                    info["speed_nvml_return"] = int(value.nvmlReturn)
             except Exception as exc:  # older drivers lack the field
                 info["speed_error"] = str(exc)
     except Exception as exc:

@@ -218,9 +218,16 @@ class Sweep:
                     cells += [{"backend": backend, "mode": m, "bytes": size, "skipped": reason}
                               for m in self.spec.modes]
                     continue
-                checks.append({"backend": backend, "bytes": size, **self._check(backend, n, size)})
-                op = self._op(backend, n)
-                iters = iters_for(self._estimate_us(op), self.spec.target_ms, self.spec.max_iters)
+                try:
+                    check = self._check(backend, n, size)
+                    op = self._op(backend, n)
+                    iters = iters_for(self._estimate_us(op), self.spec.target_ms, self.spec.max_iters)
+                except RuntimeError as exc:  # e.g. a world size the kernel does not support
+                    reason = f"{backend} failed: {exc}".splitlines()[0][:300]
+                    cells += [{"backend": backend, "mode": m, "bytes": size, "skipped": reason}
+                              for m in self.spec.modes]
+                    continue
+                checks.append({"backend": backend, "bytes": size, **check})
                 cells += [self._cell(backend, mode, size, iters, op) for mode in self.spec.modes]
         if self.cuda:
             torch.cuda.synchronize()

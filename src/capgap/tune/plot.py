@@ -34,14 +34,21 @@ def plot(rows: list[Row], values: dict[str, Any], path: Path, title: str) -> Pat
         lat.plot(xs, [r.median_us for r in series], label=f"{backend} ({mode})", **style)
         bw.plot(xs, [r.busbw_gbps for r in series], label=f"{backend} ({mode})", **style)
     measured = values.get("measured", {})
+    decided = measured.get("decided_by")
+    marks: dict[tuple[int, str], list[str]] = {}  # (size, colour) -> labels, so equal marks share a line
     for mode, summary in measured.get("modes", {}).items():
-        size = summary.get("max_size_bytes")
-        if size:
-            for ax in (lat, bw):
-                ax.axvline(size, color="grey", linestyle=_STYLES.get(mode, ":"), linewidth=1)
-            lat.annotate(f"max_size ({mode}) {format_size(size)}", (size, 0.98),
-                         xycoords=("data", "axes fraction"), rotation=90, va="top", ha="right",
-                         fontsize=8, color="grey")
+        if summary.get("max_size_bytes"):
+            tag = "recommended " if mode == decided else ""
+            marks.setdefault((summary["max_size_bytes"], "black"), []).append(f"{tag}max_size ({mode})")
+        switch = summary.get("one_shot_beats_two_shot_until_bytes")
+        if switch and mode == decided:
+            marks.setdefault((switch, _COLOURS["one_shot"]), []).append(f"one-shot wins up to ({mode})")
+    for (size, colour), labels in marks.items():
+        for ax in (lat, bw):
+            ax.axvline(size, color=colour, linestyle=":", linewidth=1.2)
+        lat.annotate(f"{', '.join(labels)} {format_size(size)}", (size, 0.98),
+                     xycoords=("data", "axes fraction"), rotation=90, va="top", ha="right",
+                     fontsize=8, color=colour)
     link = measured.get("link", {})
     if "limit_gbps" in link:
         bw.axhline(link["limit_gbps"], color="black", linewidth=1)

@@ -11,8 +11,14 @@ two-shot (or multimem for the world sizes in their multimem list). The path time
 losing by `margin` (or a wrong result), anything else a tie; the scan stops at the first loss.
 The recommended value is the first measured size after the last win (engines test
 `size < max_size`), or the largest size when symmetric memory won there (nothing beyond is
-claimed). The table value is the smallest over the measured modes, because one table serves
-graph-captured decode and eager prefill.
+claimed).
+
+The table value follows graph mode when it was measured. Decode, where the small messages are,
+runs captured in CUDA graphs; eager small-message times are bound by host launch overhead
+(NCCL's enqueue alone is 25-45 us per call on 2x H200, varying from run to run) and flipped the
+eager threshold between 32 KiB and 16 MiB in two back-to-back runs, while the graph threshold
+stayed put. At the sizes where the threshold falls, eager and graph times agree within a few
+percent, so large eager prefill messages are decided correctly too. Eager-only runs use eager.
 """
 
 from __future__ import annotations

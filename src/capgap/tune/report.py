@@ -26,20 +26,9 @@ def to_json(result: TuneResult) -> dict[str, Any]:
 def render_text(result: TuneResult) -> None:
     rows = result.rows
     env = result.raw["environment"]
-    columns = sorted({(r.backend, r.mode) for r in rows})
-    cells = {(r.backend, r.mode, r.bytes): r for r in rows}
-    table_rows = []
-    for size in sorted({r.bytes for r in rows}):
-        line: list[Any] = [format_size(size)]
-        for backend, mode in columns:
-            r = cells.get((backend, mode, size))
-            line.append("" if r is None else f"{r.median_us:.1f}{'' if r.ok else ' WRONG'}")
-        best = max((r for r in rows if r.bytes == size and r.ok), key=lambda r: r.busbw_gbps, default=None)
-        line.append("" if best is None else f"{best.busbw_gbps:.0f} {best.backend}/{best.mode}")
-        table_rows.append(line)
-    title = (f"all-reduce, {env['world_size']} ranks, {env.get('gpu') or env['dist_backend']}, "
-             f"us per op (max over ranks, median of repeats)")
-    output.table(title, ["size", *(f"{b} {m}" for b, m in columns), "best busbw GB/s"], table_rows)
+    nccl_name = "nccl" if env.get("dist_backend") == "nccl" else str(env.get("dist_backend"))
+    for mode in sorted({r.mode for r in rows}):
+        _mode_table(result, mode, nccl_name)
     measured = result.values.get("measured", {})
     for mode, s in measured.get("modes", {}).items():
         switch = s.get("one_shot_beats_two_shot_until_bytes")
@@ -47,13 +36,20 @@ def render_text(result: TuneResult) -> None:
             f"{mode}: {s['symm_backend']} beats NCCL (margin {result.values.get('margin', 0):.0%}) up to "
             f"{_size(s['last_win_bytes'])}, first loss at {_size(s['first_loss_bytes'])} -> max_size "
             f"{_size(s['max_size_bytes'])}; one-shot beats two-shot up to {_size(switch)}")
+        if "two_shot_without_copies" in s:
+            bare = s["two_shot_without_copies"]
+            output.show(f"{mode}: two-shot alone (no copies in and out) beats NCCL up to "
+                        f"{_size(bare['last_win_bytes'])}, first loss at {_size(bare['first_loss_bytes'])}")
     tables = result.values.get("tables", {}).get(MAX_SIZES_SYMBOL)
     if tables:
+        decided = measured.get("decided_by")
         for arch, per_ws in tables.items():
             for ws, nbytes in per_ws.items():
-                output.show(f"recommended {MAX_SIZES_SYMBOL}[{arch}][{ws}] = {nbytes} ({_size(nbytes)})")
-        output.show(f"recommended multimem world sizes [{', '.join(result.values['multimem_world_sizes'])}]: "
-                    f"{result.values['multimem_world_sizes']}")
+                output.show(f"recommended {MAX_SIZES_SYMBOL}[{arch}][{ws}] = {nbytes} ({_size(nbytes)}; "
+                            f"decided by {decided} mode)")
+        for arch, sizes in result.values["multimem_world_sizes"].items():
+            output.show(f"recommended multimem world sizes[{arch}] = {sizes} (of measured world size "
+                        f"{result.values['world_size']}; multimem: {measured.get('multimem', 'measured')})")
     link = measured.get("link", {})
     if "fraction_of_limit" in link:
         output.show(f"link: {link['links']} x {link['link']} at {link['per_link_gbps']:g} GB/s each way = "
@@ -77,5 +73,31 @@ def render_text(result: TuneResult) -> None:
     output.show(f"sweep {result.wall_s:.1f} s; wrote " + ", ".join(str(p) for p in result.files.values()))
 
 
+def _mode_table(result: TuneResult, mode: str, nccl_name: str) -> None:
+    rows = [r for r in result.rows if r.mode == mode]
+    env = result.raw["environment"]
+    backends = sorted({r.backend for r in rows})
+    cells = {(r.backend, r.bytes): r for r in rows}
+    table_rows = []
+    for size in sorted({r.bytes for r in rows}):
+        line: list[Any] = [format_size(size)]
+        for backend in backends:
+            r = cells.get((backend, size))
+            line.append("" if r is None else f"{_us(r.median_us)}{'' if r.ok else ' WRONG'}")
+        best = max((r for r in rows if r.bytes == size and r.ok), key=lambda r: r.busbw_gbps, default=None)
+        line.append("" if best is None else f"{best.busbw_gbps:.0f}")
+        table_rows.append(line)
+    title = (f"{mode}: all-reduce us per op, {env['world_size']} ranks, {env.get('gpu') or nccl_name} "
+             f"(max over ranks, median of repeats)")
+    names = [nccl_name if b == "nccl" else b for b in backends]
+    output.table(title, ["size", *names, "best busbw GB/s"], table_rows)
+
+
+def _us(value: float) -> str:
+    return f"{value:.1f}" if value < 100 else f"{value:.0f}"
+
+
 def _size(nbytes: int | None) -> str:
-    return "never" if nbytes is None else format_size(nbytes) if nbytes else "0 (never)"
+    if nbytes is None:
+        return "none"
+    return format_size(nbytes) if nbytes else "0 (never)"
