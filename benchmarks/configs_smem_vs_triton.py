@@ -48,6 +48,8 @@ def _tile_matmul(
     for _ in range(0, tl.cdiv(K, BLOCK_K)):
         a = tl.load(a_ptrs)
         b = tl.load(b_ptrs)
+        if b.dtype != a.dtype:  # weight-only quantisation: int8 weights converted in registers
+            b = b.to(a.dtype)
         acc = tl.dot(a, b, acc=acc)
         a_ptrs += BLOCK_K
         b_ptrs += BLOCK_K * stride_bk
@@ -64,12 +66,19 @@ CONFIGS = [  # (dtype tag as in config file names, BLOCK_M, BLOCK_N, BLOCK_K, nu
     ("fp8_w8a8", 64, 128, 256, 4, 2),
     ("fp8_w8a8", 128, 256, 128, 8, 4),
     ("fp8_w8a8", 64, 128, 128, 4, 5),
+    ("int8_w8a16", 16, 64, 128, 4, 3),
+    ("int8_w8a16", 64, 128, 64, 4, 4),
 ]
 CAPS = [80, 89, 90, 120]
 
 
-def _ptr_types(dtype: str | None) -> tuple[str, str]:
-    return ("*fp8e4nv", "*bf16") if dtype == "fp8_w8a8" else ("*bf16", "*bf16")
+def _ptr_types(dtype: str | None) -> tuple[str, str, str]:
+    """A, B and C pointer types for a dtype tag."""
+    if dtype == "fp8_w8a8":
+        return "*fp8e4nv", "*fp8e4nv", "*bf16"
+    if dtype == "int8_w8a16":
+        return "*bf16", "*i8", "*bf16"
+    return "*bf16", "*bf16", "*bf16"
 
 
 def main() -> int:
@@ -82,10 +91,10 @@ def main() -> int:
         for dtype, bm, bn, bk, warps, stages in CONFIGS:
             if dtype == "fp8_w8a8" and cap < 89:
                 continue
-            ab, cty = _ptr_types(dtype)
+            aty, bty, cty = _ptr_types(dtype)
             sig = {
-                "a_ptr": ab,
-                "b_ptr": ab,
+                "a_ptr": aty,
+                "b_ptr": bty,
                 "c_ptr": cty,
                 "rows_ptr": "*i32",
                 "K": "i32",

@@ -123,3 +123,44 @@ def test_text_table_shows_families(tmp_path: Path, capsys) -> None:
     assert f"{MOE}: {RTX_FILE} (cc 12.0) lacks 3 of 4 shapes" in out
     assert "E,N,dtype=fp8_w8a8,down" in out
     assert "would not fit 99 KB per block (out of resource: shared memory): NVIDIA_B200 (1)" in out
+
+
+def test_sglang_triton_version_dirs_count_shapes_the_device_has_in_another_version(tmp_path: Path) -> None:
+    base = tmp_path / "sglang/srt/layers/moe/configs"
+    write_config(base / "triton_3_4_0", "E=8,N=16,device_name=NVIDIA_H200.json")
+    write_config(base / "triton_3_4_0", "E=8,N=32,device_name=NVIDIA_H200.json")
+    write_config(base / "triton_3_5_1", f"E=8,N=16,device_name={RTX_FILE}.json")
+    write_config(tmp_path / "vllm/configs", "E=8,N=16,device_name=NVIDIA_H200.json")
+    result = _scan(tmp_path, RTX)
+    by_dir = {f.symbol: f.extra.get("in_other_triton_dirs") for f in result.findings}
+    assert by_dir == {"sglang/srt/layers/moe/configs/triton_3_4_0": 1, "vllm/configs": None}
+
+
+def test_siblings_are_gpus_of_the_targets_vendor(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    write_config(tmp_path / MOE, "E=64,N=512,device_name=AMD_Instinct_MI325X.json")
+    (f,) = _scan(tmp_path, "AMD Instinct MI300X").findings
+    assert (f.symbol, f.missing, f.present) == (MOE, "AMD_Instinct_MI300X", ("AMD_Instinct_MI325X",))
+    assert f.extra["missing_examples"] == ["E=64,N=512"] and f.arch == ""
+    assert f.message.startswith("1 of 2 tuned config shapes have a file for another AMD GPU")
+
+
+def test_an_ambiguous_device_is_a_usage_error(tmp_path: Path) -> None:
+    import pytest
+
+    from capgap.errors import UsageError
+
+    with pytest.raises(UsageError, match="give the full name"):
+        _scan(_tree(tmp_path), "RTX PRO 6000")
+
+
+def test_an_unreadable_sibling_file_is_skipped_and_never_copied(tmp_path: Path) -> None:
+    _tree(tmp_path)
+    broken = tmp_path / MOE / "E=64,N=512,device_name=NVIDIA_L40S.json"
+    broken.write_text("{not json")
+    result = _scan(tmp_path, RTX, "NVIDIA L4")
+    assert [(s.path, s.reason) for s in result.skipped] == [
+        (f"{MOE}/E=64,N=512,device_name=NVIDIA_L40S.json", "tuned config is not readable JSON")
+    ]
+    (f,) = [f for f in result.findings if f.missing == RTX_FILE]
+    assert f.extra["copyable"] == 2  # E=64,N=512: B200 does not fit, L40S is unreadable

@@ -1,14 +1,18 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
 from pathlib import Path
 
 import pytest
 
+from capgap import output
 from capgap.arch import parse_arch
 from capgap.configs.fixer import MANIFEST, fix_configs
 from capgap.configs.report import show_config_copies
 from capgap.errors import UsageError
+from capgap.patches.store import Store
 from capgap.targets import resolve_target
 
 from .treebuild import entry, write_config
@@ -98,22 +102,47 @@ def test_second_run_finds_nothing_left_and_keeps_the_manifest(tmp_path: Path) ->
     assert len(json.loads((root / D / MANIFEST).read_text())["files"]) == 2
 
 
-def test_records_copies_in_the_store_as_new_files(tmp_path: Path) -> None:
-    class RecordingStore:  # save_patch as the patch store spells it (boundary fake)
-        def __init__(self) -> None:
-            self.calls: list[tuple] = []
+def _git(root: Path, *args: str) -> None:
+    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t"}
+    env["GIT_COMMITTER_EMAIL"] = "t@t"
+    subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
 
-        def save_patch(self, name, target_desc, files, semantic=None, note=""):
-            self.calls.append((name, target_desc, files, semantic, note))
 
-    root = _tree(tmp_path)
-    store = RecordingStore()
-    fix_configs(resolve_target(str(root)), [RTX], store=store)
-    ((name, desc, files, semantic, note),) = store.calls
+def test_copies_in_a_git_checkout_are_saved_in_the_patch_store_as_new_files(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "engine")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "upstream")
+    store = Store(tmp_path / "store")
+    copies = fix_configs(resolve_target(str(root / "vllm")), [RTX], store=store)
+    (name,) = store.names()
+    assert name.startswith(f"configs-{RTX_FILE}-")
+    assert {c.recorded_in for c in copies if c.status == "copied"} == {f"store:{name}"}
+    patch = store.load(name)
     new = f"{D}/E=8,N=7168,device_name={RTX_FILE}.json"
-    assert files[new][0] is None and files[new][1] == (root / new).read_bytes()
-    assert files[f"{D}/{MANIFEST}"][0] is None
-    assert "not measured" in note and semantic is None and desc == str(root)
+    entries = {e.path: patch.contents(e) for e in patch.files}
+    assert sorted(entries) == sorted(
+        [new, f"{D}/E=32,N=512,device_name={RTX_FILE},dtype=fp8_w8a8.json", f"{D}/{MANIFEST}"]
+    )
+    assert entries[new] == (None, (root / new).read_bytes())
+    assert entries[f"{D}/{MANIFEST}"][0] is None
+    assert "not measured" in str(patch.meta["note"])
+    assert patch.target["kind"] == "git"
+
+    # a later run (a shape appeared since) extends the same patch; the manifest stays a new file
+    write_config(root / D, "E=64,N=64,device_name=NVIDIA_L40S.json", SMALL)
+    fix_configs(resolve_target(str(root)), [RTX], store=store)
+    assert store.names() == [name]
+    paths = {e.path: e for e in store.load(name).files}
+    assert f"{D}/E=64,N=64,device_name={RTX_FILE}.json" in paths and new in paths
+    assert paths[f"{D}/{MANIFEST}"].pristine_sha is None
+
+
+def test_outside_git_the_manifest_alone_marks_the_copies(tmp_path: Path) -> None:
+    store = Store(tmp_path / "store")
+    copies = fix_configs(resolve_target(str(_tree(tmp_path / "plain"))), [RTX], store=store)
+    assert {c.recorded_in for c in copies if c.status == "copied"} == {"manifest"}
+    assert store.names() == []
 
 
 def test_unknown_device_needs_an_arch(tmp_path: Path) -> None:
@@ -128,9 +157,50 @@ def test_unknown_device_needs_an_arch(tmp_path: Path) -> None:
         fix_configs(resolve_target(str(root)), [])
 
 
-def test_text_output(tmp_path: Path, capsys) -> None:
+def test_text_output(tmp_path: Path, capsys, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    output.reset_consoles()
     copies = fix_configs(resolve_target(str(_tree(tmp_path))), [RTX], dry_run=True)
     show_config_copies(copies, dry_run=True)
     out = " ".join(capsys.readouterr().out.split())
     assert "dry run: nothing written" in out
-    assert "NVIDIA_L40S" in out and "refused" in out
+    assert f"{D}: {RTX} (99 KB per block): would copy 2 of 3, not measured" in out
+    assert "E=8,N=7168 │ planned │ NVIDIA_L40S │ 48" in out
+    assert "E=16,N=1024 │ refused │ none fits │ NVIDIA_B200 144, NVIDIA_H100_80GB_HBM3 144" in out
+
+
+def test_a_store_with_only_save_patch_and_an_explicit_patch_target(tmp_path: Path) -> None:
+    from capgap.patches.detect import resolve
+
+    root = _tree(tmp_path / "engine")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "upstream")
+    real = Store(tmp_path / "store")
+
+    class SaveOnly:  # what a caller wrapping the store passes: save_patch and nothing else
+        def save_patch(self, name, desc, files, **kwargs):
+            return real.save_patch(name + "-wrapped", desc, files, **kwargs)
+
+    fix_configs(resolve_target(str(root)), [RTX], store=SaveOnly(), patch_target=resolve(str(root)))
+    (name,) = real.names()
+    assert name.endswith("-wrapped")
+    assert {e.path for e in real.load(name).files} >= {f"{D}/{MANIFEST}"}
+
+
+def test_copies_saved_in_the_store_come_back_with_patch_apply(tmp_path: Path) -> None:
+    from tests.cli_runner import run_cli
+
+    root = _tree(tmp_path / "engine")
+    _git(root, "init", "-q")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-qm", "upstream")
+    store = tmp_path / "store"
+    copies = fix_configs(resolve_target(str(root)), [RTX], store=Store(store))
+    written = sorted(c.target_file for c in copies if c.status == "copied") + [f"{D}/{MANIFEST}"]
+    saved = {rel: (root / rel).read_bytes() for rel in written}
+    for rel in written:  # what a fresh checkout of upstream looks like
+        (root / rel).unlink()
+    result = run_cli("patch", "apply", str(root), "--store", str(store))
+    assert result.code == 0, result.err
+    assert {rel: (root / rel).read_bytes() for rel in written} == saved

@@ -10,6 +10,7 @@ from capgap.configs.naming import (
     shape_family,
     vendor,
 )
+from capgap.errors import UsageError
 
 
 @pytest.mark.parametrize(
@@ -117,3 +118,20 @@ def test_vendor() -> None:
     assert vendor("AMD_Instinct_MI300X") == "amd"
     assert vendor("Intel(R)_Arc(TM)_Pro_B60_Graphics") == "intel"
     assert vendor("Radeon_8060S_Graphics") == "amd"
+
+
+def test_partial_names_complete_to_the_one_full_name() -> None:
+    assert normalise_device("rtx 4090") == "NVIDIA GeForce RTX 4090"
+    assert (
+        normalise_device("h100 hbm3", ("NVIDIA_H100_80GB_HBM3", "NVIDIA_H100_PCIe"))
+        == "NVIDIA H100 80GB HBM3"
+    )
+    assert normalise_device("H100", ("NVIDIA_H100_80GB_HBM3",)) == "NVIDIA H100"  # a product name itself
+    assert normalise_device("NVIDIA Mystery 9000") == "NVIDIA Mystery 9000"  # unknown: kept as typed
+
+
+def test_a_partial_name_several_gpus_complete_is_refused() -> None:
+    with pytest.raises(
+        UsageError, match="could be NVIDIA RTX PRO 6000 Blackwell Server Edition, NVIDIA RTX PRO"
+    ):
+        normalise_device("RTX PRO 6000")

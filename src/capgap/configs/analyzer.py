@@ -11,12 +11,13 @@ siblings' files would not fit the target's shared memory per block (`smem.py`), 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from capgap.arch import ArchFacts, ArchSpec
-from capgap.configs.coverage import DirCoverage, collect_dirs, coverage, rel_to
+from capgap.configs.coverage import ConfigDir, DirCoverage, collect_dirs, coverage, rel_to
 from capgap.configs.devices import facts_for_device
-from capgap.configs.naming import normalise_device
-from capgap.findings import Finding
+from capgap.configs.naming import normalise_device, vendor
+from capgap.findings import Finding, Skipped
 from capgap.scan.analyzers import AnalyzerResult, ScanOptions
 from capgap.targets import Target
 
@@ -24,6 +25,7 @@ ANALYZER_ID = "configs"
 RULE = "config-missing-device"
 SEVERITY = "medium"
 EXAMPLES = 5
+_VENDORS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "other": ""}
 
 CONSEQUENCE = (
     "the engine finds no tuned config for these shapes on this GPU, logs a warning and falls back to "
@@ -41,33 +43,68 @@ def target_arch(device: str, archs: tuple[ArchSpec, ...]) -> ArchFacts | None:
     return min(known, key=lambda f: (f.smem_per_block_kb, f.number)) if known else None
 
 
-def target_devices(devices: tuple[str, ...] | list[str]) -> list[str]:
-    """Normalised, de-duplicated device names (8 GPUs of one kind are one target)."""
-    return list(dict.fromkeys(n for n in (normalise_device(d) for d in devices) if n))
+def target_devices(devices: Sequence[str], dirs: Sequence[ConfigDir] = ()) -> list[str]:
+    """Normalised, de-duplicated device names (8 GPUs of one kind are one target).
+
+    The device spellings found in `dirs` complete partial names (`naming.normalise_device`).
+    """
+    known = sorted({f.name.device for d in dirs for f in d.files})
+    return list(dict.fromkeys(n for n in (normalise_device(d, known) for d in devices) if n))
 
 
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     result = AnalyzerResult()
-    devices = target_devices(options.devices)
-    if not devices:
+    if not options.devices:
         return result
     dirs = collect_dirs(target)
+    devices = target_devices(options.devices, dirs)
     result.files = sum(len(d.files) for d in dirs)
     for device in devices:
         arch = target_arch(device, options.archs)
-        for directory in dirs:
-            cov = coverage(directory, device, arch)
+        covs = [coverage(directory, device, arch) for directory in dirs]
+        elsewhere = _other_triton_dirs(covs)
+        for cov in covs:
+            for path in cov.unreadable:
+                skip = Skipped(rel_to(path, target.root), "tuned config is not readable JSON")
+                if skip not in result.skipped:
+                    result.skipped.append(skip)
             if cov.gaps:
-                result.findings.append(finding_for(cov, target))
+                result.findings.append(finding_for(cov, target, elsewhere.get(cov.directory.rel)))
     return result
 
 
-def finding_for(cov: DirCoverage, target: Target) -> Finding:
+def _other_triton_dirs(covs: list[DirCoverage]) -> dict[str, int]:
+    """SGLang dirs `configs/triton_X_Y_Z`: how many gaps the target has a file for in a sibling dir.
+
+    SGLang looks in its own Triton version's directory first, then in every other `triton_*`
+    directory, newest first, with a warning; such shapes are not lost, just not tuned for this
+    Triton version.
+    """
+    groups: dict[str, list[DirCoverage]] = {}
+    for cov in covs:
+        parent, _, leaf = cov.directory.rel.rpartition("/")
+        if cov.directory.engine == "sglang" and leaf.startswith("triton_"):
+            groups.setdefault(parent, []).append(cov)
+    out: dict[str, int] = {}
+    for members in groups.values():
+        for cov in members:
+            have = {
+                f.name.key
+                for other in members
+                if other is not cov
+                for f in other.directory.files
+                if f.name.device == other.spelling
+            }
+            out[cov.directory.rel] = sum(1 for g in cov.gaps if g.name.key in have)
+    return out
+
+
+def finding_for(cov: DirCoverage, target: Target, in_other_triton_dirs: int | None = None) -> Finding:
     missing = len(cov.gaps)
     by_device: Counter[str] = Counter(c.device for g in cov.gaps for c in g.candidates)
     limit = cov.arch.smem_per_block_kb if cov.arch else None
     unfit: Counter[str] = Counter()
-    unfit_examples = []
+    unfit_examples: list[dict[str, object]] = []
     for gap in cov.gaps:
         for cand in gap.candidates:
             if cand.need is not None and cand.need.bytes is not None and cand.fits is False:
@@ -95,8 +132,8 @@ def finding_for(cov: DirCoverage, target: Target) -> Finding:
         missing=cov.spelling,
         consequence=CONSEQUENCE,
         message=(
-            f"{missing} of {cov.shapes} tuned config shapes have a file for another NVIDIA GPU "
-            f"but none for {cov.spelling}"
+            f"{missing} of {cov.shapes} tuned config shapes have a file for another "
+            f"{_VENDORS[vendor(cov.spelling)]} GPU but none for {cov.spelling}"
         ),
         arch=cov.arch.cc if cov.arch else "",
         source=f"{cov.spelling} has {cov.target_has} of {cov.shapes} shapes; siblings: {top}",
@@ -113,5 +150,6 @@ def finding_for(cov: DirCoverage, target: Target) -> Finding:
             "smem_unfit_by_device": dict(unfit.most_common()),
             "smem_unfit_examples": unfit_examples,
             "copyable": copyable if limit is not None else None,
+            **({} if in_other_triton_dirs is None else {"in_other_triton_dirs": in_other_triton_dirs}),
         },
     )

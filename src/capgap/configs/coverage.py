@@ -1,9 +1,9 @@
 """Which config shapes a device lacks in a directory, and which siblings' files could stand in.
 
 A *directory* is a folder of device-named config files (`naming.parse_config_name`). For a target
-device it splits into the shapes the target has and the *gaps*: shapes that at least one other
-NVIDIA GPU has a file for and the target has none (AMD/Intel files are tuned for another
-compiler backend and are never siblings).
+device it splits into the shapes the target has and the *gaps*: shapes that at least one sibling
+(another GPU of the target's vendor) has a file for and the target has none. AMD or Intel files
+are tuned for another compiler backend and are never siblings of an NVIDIA GPU.
 
 For each gap the siblings are ranked by how close their GPU is to the target ("closest"):
 1. the same compute capability (another board of the same chip: `H100_PCIe` for `H100_80GB_HBM3`);
@@ -124,11 +124,12 @@ class DirCoverage:
     device: str  # the device name as the driver reports it
     spelling: str  # the file spelling the directory's engine looks up
     arch: ArchFacts | None
-    siblings: tuple[str, ...]  # other NVIDIA devices with files here
-    shapes: int  # shapes with a file for some NVIDIA GPU (target included)
+    siblings: tuple[str, ...]  # other devices of the target's vendor with files here
+    shapes: int  # shapes with a file for some GPU of the target's vendor (target included)
     target_has: int
     gaps: tuple[ShapeGap, ...]
     families: tuple[tuple[str, int, int], ...]  # (family, target has, siblings have)
+    unreadable: tuple[Path, ...] = ()  # sibling files that are not JSON (not copyable)
 
 
 def _closeness(target: ArchFacts | None, cand_cc: str | None, device: str) -> tuple[object, ...]:
@@ -164,23 +165,25 @@ def coverage(directory: ConfigDir, device: str, arch: ArchFacts | None) -> DirCo
     present = {d for per in shapes.values() for d in per}
     spelling = next((s for s in spellings if s in present), spellings[0])
     limit = arch.smem_per_block_kb if arch else None
+    own_vendor = vendor(spelling)
     gaps: list[ShapeGap] = []
     fam_target: Counter[str] = Counter()
     fam_siblings: Counter[str] = Counter()
     siblings: set[str] = set()
     total = has = 0
+    unreadable: list[Path] = []
     for per in shapes.values():
-        nvidia = {d: f for d, f in per.items() if vendor(d) == "nvidia" or d == spelling}
-        others = {d: f for d, f in nvidia.items() if d != spelling}
-        if not nvidia:
+        kin = {d: f for d, f in per.items() if vendor(d) == own_vendor or d == spelling}
+        others = {d: f for d, f in kin.items() if d != spelling}
+        if not kin:
             continue
-        any_file = next(iter(nvidia.values()))
+        any_file = next(iter(kin.values()))
         family = shape_family(any_file.name.shape)
         total += 1
         siblings.update(others)
         if others:
             fam_siblings[family] += 1
-        if spelling in nvidia:
+        if spelling in kin:
             has += 1
             fam_target[family] += 1
             continue
@@ -188,6 +191,8 @@ def coverage(directory: ConfigDir, device: str, arch: ArchFacts | None) -> DirCo
         for dev, f in others.items():
             data = read_json(f.path)
             need = None if data is None else file_need(data, f.name.dtype, arch)
+            if data is None:
+                unreadable.append(f.path)
             cands.append(Candidate(dev, f, cc_for_device(dev), need, limit))
         cands.sort(key=lambda c: _closeness(arch, c.cc, c.device))
         gaps.append(ShapeGap(any_file.name, any_file.name.shape, family, tuple(cands)))
@@ -196,7 +201,16 @@ def coverage(directory: ConfigDir, device: str, arch: ArchFacts | None) -> DirCo
     )
     gaps.sort(key=lambda g: _shape_order(g.shape))
     return DirCoverage(
-        directory, device, spelling, arch, tuple(sorted(siblings)), total, has, tuple(gaps), families
+        directory,
+        device,
+        spelling,
+        arch,
+        tuple(sorted(siblings)),
+        total,
+        has,
+        tuple(gaps),
+        families,
+        tuple(sorted(unreadable)),
     )
 
 

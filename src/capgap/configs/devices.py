@@ -10,10 +10,10 @@ the facts do not list as products (same source).
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 
 from capgap.arch import ArchFacts, all_facts
+from capgap.configs.naming import device_words
 
 _EXTRA = {  # product words -> cc (developer.nvidia.com/cuda-gpus)
     "L20": "8.9",
@@ -24,25 +24,20 @@ _EXTRA = {  # product words -> cc (developer.nvidia.com/cuda-gpus)
 }
 
 
-def _words(text: str) -> tuple[str, ...]:
-    text = re.sub(r"\(.*?\)", " ", text)  # "GB10 (DGX Spark)" -> "GB10"
-    return tuple(w for w in re.split(r"[\s_\-/]+", text.lower()) if w and w != "nvidia")
-
-
 @lru_cache(maxsize=1)
-def _products() -> tuple[tuple[tuple[str, ...], str], ...]:
-    rows = [(_words(p), cc) for cc, f in all_facts().items() for p in f.products]
-    rows += [(_words(p), cc) for p, cc in _EXTRA.items()]
+def _products() -> tuple[tuple[frozenset[str], str], ...]:
+    rows = [(device_words(p), cc) for cc, f in all_facts().items() for p in f.products]
+    rows += [(device_words(p), cc) for p, cc in _EXTRA.items()]
     return tuple(r for r in rows if r[0])
 
 
 @lru_cache(maxsize=256)
 def cc_for_device(device: str) -> str | None:
-    """ "9.0" for "NVIDIA_H100_80GB_HBM3", "12.0" for "NVIDIA RTX PRO 6000 Blackwell Server Edition"."""
-    words = set(_words(device))
+    """The cc of a device: "9.0" for NVIDIA_H100_80GB_HBM3, "12.0" for an RTX PRO 6000 Blackwell."""
+    words = device_words(device)
     best: dict[str, int] = {}
     for product, cc in _products():
-        if set(product) <= words:
+        if product <= words:
             best[cc] = max(best.get(cc, 0), len(product))
     if not best:
         return None

@@ -22,8 +22,11 @@ How each engine turns the GPU's name (`torch.cuda.get_device_name()` / NVML, e.g
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import PurePosixPath
+
+from capgap.errors import UsageError
 
 DEVICE_PART = "device_name="
 SHAPE_SUFFIXES = ("_down",)  # glued to the end of the stem, after the last selector
@@ -62,7 +65,9 @@ class ConfigName:
 
 def _split_top_level(text: str) -> list[str]:
     """Split on commas outside brackets (`block_shape=[128, 128]` holds a comma)."""
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch == "[":
             depth += 1
@@ -156,29 +161,50 @@ def file_spellings(device: str, rel_dir: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
-def normalise_device(text: str, known: tuple[str, ...] = ()) -> str:
+def device_words(name: str) -> frozenset[str]:
+    """The words of a device name in any spelling, lower-case, without the vendor word "nvidia"."""
+    name = re.sub(r"\(.*?\)", " ", name)  # "GB10 (DGX Spark)" -> "GB10"
+    return frozenset(w for w in re.split(r"[\s_\-/]+", name.lower()) if w and w != "nvidia")
+
+
+def _canonical(text: str) -> str:
+    return re.sub(r"\s+", " ", text.replace("_", " ")).strip()
+
+
+def normalise_device(text: str, known: Iterable[str] = ()) -> str:
     """A device name as the driver reports it, from any spelling a user types.
 
     `nvidia_rtx_pro_6000_blackwell_server_edition`, `RTX PRO 6000 Blackwell Server Edition` and
     `NVIDIA  RTX PRO 6000 Blackwell Server Edition` all give
     "NVIDIA RTX PRO 6000 Blackwell Server Edition": underscores become spaces, runs of spaces
-    collapse, a missing vendor word gets "NVIDIA " (what NVML reports for every current GPU),
-    and when a name in `known` (the file spellings seen in a tree, or product names) matches
-    ignoring case, its capitalisation is taken.
+    collapse, a missing vendor word gets "NVIDIA " (what NVML reports for every current GPU).
+    Then, against the names in `known` (the device spellings a tree has) and the products of
+    capgap's arch facts: a name equal to one of them ignoring case takes its capitalisation; a
+    name whose words are all in exactly one of them ("rtx 4090" -> "NVIDIA GeForce RTX 4090") is
+    completed to it, since engines look up the full name; a name that several complete
+    ("RTX PRO 6000": Server or Workstation Edition) is a UsageError listing them.
     """
-    name = re.sub(r"\s+", " ", text.replace("_", " ")).strip()
+    name = _canonical(text)
     if not name:
         return name
     if vendor(name) == "other":
         name = "NVIDIA " + name
     elif name.lower().startswith("nvidia "):
         name = "NVIDIA " + name[len("nvidia ") :]
-    wanted = name.lower()
     from capgap.arch import all_facts
 
-    products = tuple("NVIDIA " + p for f in all_facts().values() for p in f.products)
-    for cand in known + products:
-        spelled = re.sub(r"\s+", " ", cand.replace("_", " ")).strip()
-        if spelled.lower() == wanted:
-            return spelled
+    products = ("NVIDIA " + p for f in all_facts().values() for p in f.products if "(" not in p)
+    candidates: dict[str, str] = {}
+    for cand in (*known, *products):
+        spelled = _canonical(cand)
+        candidates.setdefault(spelled.lower(), spelled)
+    if name.lower() in candidates:
+        return candidates[name.lower()]
+    words = device_words(name)
+    wider = sorted(c for c in candidates.values() if words <= device_words(c) and vendor(c) == vendor(name))
+    if len(wider) == 1:
+        return wider[0]
+    if wider:
+        shown = ", ".join(wider[:4]) + (f" and {len(wider) - 4} more" if len(wider) > 4 else "")
+        raise UsageError(f"device {text.strip()!r} could be {shown}: give the full name nvidia-smi shows")
     return name

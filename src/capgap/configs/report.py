@@ -64,19 +64,31 @@ def show_config_findings(findings: Iterable[Finding]) -> None:
         if finding.rule != RULE:
             continue
         output.show(config_table(finding))
-        examples = finding.extra.get("missing_examples") or []
+        examples = (finding.extra.get("missing_examples") or [])[:3]
+        more = int(finding.extra.get("missing_count") or 0) - len(examples)
         if examples:
-            output.show(f"  missing e.g.: {'; '.join(examples)}")
+            output.show(f"  missing e.g.: {'; '.join(examples)}" + (f" (+{more} more)" if more > 0 else ""))
         line = _fit_line(finding)
         if line:
             output.show(line)
 
 
 def show_config_copies(copies: Sequence[ConfigCopy], dry_run: bool) -> None:
-    """Print what `fix_configs` copied (or would copy) and what it refused."""
-    rows = []
+    """Print what `fix_configs` copied (or would copy) and refused: one table per directory and device."""
+    groups: dict[tuple[str, str, int], list[ConfigCopy]] = {}
     for c in copies:
-        need = "-" if c.need_kb is None else f"{c.need_kb:g}"
-        rows.append((c.directory, c.shape, c.status, c.source_device or "-", need, c.reason))
-    title = "config copies (dry run: nothing written)" if dry_run else "config copies (not measured here)"
-    output.table(title, ("directory", "shape", "status", "from", "need KB", "note"), rows)
+        groups.setdefault((c.directory, c.device, c.limit_kb), []).append(c)
+    for (directory, device, limit), rows in groups.items():
+        done = sum(1 for c in rows if c.status != "refused")
+        verb = "would copy" if dry_run else "copied"
+        title = f"{directory}: {device} ({limit} KB per block): {verb} {done} of {len(rows)}, not measured"
+        output.table(title, ("shape", "status", "from", "need KB"), [_copy_row(c) for c in rows])
+    if dry_run and copies:
+        output.show("dry run: nothing written")
+
+
+def _copy_row(c: ConfigCopy) -> tuple[str, str, str, str]:
+    if c.status == "refused":
+        worst = ", ".join(f"{d} {n:g}" if n is not None else f"{d} unreadable" for d, n in c.refused[:2])
+        return (c.shape, "refused", "none fits", worst)
+    return (c.shape, c.status, c.source_device or "-", "-" if c.need_kb is None else f"{c.need_kb:g}")

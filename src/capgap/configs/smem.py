@@ -17,16 +17,21 @@ Triton's CUDA default of 3.
 
 Where the buffer counts come from: `benchmarks/configs_smem_vs_triton.py` compiles a kernel of
 this loop shape offline with Triton and prints its `metadata.shared` beside this estimate. With
-Triton 3.9 the mma.sync targets (sm_80, sm_89, sm_120) matched (num_stages - 1) buffers exactly
-for bf16 and fp8, and sm_90 matched num_stages buffers for bf16 (its fp8 wgmma path allocates
-less). The same budget shows in the engines: SGLang's low-shared-memory fp8 defaults (M=32, N=64,
-K=256, 4 stages; M=64, N=128, K=256, 2 stages) come to 96 KiB with num_stages buffers, just under
-the 99 KB a block may use on sm_89/sm_120.
+Triton 3.4 and 3.9 alike the mma.sync targets (sm_80, sm_89, sm_120) matched (num_stages - 1)
+buffers exactly for bf16, fp8 and int8-weight tiles; sm_90 matched num_stages buffers for bf16,
+while its wgmma path allocated less for fp8 and up to 12% more for int8 weights.
+On an H200 (Triton 3.6, `benchmarks/configs_smem_on_device.py`, results committed) the estimate
+equalled Triton's allocation for all 10 bf16 configs launched around the 227 KB limit, and
+exactly the 3 over it failed with `out of resource: shared memory`. The same
+budget shows in the engines: SGLang's low-shared-memory fp8 defaults (M=32, N=64, K=256,
+4 stages; M=64, N=128, K=256, 2 stages) come to 96 KiB with num_stages buffers, just under the
+99 KB a block may use on sm_89/sm_120.
 
 Why it stays an estimate: the buffer count depends on the Triton version and MMA path; barriers,
 the epilogue's layout-conversion scratch (when it does not reuse the pipeline buffers) and the
 small per-step scale vectors of quantised kernels are left out. For an unknown arch the estimate
-takes num_stages buffers, the upper end of what Triton allocates for these loops.
+takes num_stages buffers, the upper end of what Triton allocated in these measurements except
+sm_90 int8 weights.
 
 A kernel launched with a config whose need exceeds the device's per-block limit fails with
 Triton's `OutOfResources: out of resource: shared memory`.
