@@ -54,17 +54,15 @@ class FixRun:
 
 
 def scan_tables(spec: str, arch: ArchSpec, python: str | None) -> tuple[Path, list[Finding]]:
-    """Run the scan's source analyzer (the one with `table-missing-arch`) over the target."""
+    """Run the scan (no binaries: only tables matter here); its root and table findings."""
     try:
-        from capgap.scan import source
         from capgap.scan.analyzers import ScanOptions
+        from capgap.scan.run import run_scan
     except ImportError as exc:
         raise EnvironmentProblem(f"capgap's scan is not available here ({exc})") from exc
-    from capgap.targets import resolve_target
-
-    target = resolve_target(spec, python)
-    result = source.analyze(target, ScanOptions(archs=(arch,), binaries=False))
-    return Path(target.root), [f for f in result.findings if f.rule == "table-missing-arch"]
+    report = run_scan([spec], ScanOptions(archs=(arch,), binaries=False), python)
+    root = Path(report.targets[0].target.root)
+    return root, [f for f in report.findings if f.rule == "table-missing-arch"]
 
 
 def _machine(device: str | None) -> Machine:
