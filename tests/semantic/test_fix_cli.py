@@ -109,3 +109,22 @@ def test_plain_directory_needs_dry_run(tmp_path: Path) -> None:
     assert res.code == 2 and "--dry-run shows the diff" in res.err
     dry = run_cli("fix", str(tmp_path / "plain"), "--arch", "12.0", "--dry-run", "--device", "RTX PRO 6000")
     assert dry.code == 0 and f"+        12: [6, 8],  # {NOTE}" in dry.out
+
+
+def test_configs_are_copied_and_kept_in_the_store_too(work: Path) -> None:
+    from tests.configs.test_fixer import RTX_FILE, D, _tree
+
+    _tree(work)
+    commit_all(work, "tuned configs")
+    res = run_cli("fix", str(work), "--arch", "12.0", "--store", str(work.parent / "store"),
+                  "--device", "NVIDIA RTX PRO 6000 Blackwell Server Edition", "--configs", "--format", "json")
+    assert res.code == 0, res.err
+    data = json.loads(res.out)
+    copied = sorted(c["target_file"] for c in data["configs"] if c["status"] == "copied")
+    assert copied == [f"{D}/E=32,N=512,device_name={RTX_FILE},dtype=fp8_w8a8.json",
+                      f"{D}/E=8,N=7168,device_name={RTX_FILE}.json"]
+    assert all((work / rel).exists() for rel in copied)
+    assert (work / REL).read_text() == FIXED + USE
+    store = work.parent / "store"
+    names = sorted(p.name for p in store.iterdir() if not p.name.startswith("."))
+    assert names[0].startswith("configs-") and names[1] == "fix-sm_120"

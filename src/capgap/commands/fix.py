@@ -109,14 +109,12 @@ def _show_configs(copies: list, dry_run: bool) -> None:  # copies: capgap.config
 
     if not copies:
         output.info("configs: every tuned-config directory has this GPU's files")
-        return
-    if dry_run:  # stdout carries only the diff
+    elif dry_run:  # stdout carries only the diff
         from rich.markup import escape
 
         for c in copies:
-            output.info(escape(f"config {c.target_file}: {c.status} ({c.reason})"))
-        return
-    output.table(
-        "tuned configs (--configs)", ("device", "file", "status", "from", "reason"),
-        [(c.device, c.target_file, c.status, c.source_device or "", c.reason) for c in copies],
-    )
+            output.info(escape(f"config {c.target_file}: would be {c.status} ({c.reason})"))
+    else:
+        from capgap.configs.report import show_config_copies
+
+        show_config_copies(copies, dry_run)

@@ -123,18 +123,6 @@ def run_fix(opts: FixOptions, scan: Scanner = scan_tables) -> FixRun:
     return run
 
 
-class _StoreFor:
-    """The store as `fix_configs` uses it, with the patch target's description on every patch."""
-
-    def __init__(self, store: Any, target: Any) -> None:
-        self.store, self.target = store, target
-
-    def save_patch(self, name: str, _desc: Any, files: dict, **kwargs: Any) -> Any:
-        from capgap.semantic.writer import unique_name
-
-        return self.store.save_patch(unique_name(self.store, name), self.target.desc(), files, **kwargs)
-
-
 def _fix_configs(opts: FixOptions, arch: ArchSpec, patch_target: Any) -> list[Any]:
     """`--configs`: copy the device's missing tuned-config files (capgap.configs.fixer)."""
     from capgap.configs.fixer import fix_configs
@@ -145,9 +133,9 @@ def _fix_configs(opts: FixOptions, arch: ArchSpec, patch_target: Any) -> list[An
     if not opts.dry_run and patch_target is not None:
         from capgap.patches.store import Store, store_dir
 
-        store = _StoreFor(Store(store_dir(opts.store)), patch_target)
+        store = Store(store_dir(opts.store))
     return fix_configs(resolve_target(opts.target, opts.python), devices, (arch,), dry_run=opts.dry_run,
-                       store=store)
+                       store=store, python=opts.python, patch_target=patch_target)
 
 
 def _probed_gpu_names() -> list[str]:
