@@ -203,7 +203,7 @@ def _plan_entry(
     plan.updated[rel] = new_text
     change = changes[0]
     edit = SemanticEdit(module=module_name(rel), path=rel, symbol=symbol, key=change.key, value=value,
-                        key_style=style, note=note)
+                        key_style=style, note=note, prefer="ours" if prefer == "ours" else "")
     warnings = extra + tuple(check_entry(symbol, plan.arch, value, module_source=new_text, machine=machine))
     entry = PlannedEntry(edit, origin, copied_from, reason, change.action, warnings)
     plan.entries.append(entry)
