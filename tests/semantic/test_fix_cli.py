@@ -128,3 +128,22 @@ def test_configs_are_copied_and_kept_in_the_store_too(work: Path) -> None:
     store = work.parent / "store"
     names = sorted(p.name for p in store.iterdir() if not p.name.startswith("."))
     assert names[0].startswith("configs-") and names[1] == "fix-sm_120"
+
+
+def test_unsaved_local_edits_in_the_file_are_refused_until_saved(work: Path) -> None:
+    (work / REL).write_text("# my own tweak\n" + COMM + USE)
+    res = _fix(work)
+    assert res.code == 2 and "local edits that no saved patch holds" in res.err
+    assert (work / REL).read_text() == "# my own tweak\n" + COMM + USE
+    saved = run_cli("patch", "save", "tweak", str(work), "--store", str(work.parent / "store"))
+    assert saved.code == 0, saved.err
+    res = _fix(work)
+    assert res.code == 0, res.err
+    assert (work / REL).read_text() == "# my own tweak\n" + FIXED + USE
+    store = str(work.parent / "store")
+    up = run_cli("upgrade", str(work), "--store", store, "--format", "json", "--", "true")
+    assert up.code == 0, up.err + up.out
+    assert [(p["name"], p["outcome"]) for p in json.loads(up.out)["patches"]] == [
+        ("tweak", "applied"), ("fix-sm_120", "applied"),
+    ]
+    assert (work / REL).read_text() == "# my own tweak\n" + FIXED + USE
