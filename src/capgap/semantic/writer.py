@@ -45,6 +45,19 @@ def unsaved_edits(store: Store, target: PatchTarget, rels: list[str]) -> list[st
     return out
 
 
+def _same_patch(store: Store, files: dict[str, tuple[bytes | None, bytes | None]]) -> Patch | None:
+    """A fix patch already holding exactly these files (saved by a run killed before its writes)."""
+    from capgap.patches.journal import sha256
+
+    want = {(rel, sha256(before), sha256(after)) for rel, (before, after) in files.items()}
+    for name in store.names():
+        if name.startswith("fix-"):
+            patch = store.load(name)
+            if {(e.path, e.pristine_sha, e.patched_sha) for e in patch.files} == want:
+                return patch
+    return None
+
+
 def write_plan(
     plan: FixPlan, store: Store, target: PatchTarget, *, name: str | None = None, note: str = ""
 ) -> tuple[Patch, list[str]]:
@@ -71,9 +84,11 @@ def write_plan(
             if target.current(rel) != before:
                 raise ConflictError(f"{rel} changed while capgap fix was planning; run it again")
             files[rel] = (before, after.encode("utf-8"))
-        name = name or patch_name(store, plan)
-        patch = store.save_patch(name, target.desc(), files, semantic=plan.records(), note=note)
-        journal = Journal.start(store.run_dir(target.root), target.root, "fix", patch=name)
+        patch = _same_patch(store, files) if name is None else None  # an interrupted run saved it
+        if patch is None:
+            name = name or patch_name(store, plan)
+            patch = store.save_patch(name, target.desc(), files, semantic=plan.records(), note=note)
+        journal = Journal.start(store.run_dir(target.root), target.root, "fix", patch=patch.name)
         journal.write_files([(rel, before, after) for rel, (before, after) in files.items()])
         journal.finish()
     return patch, messages
