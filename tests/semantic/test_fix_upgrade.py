@@ -192,3 +192,26 @@ def test_patch_apply_after_fix_and_a_pull_of_an_adjacent_edit(repos: tuple[Path,
     assert _added_lines(work) == ENTRY_LINES
     again = run_cli("patch", "apply", str(work), "--store", str(store), "--format", "json")
     assert again.code == 0 and _added_lines(work) == ENTRY_LINES
+
+
+@pytest.mark.parametrize("prefer", ["upstream", "ours"])
+def test_upstream_adds_its_own_entry(repos: tuple[Path, Path, Path], prefer: str) -> None:
+    upstream, work, store = repos
+    opts = FixOptions(target=str(work), arch="12.0", store=str(store), device="RTX PRO 6000", prefer=prefer)
+    run_fix(opts, scan=_scanner())
+    anchor = "        10: [6, 8],\n"
+    theirs = COMM.replace(anchor, anchor + "        12: [],  # no multicast on 12.x\n")
+    write(upstream, {REL: theirs})
+    commit_all(upstream, "upstream supports 12.0")
+    res = run_cli("upgrade", str(work), "--store", str(store), "--format", "json", "--", "git", "pull")
+    assert res.code == 0, res.err + res.out
+    [file] = [f for p in json.loads(res.out)["patches"] for f in p["files"]]
+    if prefer == "upstream":
+        assert file["outcome"] == "semantic"  # the max-size entry is still ours; the multimem one is theirs
+        assert "upstream has [], ours was [6, 8]; kept upstream's" in file["detail"]
+        assert (work / REL).read_text() == theirs.replace(_TAIL + "}", _TAIL + MAX_ENTRY + "}")
+    else:
+        assert file["outcome"] == "semantic"
+        assert "SymmConfig._WORLD_SIZES_MULTIMEM[12] = [6, 8]: replaced over upstream's []" in file["detail"]
+        assert (work / REL).read_text() == theirs.replace(_TAIL + "}", _TAIL + MAX_ENTRY + "}").replace(
+            "12: [],", "12: [6, 8],")

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from capgap.arch import ArchSpec, parse_arch
 from capgap.findings import Finding
-from capgap.semantic.fixer import plan_fix, resolve_symbol
+from capgap.semantic.fixer import RULE, plan_fix, resolve_symbol
 from capgap.semantic.hardware import Machine
 
 SYMM = textwrap.dedent("""
@@ -145,3 +145,36 @@ def test_resolve_symbol_by_line_when_the_name_is_ambiguous() -> None:
 def test_resolve_symbol_self_attribute() -> None:
     text = "class C:\n    def __init__(self):\n        self.T = {9: 1}\n"
     assert resolve_symbol(text, "C.T") == "C.T"
+
+
+def test_arch_specific_values_are_not_copied(tmp_path: Path) -> None:
+    text = "T = {\n    (9, 0): 'sm_90a',\n    (10, 3): '103a',\n}\n"
+    text += "R = {(10, 3): 'Blackwell Ultra is slow'}\n"
+    (tmp_path / "m.py").write_text(text)
+    findings = [
+        Finding(RULE, "high", "m.py", 1, "T", ("(9, 0)", "(10, 3)"), "(12, 0)", "", "", "12.0"),
+        Finding(RULE, "high", "m.py", 5, "R", ("(10, 3)",), "(12, 0)", "", "", "12.0"),
+    ]
+    plan = plan_fix(findings, tmp_path, parse_arch("12.0"))
+    assert plan.changed == {}
+    assert [reason.split(":")[0] for _, reason in plan.skipped] == [
+        "10.3's value names its own arch ('103a')", "10.3's value names its own arch ('Blackwell Ultra')",
+    ]
+    forced = plan_fix(findings[:1], tmp_path, parse_arch("12.0"), like=parse_arch("10.3"))
+    assert [e.edit.value for e in forced.entries] == ["'103a'"]
+    assert forced.warnings()[0].startswith("T[12.0]: copied with --like 10.3 although")
+
+
+def test_arch_specific_detector() -> None:
+    from capgap.semantic.sibling import arch_specific
+
+    a100, h100, b300 = parse_arch("8.0"), parse_arch("9.0"), parse_arch("10.3")
+    target = parse_arch("12.0")
+    assert arch_specific("{'kernel': 'sm_90a'}", h100, target) == "sm_90a"
+    assert arch_specific("'tuned on H100 80GB'", h100, target) == "H100"
+    assert arch_specific("'Hopper only'", h100, target) == "Hopper"
+    assert arch_specific("[6, 8]", h100, target) is None
+    assert arch_specific("{'BK': 64, 'num_warps': 8}", b300, target) is None
+    assert arch_specific("'block 80'", a100, target) is None  # a bare number is just a number
+    assert arch_specific("'compute_80'", a100, target) == "compute_80"
+    assert arch_specific("'Blackwell'", parse_arch("10.0"), target) is None  # shared with 12.0: says nothing

@@ -77,3 +77,11 @@ def test_unparseable_or_non_python_is_not_lifted() -> None:
 
 def test_new_table_is_not_lifted() -> None:
     assert lift("pkg/a.py", PRISTINE, PRISTINE + "\nNEW = {9: 1, 12: 2}\n") is None
+
+
+def test_note_after_the_opening_brace_is_lifted_as_the_note() -> None:
+    pristine = "T = {\n    9: {\n        2: 1,\n    },\n}\n"
+    patched = "T = {\n    9: {\n        2: 1,\n    },\n    12: {  # copied\n        2: 1,\n    },\n}\n"
+    records = lift("m.py", pristine, patched)
+    assert records is not None
+    assert [(r["value"], r["note"]) for r in records] == [("{\n        2: 1,\n    }", "copied")]

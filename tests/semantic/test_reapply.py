@@ -159,3 +159,13 @@ def test_records_for_two_tables_in_one_file(tmp_path: Path) -> None:
     upstream = "import os\n" + pristine.replace("9: 1", "9: 3")
     result = reapply(recs, tmp_path, "m.py", upstream)
     assert result.files == {"m.py": "import os\n" + ours.replace("9: 1", "9: 3")}
+
+
+def test_constant_folding_never_fails_on_odd_modules() -> None:
+    from capgap.semantic.hardware import fold, module_constants
+
+    source = "A = {[1]: 2, (1, 2): 3}\nB = 1 << 10**9\nC = 2 ** 1000\nMiB = 1 << 20\nD = 3 * MiB\n"
+    assert module_constants(source) == {"MiB": 1 << 20, "D": 3 << 20}
+    import ast
+
+    assert fold(ast.parse("{(9, 0): [1, 2]}", mode="eval").body, {}) == {"[9, 0]": [1, 2]}

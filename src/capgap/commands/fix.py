@@ -50,21 +50,10 @@ def register(app: typer.Typer) -> None:
         from capgap import output
         from capgap.semantic.fixrun import FixOptions, run_fix
 
-        run = run_fix(
-            FixOptions(
-                target=target,
-                arch=arch,
-                values=values,
-                like=like,
-                dry_run=dry_run,
-                store=store,
-                prefer=prefer.value,
-                configs=configs,
-                device=device,
-                python=python,
-                name=name,
-            )
-        )
+        run = run_fix(FixOptions(
+            target=target, arch=arch, values=values, like=like, dry_run=dry_run, store=store,
+            prefer=prefer.value, configs=configs, device=device, python=python, name=name,
+        ))
         for message in run.messages:
             output.info(message)
         for warning in run.plan.warnings():
@@ -86,9 +75,8 @@ def _show(run, dry_run: bool) -> None:  # run: capgap.semantic.fixrun.FixRun
         output.info(f"nothing to fix: every capability table has an entry for {plan.arch.cc}")
         return
     lines = [
-        f"{e.edit.path}: {e.edit.symbol}[{e.edit.key}] = {' '.join(e.edit.value.split())}  ("
-        + ("measured" if e.origin == "measured" else f"copied from {e.copied_from}: {e.reason}")
-        + ")"
+        f"{e.edit.path}: {e.edit.symbol}[{e.edit.key}] = {_one_line(e.edit.value)}  "
+        + ("(measured)" if e.origin == "measured" else f"(copied from {e.copied_from}: {e.reason})")
         for e in plan.entries
     ]
     for where, reason in plan.skipped:
@@ -103,9 +91,17 @@ def _show(run, dry_run: bool) -> None:  # run: capgap.semantic.fixrun.FixRun
         return
     output.raw("".join(line + "\n" for line in lines))
     if run.patch:
-        output.show(
-            f"wrote {len(plan.changed)} file(s); saved as patch [bold]{run.patch}[/bold] in {run.store}"
-        )
+        output.show(f"wrote {len(plan.changed)} file(s); saved as patch [bold]{run.patch}[/bold] "
+                    f"in {run.store}")
+
+
+def _one_line(value: str) -> str:
+    import ast
+
+    try:
+        return ast.unparse(ast.parse(value, mode="eval"))
+    except SyntaxError:
+        return " ".join(value.split())
 
 
 def _show_configs(copies: list, dry_run: bool) -> None:  # copies: capgap.configs.fixer.ConfigCopy
@@ -113,15 +109,12 @@ def _show_configs(copies: list, dry_run: bool) -> None:  # copies: capgap.config
 
     if not copies:
         output.info("configs: every tuned-config directory has this GPU's files")
-        return
-    if dry_run:  # stdout carries only the diff
+    elif dry_run:  # stdout carries only the diff
         from rich.markup import escape
 
         for c in copies:
-            output.info(escape(f"config {c.target_file}: {c.status} ({c.reason})"))
-        return
-    output.table(
-        "tuned configs (--configs)",
-        ("device", "file", "status", "from", "reason"),
-        [(c.device, c.target_file, c.status, c.source_device or "", c.reason) for c in copies],
-    )
+            output.info(escape(f"config {c.target_file}: would be {c.status} ({c.reason})"))
+    else:
+        from capgap.configs.report import show_config_copies
+
+        show_config_copies(copies, dry_run)

@@ -22,7 +22,7 @@ from capgap.findings import Finding
 from capgap.semantic.hardware import Machine, check_entry
 from capgap.semantic.locate import code_of, find_tables, qualify
 from capgap.semantic.record import SemanticEdit, module_name
-from capgap.semantic.sibling import choose_sibling
+from capgap.semantic.sibling import arch_specific, choose_sibling
 from capgap.semantic.upsert import INSERTED, REPLACED, arch_keys, same_arch, style_of_table, upsert_source
 
 RULE = "table-missing-arch"
@@ -40,14 +40,8 @@ class PlannedEntry:
     warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            **self.edit.to_json(),
-            "origin": self.origin,
-            "copied_from": self.copied_from,
-            "reason": self.reason,
-            "action": self.action,
-            "warnings": list(self.warnings),
-        }
+        return {**self.edit.to_json(), "origin": self.origin, "copied_from": self.copied_from,
+                "reason": self.reason, "action": self.action, "warnings": list(self.warnings)}
 
 
 @dataclass
@@ -73,20 +67,15 @@ class FixPlan:
         out: list[str] = []
         for rel, text in sorted(self.changed.items()):
             out += difflib.unified_diff(
-                self.originals[rel].splitlines(keepends=True),
-                text.splitlines(keepends=True),
-                fromfile=f"a/{rel}",
-                tofile=f"b/{rel}",
+                self.originals[rel].splitlines(keepends=True), text.splitlines(keepends=True),
+                fromfile=f"a/{rel}", tofile=f"b/{rel}",
             )
         return "".join(out)
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "arch": self.arch.cc,
-            "root": str(self.root),
-            "entries": [e.to_json() for e in self.entries],
-            "files": sorted(self.changed),
-            "skipped": [{"where": w, "reason": r} for w, r in self.skipped],
+            "arch": self.arch.cc, "root": str(self.root), "entries": [e.to_json() for e in self.entries],
+            "files": sorted(self.changed), "skipped": [{"where": w, "reason": r} for w, r in self.skipped],
             "warnings": self.warnings(),
         }
 
@@ -108,12 +97,8 @@ def _scoped_symbols(text: str) -> list[tuple[str, int, int]]:
                 targets = [node.target]
             for t in targets:
                 name = t.id if isinstance(t, ast.Name) else None
-                if (
-                    kinds[-2:] == ("class", "def")
-                    and isinstance(t, ast.Attribute)
-                    and isinstance(t.value, ast.Name)
-                    and t.value.id == "self"
-                ):
+                if (kinds[-2:] == ("class", "def") and isinstance(t, ast.Attribute)
+                        and isinstance(t.value, ast.Name) and t.value.id == "self"):
                     name = ".." + t.attr
                 if name:
                     out.append((qualify(scope, name), node.lineno, node.end_lineno or node.lineno))
@@ -150,14 +135,8 @@ def copied_note(key: str, spec: ArchSpec) -> str:
 
 
 def plan_fix(
-    findings: Iterable[Finding],
-    root: Path,
-    arch: ArchSpec,
-    *,
-    like: ArchSpec | None = None,
-    measured: ValueLookup | None = None,
-    machine: Machine | None = None,
-    prefer: str = "upstream",
+    findings: Iterable[Finding], root: Path, arch: ArchSpec, *, like: ArchSpec | None = None,
+    measured: ValueLookup | None = None, machine: Machine | None = None, prefer: str = "upstream",
 ) -> FixPlan:
     plan = FixPlan(root=root, arch=arch)
     for f in findings:
@@ -184,14 +163,8 @@ def plan_fix(
 
 
 def _plan_entry(
-    plan: FixPlan,
-    rel: str,
-    symbol: str,
-    table: cst.Dict,
-    like: ArchSpec | None,
-    measured: ValueLookup | None,
-    machine: Machine | None,
-    prefer: str,
+    plan: FixPlan, rel: str, symbol: str, table: cst.Dict, like: ArchSpec | None,
+    measured: ValueLookup | None, machine: Machine | None, prefer: str,
 ) -> PlannedEntry | str:
     style = style_of_table(table) or "major-int"
     keyed = [(table.elements[i], spec) for i, spec in arch_keys(table)]
@@ -211,27 +184,27 @@ def _plan_entry(
     current = plan.updated[rel]
     sib_value = code_of(el.value)
     value = measured(symbol, plan.arch, sib_value, current) if measured else None
+    extra: tuple[str, ...] = ()
     if value is not None:
         origin, copied_from, reason = "measured", "", "--values"
         note = "measured on this machine by capgap tune"
     else:
         origin, copied_from, value = "copied", sib_spec.cc, sib_value
         note = copied_note(code_of(el.key), sib_spec)
+        named = arch_specific(sib_value, sib_spec, plan.arch)
+        if named is not None:
+            why = f"{sib_spec.cc}'s value names its own arch ({named!r}): it holds for that arch only"
+            if like is None:
+                return why + "; not copied (add the entry by hand, or force it with --like)"
+            extra = (f"{symbol}[{plan.arch.cc}]: copied with --like {like.cc} although {why}",)
     new_text, changes = upsert_source(
         current, symbol, plan.arch, value, style=style, comment=note, prefer=prefer
     )
     plan.updated[rel] = new_text
     change = changes[0]
-    edit = SemanticEdit(
-        module=module_name(rel),
-        path=rel,
-        symbol=symbol,
-        key=change.key,
-        value=value,
-        key_style=style,
-        note=note,
-    )
-    warnings = tuple(check_entry(symbol, plan.arch, value, module_source=new_text, machine=machine))
+    edit = SemanticEdit(module=module_name(rel), path=rel, symbol=symbol, key=change.key, value=value,
+                        key_style=style, note=note, prefer="ours" if prefer == "ours" else "")
+    warnings = extra + tuple(check_entry(symbol, plan.arch, value, module_source=new_text, machine=machine))
     entry = PlannedEntry(edit, origin, copied_from, reason, change.action, warnings)
     plan.entries.append(entry)
     return entry

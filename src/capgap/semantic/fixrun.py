@@ -46,27 +46,23 @@ class FixRun:
     configs: list[Any] | None = None  # capgap.configs.fixer.ConfigCopy, one per missing shape
 
     def to_json(self) -> dict[str, Any]:
-        out = {
-            **self.plan.to_json(),
-            "dry_run": self.patch is None,
-            "patch": self.patch,
-            "store": self.store,
-            "machine": dataclasses.asdict(self.machine),
-        }
+        out = {**self.plan.to_json(), "dry_run": self.patch is None, "patch": self.patch, "store": self.store,
+               "machine": dataclasses.asdict(self.machine)}
         if self.configs is not None:
             out["configs"] = [c.to_json() for c in self.configs]
         return out
 
 
 def scan_tables(spec: str, arch: ArchSpec, python: str | None) -> tuple[Path, list[Finding]]:
-    """Run the scan (source rules only) and return its root and findings."""
+    """Run the scan (no binaries: only tables matter here); its root and table findings."""
     try:
-        from capgap.scan.run import run_scan  # type: ignore[import-not-found]
+        from capgap.scan.analyzers import ScanOptions
+        from capgap.scan.run import run_scan
     except ImportError as exc:
         raise EnvironmentProblem(f"capgap's scan is not available here ({exc})") from exc
-    result = run_scan([spec], archs=[arch], python=python, binaries=False)
-    roots = [Path(t.root) for t in result.targets]
-    return roots[0], [f for f in result.findings if f.rule == "table-missing-arch"]
+    report = run_scan([spec], ScanOptions(archs=(arch,), binaries=False), python)
+    root = Path(report.targets[0].target.root)
+    return root, [f for f in report.findings if f.rule == "table-missing-arch"]
 
 
 def _machine(device: str | None) -> Machine:
@@ -81,10 +77,8 @@ def _patch_target(opts: FixOptions) -> Any:
     except TargetError as exc:
         if opts.dry_run:
             return None
-        raise TargetError(
-            f"{exc}; capgap fix writes only to a git checkout or an installed "
-            "distribution, so the edit is kept as a patch (--dry-run shows the diff)"
-        ) from exc
+        raise TargetError(f"{exc}; capgap fix writes only to a git checkout or an installed "
+                          "distribution, so the edit is kept as a patch (--dry-run shows the diff)") from exc
 
 
 def _rebase(findings: list[Finding], scan_root: Path, root: Path) -> list[Finding]:
@@ -113,15 +107,8 @@ def run_fix(opts: FixOptions, scan: Scanner = scan_tables) -> FixRun:
     scan_root, findings = scan(opts.target, arch, opts.python)
     root = Path(target.root) if target is not None else scan_root
     machine = _machine(opts.device)
-    plan = plan_fix(
-        _rebase(findings, scan_root, root),
-        root,
-        arch,
-        like=like,
-        measured=measured,
-        machine=machine,
-        prefer=opts.prefer,
-    )
+    plan = plan_fix(_rebase(findings, scan_root, root), root, arch, like=like, measured=measured,
+                    machine=machine, prefer=opts.prefer)
     run = FixRun(plan, machine)
     if not opts.dry_run and plan.changed:
         from capgap.patches.store import Store, store_dir
@@ -136,18 +123,6 @@ def run_fix(opts: FixOptions, scan: Scanner = scan_tables) -> FixRun:
     return run
 
 
-class _StoreFor:
-    """The store as `fix_configs` uses it, with the patch target's description on every patch."""
-
-    def __init__(self, store: Any, target: Any) -> None:
-        self.store, self.target = store, target
-
-    def save_patch(self, name: str, _desc: Any, files: dict, **kwargs: Any) -> Any:
-        from capgap.semantic.writer import unique_name
-
-        return self.store.save_patch(unique_name(self.store, name), self.target.desc(), files, **kwargs)
-
-
 def _fix_configs(opts: FixOptions, arch: ArchSpec, patch_target: Any) -> list[Any]:
     """`--configs`: copy the device's missing tuned-config files (capgap.configs.fixer)."""
     from capgap.configs.fixer import fix_configs
@@ -158,10 +133,9 @@ def _fix_configs(opts: FixOptions, arch: ArchSpec, patch_target: Any) -> list[An
     if not opts.dry_run and patch_target is not None:
         from capgap.patches.store import Store, store_dir
 
-        store = _StoreFor(Store(store_dir(opts.store)), patch_target)
-    return fix_configs(
-        resolve_target(opts.target, opts.python), devices, (arch,), dry_run=opts.dry_run, store=store
-    )
+        store = Store(store_dir(opts.store))
+    return fix_configs(resolve_target(opts.target, opts.python), devices, (arch,), dry_run=opts.dry_run,
+                       store=store, python=opts.python, patch_target=patch_target)
 
 
 def _probed_gpu_names() -> list[str]:

@@ -30,19 +30,8 @@ DEVICE_MEMORY_GIB = {
     "l40s": 48,
     "a100": 80,
 }
-DEVICE_ARCH = {
-    "rtx pro 6000": "12.0",
-    "rtx 5090": "12.0",
-    "rtx 5080": "12.0",
-    "h100": "9.0",
-    "h200": "9.0",
-    "gh200": "9.0",
-    "b200": "10.0",
-    "b300": "10.3",
-    "gb10": "12.1",
-    "l40s": "8.9",
-    "a100": "8.0",
-}
+DEVICE_ARCH = {"rtx pro 6000": "12.0", "rtx 5090": "12.0", "rtx 5080": "12.0", "h100": "9.0", "h200": "9.0",
+               "gh200": "9.0", "b200": "10.0", "b300": "10.3", "gb10": "12.1", "l40s": "8.9", "a100": "8.0"}
 
 
 @dataclass(frozen=True)
@@ -87,14 +76,8 @@ def probed_machine() -> Machine:
 
 
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv,
-    ast.Div: operator.truediv,
-    ast.LShift: operator.lshift,
-    ast.Pow: operator.pow,
-    ast.Mod: operator.mod,
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
+    ast.Div: operator.truediv, ast.LShift: operator.lshift, ast.Pow: operator.pow, ast.Mod: operator.mod,
 }
 
 
@@ -126,10 +109,8 @@ def fold(node: ast.AST, names: dict[str, Any]) -> Any:
         return -v if isinstance(v, (int, float)) else None
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         a, b = fold(node.left, names), fold(node.right, names)
-        if (
-            isinstance(a, (int, float))
-            and isinstance(b, (int, float))
-            and not (isinstance(node.op, ast.Pow) and abs(b) > 64)
+        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not (
+            isinstance(node.op, (ast.Pow, ast.LShift)) and abs(b) > 64  # no 1 << 10**9 at our expense
         ):
             try:
                 return _BINOPS[type(node.op)](a, b)
@@ -139,8 +120,11 @@ def fold(node: ast.AST, names: dict[str, Any]) -> Any:
     if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
         return [fold(e, names) for e in node.elts]
     if isinstance(node, ast.Dict):
-        pairs = zip(node.keys, node.values, strict=True)
-        return {fold(k, names) if k else None: fold(v, names) for k, v in pairs}
+        out: dict[Any, Any] = {}
+        for k, v in zip(node.keys, node.values, strict=True):
+            key = fold(k, names) if k is not None else None
+            out[key if isinstance(key, (int, float, str, bool, type(None))) else repr(key)] = fold(v, names)
+        return out
     return None
 
 
@@ -153,11 +137,7 @@ def _leaves(value: Any) -> list[float]:
 
 
 def check_entry(
-    symbol: str,
-    spec: ArchSpec,
-    value_src: str,
-    *,
-    module_source: str | None = None,
+    symbol: str, spec: ArchSpec, value_src: str, *, module_source: str | None = None,
     machine: Machine | None = None,
 ) -> list[str]:
     """Warnings about one table entry (`symbol`[`spec`] = value) against facts and machine."""

@@ -40,6 +40,21 @@ def entry_comment(table: cst.Dict, i: int) -> str:
     return ""
 
 
+def split_inner_comment(value: cst.BaseExpression) -> tuple[cst.BaseExpression, str]:
+    """`{  # note` -> (the value without the comment, "note"): the place upsert puts a note."""
+    if not isinstance(value, (cst.Dict, cst.List, cst.Set)):
+        return value, ""
+    opening = value.lbracket if isinstance(value, cst.List) else value.lbrace
+    ws = opening.whitespace_after
+    if not isinstance(ws, cst.ParenthesizedWhitespace) or ws.first_line.comment is None:
+        return value, ""
+    note = ws.first_line.comment.value.lstrip("#").strip()
+    opening = opening.with_changes(whitespace_after=ws.with_changes(first_line=cst.TrailingWhitespace()))
+    if isinstance(value, cst.List):
+        return value.with_changes(lbracket=opening), note
+    return value.with_changes(lbrace=opening), note
+
+
 def _entries(table: cst.Dict, style: str) -> tuple[dict[Slot, int], Counter[str]]:
     """Arch entries by slot -> element index, and the other elements as a multiset of AST dumps."""
     arch: dict[Slot, int] = {}
@@ -115,22 +130,19 @@ def lift(rel_path: str, pristine_text: str, patched_text: str) -> list[dict] | N
             el = new.elements[i]
             assert isinstance(el, cst.DictElement)
             value = code_of(el.value)
+            note = entry_comment(new, i)
+            if not note:
+                bare, note = split_inner_comment(el.value)
+                value = code_of(bare)
             if slot in old_arch:
                 old_el = old.elements[old_arch[slot]]
                 assert isinstance(old_el, cst.DictElement)
                 if same_value(code_of(old_el.value), value):
                     continue
-            records.append(
-                SemanticEdit(
-                    module=module_name(rel_path),
-                    path=rel_path,
-                    symbol=symbol,
-                    key=code_of(el.key),
-                    value=value,
-                    key_style=style,
-                    note=entry_comment(new, i),
-                )
-            )
+            records.append(SemanticEdit(
+                module=module_name(rel_path), path=rel_path, symbol=symbol, key=code_of(el.key),
+                value=value, key_style=style, note=note,
+            ))
             touched.add(symbol)
     if not records or not _same_outside(pristine, patched, touched):
         return None

@@ -7,6 +7,7 @@ under the same name in another scope (a module constant that became a class attr
 
 from __future__ import annotations
 
+import ast
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,16 @@ class Result:
     files: dict[str, str] = field(default_factory=dict)  # rel_path -> new text (only files that change)
     detail: str = ""
     warnings: list[str] = field(default_factory=list)
+
+
+def one_line(value: str | None) -> str:
+    """A value's source on one line (details are one line per entry)."""
+    if value is None:
+        return ""
+    try:
+        return ast.unparse(ast.parse(value.strip(), mode="eval"))
+    except SyntaxError:
+        return " ".join(value.split())
 
 
 def _has_table(text: str, symbol: str) -> str | None:
@@ -85,7 +96,9 @@ def _candidates(root: Path, rel_path: str, name: str) -> list[str]:
     return sorted(found, key=nearness)
 
 
-def _locate(edit: SemanticEdit, root: Path, rel_path: str, texts: dict[str, str]) -> tuple[str, str] | None:
+def _locate(
+    edit: SemanticEdit, root: Path, rel_path: str, texts: dict[str, str]
+) -> tuple[str, str] | None:
     """(rel_path, symbol) where the table lives now, reading other files into `texts`."""
     symbol = _has_table(texts[rel_path], edit.symbol) if rel_path in texts else None
     if symbol is not None:
@@ -103,11 +116,7 @@ def _locate(edit: SemanticEdit, root: Path, rel_path: str, texts: dict[str, str]
 
 
 def reapply(
-    records: list[dict],
-    root: Path,
-    rel_path: str,
-    current_text: str | None,
-    prefer: str = "upstream",
+    records: list[dict], root: Path, rel_path: str, current_text: str | None, prefer: str = "upstream",
     machine: Machine | None = None,
 ) -> Result:
     """Re-apply `records` (semantic.json entries of one file) to the tree at `root`.
@@ -134,22 +143,22 @@ def reapply(
             continue
         rel, symbol = where
         new_text, changes = upsert_source(
-            texts[rel], symbol, spec, edit.value, comment=edit.note or None, prefer=prefer
+            texts[rel], symbol, spec, edit.value, comment=edit.note or None, prefer=edit.prefer or prefer
         )
         moved = "" if (rel, symbol) == (rel_path, edit.symbol) else f" (now {symbol} in {rel})"
         for change in changes:
+            entry, value = f"{symbol}[{change.key}]", one_line(change.value)
             if change.action in (INSERTED, REPLACED):
                 applied += 1
-                lines.append(f"{symbol}[{change.key}] = {change.value}: {change.action}{moved}")
+                over = f" over upstream's {one_line(change.previous)}" if change.action == REPLACED else ""
+                lines.append(f"{entry} = {value}: {change.action}{over}{moved}")
                 warnings += check_entry(symbol, spec, change.value, module_source=new_text, machine=machine)
             elif change.action == KEPT_UPSTREAM:
                 kept += 1
-                lines.append(
-                    f"{symbol}[{change.key}]: upstream has {change.value}, ours was "
-                    f"{change.previous}; kept upstream's (--prefer ours keeps ours){moved}"
-                )
+                lines.append(f"{entry}: upstream has {value}, ours was {one_line(change.previous)}; "
+                             f"kept upstream's (fix --prefer ours keeps ours){moved}")
             else:
-                lines.append(f"{symbol}[{change.key}] = {change.value}: already there{moved}")
+                lines.append(f"{entry} = {value}: already there{moved}")
         if new_text != texts[rel]:
             texts[rel] = new_text
             changed.add(rel)

@@ -23,9 +23,13 @@ class SemanticEdit:
     value: str  # the value as source text: [6, 8], 64 * MiB
     key_style: str  # major-int | number-int | dotted-str | sm-str | tuple
     note: str = ""  # the comment written on the entry's line ("" for none)
+    prefer: str = ""  # "ours": keep this value even when upstream gets its own entry (fix --prefer ours)
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        if not self.prefer:
+            data.pop("prefer")
+        return data
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SemanticEdit:
@@ -34,7 +38,10 @@ class SemanticEdit:
         missing = [f for f in FIELDS[:-1] if not isinstance(data.get(f), str)]
         if missing:
             raise StoreError(f"semantic patch record lacks {', '.join(missing)}: {data!r}")
-        return cls(**{f: str(data.get(f, "")) for f in FIELDS})
+        prefer = str(data.get("prefer") or "")
+        if prefer not in ("", "ours", "upstream"):
+            raise StoreError(f"semantic patch record: prefer must be 'ours' or 'upstream': {data!r}")
+        return cls(**{f: str(data.get(f, "")) for f in FIELDS}, prefer=prefer)
 
     def describe(self) -> str:
         where = self.module or self.path

@@ -14,9 +14,10 @@ The rule, in order:
 
 from __future__ import annotations
 
+import ast
 import re
 
-from capgap.arch import FEATURES, ArchFacts, ArchSpec
+from capgap.arch import FEATURES, ArchFacts, ArchSpec, all_facts
 
 _COMM = re.compile(r"all_?reduce|symm|multimem|nccl|nvls|world|comm|custom_ar|_ar_|p2p", re.I)
 COMM_FEATURES = ("nvlink", "nvswitch", "nvls_multicast")
@@ -50,7 +51,41 @@ def choose_sibling(target: ArchSpec, present: list[ArchSpec], symbol: str) -> tu
 
         best = max(older, key=rank)
         n = _shared(best.facts, tf, features)
-        fits = "" if features is COMM_FEATURES else ", smem per block fitting first"
-        return best, f"older arch sharing the most of {', '.join(features)} ({n} of {len(features)}{fits})"
+        names = "/".join(features)
+        if n == 0:
+            return best, f"nearest older arch (none shares {target.cc}'s {names})"
+        fits = "" if features is COMM_FEATURES else "; smem per block fitting first"
+        return best, f"older arch sharing most of {names} with {target.cc} ({n} of {len(features)}{fits})"
     best = min(present, key=lambda p: p.number)
     return best, "closest newer arch (no older one in the table)"
+
+
+def _strings(value_src: str) -> list[str]:
+    try:
+        tree = ast.parse(value_src.strip(), mode="eval")
+    except SyntaxError:
+        return []
+    return [n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+
+
+def arch_specific(value_src: str, sibling: ArchSpec, target: ArchSpec) -> str | None:
+    """The word in the value's strings that names the sibling's arch (`"103a"`, `"sm_100"`,
+    `"10.3"`, "Blackwell Ultra", "B300"), or None. Such a value (a build target, a refusal
+    reason) means that arch only; copying it to another arch would be wrong, not just unmeasured."""
+    facts = all_facts()
+    sf = sibling.facts
+    unique_name = sum(f.name == sf.name for f in facts.values()) == 1 and sf.name != target.facts.name
+    patterns = [
+        rf"(?<![\d.]){sf.major}\.{sf.minor}(?!\d)",
+        rf"(?<![A-Za-z0-9])(?:sm_?|compute_){sf.number}[af]?(?![0-9])",  # sm_90, compute_100f
+        rf"(?<![A-Za-z0-9]){sf.number}[af](?![A-Za-z0-9])",  # 103a, 100f (a bare 80 is just a number)
+        *(rf"(?<![A-Za-z0-9]){re.escape(p.split(' (')[0])}(?![A-Za-z0-9])" for p in sf.products),
+    ]
+    if unique_name:
+        patterns.append(re.escape(sf.name))
+    for text in _strings(value_src):
+        for pattern in patterns:
+            m = re.search(pattern, text, re.I)
+            if m:
+                return m.group(0)
+    return None

@@ -165,7 +165,8 @@ class _Inserter:
             lbrace = lbrace.with_changes(whitespace_after=ws)
         else:
             prev = elements[j - 1]
-            elements[j - 1] = prev.with_changes(comma=prev.comma.with_changes(whitespace_after=ws))
+            comma = prev.comma if isinstance(prev.comma, cst.Comma) else cst.Comma()  # not last: has one
+            elements[j - 1] = prev.with_changes(comma=comma.with_changes(whitespace_after=ws))
         elements.insert(j, new)
         return t.with_changes(elements=elements, lbrace=lbrace)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from capgap.errors import ConflictError
+from capgap.errors import ConflictError, UsageError
 from capgap.semantic.fixer import FixPlan
 
 if TYPE_CHECKING:
@@ -30,6 +30,34 @@ def patch_name(store: Store, plan: FixPlan) -> str:
     return unique_name(store, f"fix-sm_{plan.arch.number}")
 
 
+def unsaved_edits(store: Store, target: PatchTarget, rels: list[str]) -> list[str]:
+    """Files with local edits that no saved patch holds: a fix patch over them would make
+    `upgrade` think they are saved, and their edits would be lost on the next upgrade."""
+    from capgap.patches.apply import select
+    from capgap.patches.journal import sha256
+
+    saved = {(e.path, e.patched_sha) for p in select(store, target) for e in p.files}
+    out = []
+    for rel in rels:
+        current = sha256(target.current(rel))
+        if current != target.upstream_sha(rel) and (rel, current) not in saved:
+            out.append(rel)
+    return out
+
+
+def _same_patch(store: Store, files: dict[str, tuple[bytes | None, bytes | None]]) -> Patch | None:
+    """A fix patch already holding exactly these files (saved by a run killed before its writes)."""
+    from capgap.patches.journal import sha256
+
+    want = {(rel, sha256(before), sha256(after)) for rel, (before, after) in files.items()}
+    for name in store.names():
+        if name.startswith("fix-"):
+            patch = store.load(name)
+            if {(e.path, e.pristine_sha, e.patched_sha) for e in patch.files} == want:
+                return patch
+    return None
+
+
 def write_plan(
     plan: FixPlan, store: Store, target: PatchTarget, *, name: str | None = None, note: str = ""
 ) -> tuple[Patch, list[str]]:
@@ -43,15 +71,24 @@ def write_plan(
 
     changed = plan.changed
     with session(store, target) as messages:
+        unsaved = unsaved_edits(store, target, sorted(changed))
+        if unsaved:
+            raise UsageError(
+                f"{', '.join(unsaved)}: local edits that no saved patch holds; save them first "
+                f"(capgap patch save NAME {target.root if target.kind == 'git' else target.name}), "
+                "then run fix again"
+            )
         files: dict[str, tuple[bytes | None, bytes | None]] = {}
         for rel, after in sorted(changed.items()):
             before = plan.originals[rel].encode("utf-8")
             if target.current(rel) != before:
                 raise ConflictError(f"{rel} changed while capgap fix was planning; run it again")
             files[rel] = (before, after.encode("utf-8"))
-        name = name or patch_name(store, plan)
-        patch = store.save_patch(name, target.desc(), files, semantic=plan.records(), note=note)
-        journal = Journal.start(store.run_dir(target.root), target.root, "fix", patch=name)
+        patch = _same_patch(store, files) if name is None else None  # an interrupted run saved it
+        if patch is None:
+            name = name or patch_name(store, plan)
+            patch = store.save_patch(name, target.desc(), files, semantic=plan.records(), note=note)
+        journal = Journal.start(store.run_dir(target.root), target.root, "fix", patch=patch.name)
         journal.write_files([(rel, before, after) for rel, (before, after) in files.items()])
         journal.finish()
     return patch, messages
