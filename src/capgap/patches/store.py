@@ -20,9 +20,9 @@ import os
 import re
 import shutil
 import stat
-import time
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from pathlib import Path
 
 from capgap import __version__
@@ -216,7 +216,9 @@ class Store:
             "format": FORMAT,
             "target": {k: target.get(k) for k in ("kind", "name", "version", "commit", "root")},
             "for": target.get("for"),
-            "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            # microseconds: patches are applied in creation order, and two saved within one
+            # second (a local tweak, then `capgap fix`) must keep theirs
+            "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
             "capgap_version": __version__,
             "note": note,
             "files": entries,
