@@ -37,6 +37,7 @@ _GATE_HINTS = ("capab", "sm", "cc", "major", "blackwell", "hopper", "ampere", "a
 _GATEISH = re.compile(
     r"capab|(^|_)sm_?(\d|$|_|version)|(^|_)cc($|_)|major|blackwell|hopper|ampere|(^|_)arch($|_)", re.I
 )
+_COMMENT = re.compile(r"#[^\n]*")
 _NEGATIVE_OPS = (ast.NotEq, ast.NotIn, ast.Lt, ast.LtE)
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 
@@ -130,6 +131,8 @@ class _Walker:
                 self.block(stmt.body, [*chain, stmt.name], inner, inner)
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 self.assign(stmt, rest, chain, scope, cls_scope, is_module)
+            elif isinstance(stmt, ast.ImportFrom) and is_module:
+                self.imports(stmt)
             elif isinstance(stmt, ast.If):
                 self.gate(stmt.test, stmt.body, stmt.orelse, rest, chain, scope, stmt.lineno)
                 self.exprs(stmt.test, stmt, body, i, scope)
@@ -154,6 +157,17 @@ class _Walker:
             else:
                 self.exprs(stmt, stmt, body, i, scope)
 
+    def imports(self, stmt: ast.ImportFrom) -> None:
+        base = stmt.module or ""
+        if stmt.level:  # relative: resolve against this module's package
+            package = self.facts.module.split(".")
+            if not self.facts.path.endswith("__init__.py"):
+                package = package[:-1]
+            package = package[: len(package) - (stmt.level - 1)] if stmt.level > 1 else package
+            base = ".".join([*package, base] if base else package)
+        for alias in stmt.names:
+            self.facts.imports[alias.asname or alias.name] = base
+
     def function(
         self,
         node: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -167,7 +181,8 @@ class _Walker:
             params = params[1:]
         local = Scope({}, cls_scope or scope)
         if is_module or cls_scope is not None:
-            self.facts.helpers.append(HelperDef(node.name, "def", params, node.body, local))
+            is_method = cls_scope is not None and not is_module
+            self.facts.helpers.append(HelperDef(node.name, "def", params, node.body, local, is_method))
         for dec in node.decorator_list:  # @skipIf(get_device_capability()[0] < 9, ...)
             if (
                 isinstance(dec, ast.Call)
@@ -271,7 +286,10 @@ class _Walker:
             fallback = _summary(body)
         else:
             selected, fallback = body, _summary(orelse)
-        needs = evidence.needs_in("\n".join(self.text(st) for st in selected[:40]).lower())
+        code = _COMMENT.sub(
+            "", "\n".join(self.text(st) for st in selected[:40])
+        )  # "no tcgen05 here" is no need
+        needs = evidence.needs_in(code.lower())
         self.facts.gates.append(
             GateSite(line, test, negative, scope, needs, fallback, self.src(line), ".".join(chain))
         )

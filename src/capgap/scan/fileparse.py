@@ -47,7 +47,7 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
         facts.skipped = "not valid UTF-8 (and no coding declaration that decodes it)"
         return facts
     if relevant_build:
-        facts.builds = builds.find_build_lists(text)
+        facts.builds = builds.find_build_lists(text, python_module=is_python and not rel.endswith("setup.py"))
     if relevant_py:
         tree = _parse(cut, rel) if cut is not None else None
         if tree is None:  # the cut guessed a boundary wrong, or the file is bad: parse it whole

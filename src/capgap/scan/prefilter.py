@@ -11,7 +11,14 @@ import re
 
 # Any one of these (in the lowercased bytes) makes a file or statement worth parsing.
 CAP_TOKENS = (
-    b"apabilit", b"lackwell", b"hopper", b"device_sm", b"rch_list", b"cuda_arch", b"sm_version", b"gencode",
+    b"apabilit",
+    b"lackwell",
+    b"hopper",
+    b"device_sm",
+    b"rch_list",
+    b"cuda_arch",
+    b"sm_version",
+    b"gencode",
 )
 _SM = re.compile(rb"sm_?\d\d")
 # Dict entries keyed like a compute capability: `9: `, `10: `, `"9.0": `, `(9, 0): `, `"sm_90": `.
