@@ -94,12 +94,12 @@ def _best_use(f: FileFacts, uses: list[tuple[FileFacts, TableUse]]) -> tuple[Fil
     if not uses:
         return None
     try_lines = {(uf.path, u.line) for uf, u in uses if u.access == "try"}
-    # `if key in T: return T[key]`: the subscript is guarded by the membership test before it
-    guarded = {(uf.path, u.line + d) for uf, u in uses if u.access == "in" for d in range(0, 4)}
+    # `if key in T: ... T[key]` (here or in a caller): the membership test guards the subscript
+    guarded = any(u.access == "in" for _, u in uses)
     uses = [
         (uf, u)
         for uf, u in uses
-        if not (u.access == "subscript" and ((uf.path, u.line) in try_lines or (uf.path, u.line) in guarded))
+        if not (u.access == "subscript" and ((uf.path, u.line) in try_lines or guarded))
     ]
     # a KeyError anywhere is the worst outcome; among equals, prefer the table's own module
     return min(uses, key=lambda p: (_ACCESS_RANK[p[1].access], p[0].path != f.path, p[0].path, p[1].line))
