@@ -18,6 +18,7 @@ _CONTINUES = (b"else", b"elif", b"except", b"finally", b"case")
 _SIMPLE_ASSIGN = re.compile(rb"[ \t]*[A-Za-z_][\w.]*[ \t]*(?::[^=\n]+)?=[^=]")
 _QUOTES = re.compile(rb"\"\"\"|'''")
 _BIG_CLASS_LINES = 40
+_BIG_DEF_LINES = 30
 _STARTS: dict[bytes, re.Pattern[bytes]] = {}
 
 
@@ -68,17 +69,8 @@ def select(data: bytes) -> bytes:
         return data
     keep: list[tuple[int, int]] = []
     for a, b in zip(starts, [*starts[1:], len(data)], strict=True):
-        if not _keep(data, hits, a, b):
-            continue
-        is_class = data.startswith(b"class ", a) or (
-            data.startswith(b"@", a) and b"\nclass " in data[a : a + 400]
-        )
-        if is_class and data.count(b"\n", a, b) > _BIG_CLASS_LINES:
-            members = _class_members(data, hits, a, b)
-            if members:
-                keep.extend(members)
-                continue
-        keep.append((a, b))
+        if _keep(data, hits, a, b):
+            keep.extend(_cut(data, hits, a, b, b""))
     out: list[bytes] = []
     pos = 0
     for a, b in keep:
@@ -89,18 +81,54 @@ def select(data: bytes) -> bytes:
     return b"".join(out)
 
 
-def _class_members(data: bytes, hits: list[int], a: int, b: int) -> list[tuple[int, int]]:
-    """Ranges to keep of a large class: its header and relevant members ([] keeps it whole)."""
-    header = re.compile(rb"^[ \t]*class\b[^\n]*:[ \t]*(#[^\n]*)?$", re.M).search(data, a, b)
+_CLASS_HEADER = re.compile(rb"^[ \t]*class\b[^\n]*:[ \t]*(#[^\n]*)?$|^[ \t]*\)[^\n]*:[ \t]*(#[^\n]*)?$", re.M)
+_DEF_HEADER = re.compile(
+    rb"\)[^\n]*:[ \t]*(#[^\n]*)?$|^[ \t]*(?:async[ \t]+)?def\b[^\n(]*\([^\n]*\)[^\n]*:[ \t]*$", re.M
+)
+_BODY = re.compile(rb"^([ \t]+)[^ \t\r\n#]", re.M)
+_DEF_START = re.compile(rb"(?:@[^\n]*\n[ \t]*)*(?:async[ \t]+)?def\b")
+
+
+def _cut(data: bytes, hits: list[int], a: int, b: int, indent: bytes) -> list[tuple[int, int]]:
+    """Ranges to keep of one relevant statement: a large class or function is cut further."""
+    lines = data.count(b"\n", a, b)
+    start = a + len(indent)
+    is_class = data.startswith(b"class ", start) or (
+        data.startswith(b"@", start) and b"\n" + indent + b"class " in data[a : a + 400]
+    )
+    if is_class and lines > _BIG_CLASS_LINES:
+        return _members(data, hits, a, b, _CLASS_HEADER, in_def=False) or [(a, b)]
+    if not is_class and lines > _BIG_DEF_LINES and _DEF_START.match(data, start):
+        return _members(data, hits, a, b, _DEF_HEADER, in_def=True) or [(a, b)]
+    return [(a, b)]
+
+
+def _members(
+    data: bytes, hits: list[int], a: int, b: int, header_re: re.Pattern[bytes], in_def: bool
+) -> list[tuple[int, int]]:
+    """The header and the relevant body statements of a class or def ([]: keep it whole).
+
+    In a function, the two statements after each relevant one stay too: what the code does
+    when a lookup comes up empty (`if sizes is None: ...`) is where consequences are read.
+    """
+    header = header_re.search(data, a, b)
     if header is None:
         return []
-    body = re.compile(rb"^([ \t]+)[^ \t\r\n#]", re.M).search(data, header.end() + 1, b)
+    body = _BODY.search(data, header.end() + 1, b)
     if body is None:
         return []
     members = _starts(data, body[1], body.start(), b)
     if not members or members[0] != body.start():
         return []
-    kept = [(m, n) for m, n in zip(members, [*members[1:], b], strict=True) if _keep(data, hits, m, n)]
-    if not kept:
+    spans = list(zip(members, [*members[1:], b], strict=True))
+    relevant = [i for i, (m, n) in enumerate(spans) if _keep(data, hits, m, n)]
+    if not relevant or (in_def and not any(_has_hit(hits, m, n) for m, n in spans)):
         return []
-    return [(a, body.start()), *kept]
+    chosen = set(relevant)
+    if in_def:
+        chosen |= {j for i in relevant for j in (i + 1, i + 2) if j < len(spans)}
+    kept: list[tuple[int, int]] = [(a, body.start())]
+    for i in sorted(chosen):
+        m, n = spans[i]
+        kept.extend([(m, n)] if in_def else _cut(data, hits, m, n, body[1]))
+    return kept
