@@ -34,8 +34,9 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
     if is_python and b"\0" in data:
         facts.skipped = "binary data, not Python source"
         return facts
-    relevant_build = any(tok in data for tok in builds.BUILD_TOKENS)
     relevant_py = is_python and prefilter.worth_parsing(data)
+    # build strings in Python files mention `gencode` / `arch_list`: only parse-worthy files have them
+    relevant_build = (relevant_py or not is_python) and any(tok in data for tok in builds.BUILD_TOKENS)
     if not (relevant_build or relevant_py):
         return None
     if len(data) > MAX_BYTES:
