@@ -92,7 +92,7 @@ def test_probed_gpus_give_archs_and_devices(tree: Path, monkeypatch: pytest.Monk
 
     from capgap.scan import machine
 
-    gpu = SimpleNamespace(name="NVIDIA RTX PRO 6000 Blackwell Server Edition", cc="12.0")
+    gpu = SimpleNamespace(name="NVIDIA RTX PRO 6000 Blackwell Server Edition", compute_capability="12.0")
     monkeypatch.setattr(machine, "_probed_gpus", lambda: [gpu, gpu])
     archs, devices = machine.resolve_archs_and_devices([], [])
     assert [a.cc for a in archs] == ["12.0"]

@@ -325,13 +325,19 @@ class _Walker:
             ):
                 table = sub.comparators[0]
                 if isinstance(table, (ast.Name, ast.Attribute)) and _capish_key(sub.left):
-                    text = "the membership test is False on {arch}" + self._after(stmt, siblings, index)
+                    missing_runs_body = isinstance(sub.ops[0], ast.NotIn)  # `if cap not in T: raise`
+                    text = "the membership test is False on {arch}" + self._after(
+                        stmt, siblings, index, missing_runs_body
+                    )
                     self.use(table, sub.left, "in", sub.lineno, scope, text)
             elif isinstance(sub, ast.IfExp):
                 self.gate(sub.test, [ast.Expr(sub.body)], [ast.Expr(sub.orelse)], [], [], scope, sub.lineno)
 
-    def _after(self, stmt: ast.stmt, siblings: list[ast.stmt], index: int) -> str:
+    def _after(self, stmt: ast.stmt, siblings: list[ast.stmt], index: int, body_runs: bool = False) -> str:
         """What the code does when the lookup comes up empty, as far as the code shows."""
+        if isinstance(stmt, ast.If) and body_runs:
+            what = _summary(stmt.body)
+            return f": the code {what}" if what else ": the check fails"
         if isinstance(stmt, ast.If):
             what = _summary(stmt.orelse)
             return f": the check fails{'; falls back: ' + what if what else ''}"
