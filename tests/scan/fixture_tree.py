@@ -122,11 +122,27 @@ FILES: dict[str, str] = {
 
         def is_sm100_supported():
             return torch.cuda.get_device_capability()[0] == 10
+
+
+        is_blackwell = lru_cache(maxsize=1)(partial(_check_majors, majors=[10, 11, 12]))
+        """,
+    "toyengine/platforms.py": """
+        import torch
+
+
+        class CudaPlatform:
+            @classmethod
+            def is_blackwell(cls):
+                return torch.cuda.get_device_capability()[0] == 10
+
+
+        current_platform = CudaPlatform()
         """,
     "toyengine/layers/attention.py": """
         import torch
 
-        from toyengine.utils import get_device_sm, is_sm90_supported, is_sm100_supported
+        from toyengine.platforms import current_platform
+        from toyengine.utils import get_device_sm, is_blackwell, is_sm90_supported, is_sm100_supported
 
 
         def choose_backend(world_size):
@@ -165,6 +181,14 @@ FILES: dict[str, str] = {
             if torch.cuda.get_device_capability() != (9, 0):  # G6
                 raise NotImplementedError("needs Hopper")
             return hopper_kernel(x)
+
+
+        def blackwell_paths(x):
+            if is_blackwell():  # the utils helper (imported): admits 12.0
+                x = blackwell_kernel(x)
+            if current_platform.is_blackwell():  # G7 the platform method: 10.x only
+                x = platform_kernel(x)
+            return x
 
 
         def near_misses(x, world_size):
@@ -211,6 +235,7 @@ EXPECTED_12_0 = {
     ("gate-excludes-arch", "medium", "toyengine/layers/attention.py", "G4", "is_sm90_supported", "12.0"),
     ("gate-admits-unsupported", "medium", "toyengine/layers/attention.py", "G5", "major", "12.0"),
     ("gate-excludes-arch", "medium", "toyengine/layers/attention.py", "G6", "get_device_capability", "12.0"),
+    ("gate-excludes-arch", "medium", "toyengine/layers/attention.py", "G7", "is_blackwell", "12.0"),
     ("build-missing-arch", "medium", "setup.py", "B1", "TORCH_CUDA_ARCH_LIST", "12.0"),
     ("build-missing-arch", "medium", "setup.py", "B2", "-gencode", "sm_120"),
     ("build-missing-arch", "medium", "CMakeLists.txt", "B3", "TORCH_CUDA_ARCH_LIST", "12.0"),
@@ -227,6 +252,6 @@ def write_tree(root: Path) -> Path:
 
 def line_of(root: Path, rel: str, marker: str) -> int:
     for i, line in enumerate((root / rel).read_text().splitlines(), 1):
-        if line.rstrip().endswith(f"# {marker}"):
+        if line.rstrip().endswith(f"# {marker}") or f"# {marker} " in line:
             return i
     raise AssertionError(f"marker {marker} not in {rel}")

@@ -33,7 +33,7 @@ def test_warm_scan_reads_nothing_and_finds_the_same(tmp_path: Path, monkeypatch:
     monkeypatch.setattr(source, "_work", lambda item: parsed.append(item[0]) or real(item))
     warm = run_scan([str(tmp_path)], OPTS)
     assert parsed == []
-    assert _keys(warm) == _keys(cold) and len(_keys(cold)) == 16
+    assert _keys(warm) == _keys(cold) and len(_keys(cold)) == 17
     # a changed file is parsed again, and only that one
     sizes = tmp_path / "toyengine/comm/sizes.py"
     sizes.write_text(sizes.read_text().replace("10: {2:", "12: {2: 1}, 10: {2:"))
@@ -49,7 +49,7 @@ def test_no_cache_parses_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     real = source._work
     monkeypatch.setattr(source, "_work", lambda item: parsed.append(item[0]) or real(item))
     run_scan([str(tmp_path)], ScanOptions(archs=OPTS.archs, use_cache=False))
-    assert len(parsed) == 8
+    assert len(parsed) == 9
 
 
 def test_same_content_elsewhere_is_not_parsed_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -25,7 +25,7 @@ def test_json_has_the_contract_shape(tree: Path) -> None:
     data = json.loads(result.out)
     assert list(data) == ["arch", "targets", "findings", "skipped"]
     assert data["arch"] == "12.0"
-    assert data["targets"] == [{"spec": str(tree), "root": str(tree), "files": 8}]
+    assert data["targets"] == [{"spec": str(tree), "root": str(tree), "files": 9}]
     first = data["findings"][0]
     assert {
         "rule",
@@ -92,7 +92,7 @@ def test_probed_gpus_give_archs_and_devices(tree: Path, monkeypatch: pytest.Monk
 
     from capgap.scan import machine
 
-    gpu = SimpleNamespace(name="NVIDIA RTX PRO 6000 Blackwell Server Edition", cc="12.0")
+    gpu = SimpleNamespace(name="NVIDIA RTX PRO 6000 Blackwell Server Edition", compute_capability="12.0")
     monkeypatch.setattr(machine, "_probed_gpus", lambda: [gpu, gpu])
     archs, devices = machine.resolve_archs_and_devices([], [])
     assert [a.cc for a in archs] == ["12.0"]
@@ -109,7 +109,7 @@ def test_sarif_is_valid_against_the_published_schema(tree: Path) -> None:
     schema = json.loads(SCHEMA.read_text())
     jsonschema.validate(sarif, schema, cls=jsonschema.Draft4Validator)
     results = sarif["runs"][0]["results"]
-    assert len(results) == 16
+    assert len(results) == 17
     table = next(r for r in results if r["properties"]["symbol"] == "SYMM_MAX_SIZES")
     assert table["level"] == "error"
     assert table["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == "toyengine/comm/sizes.py"

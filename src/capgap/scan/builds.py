@@ -29,13 +29,18 @@ def is_build_file(name: str) -> bool:
     return name in BUILD_NAMES or name.endswith(BUILD_SUFFIXES) or name.startswith("Dockerfile")
 
 
-def find_build_lists(text: str) -> list[BuildList]:
+def find_build_lists(text: str, python_module: bool = False) -> list[BuildList]:
+    """Arch lists in a build file; in a Python module only TORCH_CUDA_ARCH_LIST and -gencode strings
+    count (a Python tuple of supported archs is a gate, not a build list)."""
     out: list[BuildList] = []
     gencode_block: list[tuple[int, str, list[str]]] = []
     for lineno, line in enumerate(text.splitlines(), 1):
         if len(line) > 2000:
             continue
-        if m := _NAMED.search(line):
+        m = _NAMED.search(line)
+        if m and python_module and m["sym"] != "TORCH_CUDA_ARCH_LIST":
+            m = None
+        if m:
             items = [i for i in _ITEM.findall(m["list"]) if try_parse_arch(i) is not None]
             if items:
                 out.append(BuildList(lineno, m["var"] or m["sym"], items, line.strip()))

@@ -15,10 +15,29 @@ _ARCH_WORDS = re.compile(
     r"capabilit|arch|\bsm\b|sm_?\d|\bcc\b|compute|gpu|device|major|hopper|blackwell", re.I
 )
 _CAPISH = re.compile(r"capab|(^|_)sm|arch|(^|_)cc($|_)|major", re.I)
+# Text that a statement must contain before its expressions are walked for table reads.
+_HINTS = (
+    "capab",
+    "sm_",
+    "_sm",
+    ".sm",
+    "(sm",
+    "sm1",
+    "sm9",
+    "sm8",
+    "arch",
+    "major",
+    "_cc",
+    "cc_",
+    "(cc",
+    ".cc",
+)
+_GATE_HINTS = ("capab", "sm", "cc", "major", "blackwell", "hopper", "ampere", "arch")
 # Names in a test that make it worth evaluating as a gate (helpers are named after archs).
 _GATEISH = re.compile(
     r"capab|(^|_)sm_?(\d|$|_|version)|(^|_)cc($|_)|major|blackwell|hopper|ampere|(^|_)arch($|_)", re.I
 )
+_COMMENT = re.compile(r"#[^\n]*")
 _NEGATIVE_OPS = (ast.NotEq, ast.NotIn, ast.Lt, ast.LtE)
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 
@@ -86,6 +105,12 @@ class _Walker:
         self.facts = facts
         self.lines = lines
 
+    def text(self, node: ast.AST) -> str:
+        """The source lines a node spans (whole lines: cheap to search before walking the node)."""
+        start = getattr(node, "lineno", 0)
+        end = getattr(node, "end_lineno", start) or start
+        return "\n".join(self.lines[start - 1 : end]) if start else ""
+
     def src(self, line: int) -> str:
         return self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
 
@@ -106,6 +131,8 @@ class _Walker:
                 self.block(stmt.body, [*chain, stmt.name], inner, inner)
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 self.assign(stmt, rest, chain, scope, cls_scope, is_module)
+            elif isinstance(stmt, ast.ImportFrom) and is_module:
+                self.imports(stmt)
             elif isinstance(stmt, ast.If):
                 self.gate(stmt.test, stmt.body, stmt.orelse, rest, chain, scope, stmt.lineno)
                 self.exprs(stmt.test, stmt, body, i, scope)
@@ -130,6 +157,17 @@ class _Walker:
             else:
                 self.exprs(stmt, stmt, body, i, scope)
 
+    def imports(self, stmt: ast.ImportFrom) -> None:
+        base = stmt.module or ""
+        if stmt.level:  # relative: resolve against this module's package
+            package = self.facts.module.split(".")
+            if not self.facts.path.endswith("__init__.py"):
+                package = package[:-1]
+            package = package[: len(package) - (stmt.level - 1)] if stmt.level > 1 else package
+            base = ".".join([*package, base] if base else package)
+        for alias in stmt.names:
+            self.facts.imports[alias.asname or alias.name] = base
+
     def function(
         self,
         node: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -143,7 +181,8 @@ class _Walker:
             params = params[1:]
         local = Scope({}, cls_scope or scope)
         if is_module or cls_scope is not None:
-            self.facts.helpers.append(HelperDef(node.name, "def", params, node.body, local))
+            is_method = cls_scope is not None and not is_module
+            self.facts.helpers.append(HelperDef(node.name, "def", params, node.body, local, is_method))
         for dec in node.decorator_list:  # @skipIf(get_device_capability()[0] < 9, ...)
             if (
                 isinstance(dec, ast.Call)
@@ -157,13 +196,6 @@ class _Walker:
     def _function_body(
         self, body: list[ast.stmt], chain: list[str], local: Scope, cls_scope: Scope | None
     ) -> None:
-        # Every assignment in the function, nested blocks included, so gates can see `major, _ = ...`.
-        for sub in ast.walk(ast.Module(body=body, type_ignores=[])):
-            if isinstance(sub, ast.Assign):
-                attrs = [t for t in sub.targets if isinstance(t, ast.Attribute)]
-                if attrs and cls_scope is not None:
-                    bind(cls_scope, attrs, sub.value)
-                bind(local, sub.targets, sub.value)
         self.block(body, chain, local, cls_scope)
 
     def assign(
@@ -179,8 +211,10 @@ class _Walker:
         value = stmt.value
         if value is None:
             return
-        if is_module or (cls_scope is scope):
-            bind(scope, targets, value)
+        bind(scope, targets, value)
+        attrs = [t for t in targets if isinstance(t, ast.Attribute)]
+        if attrs and cls_scope is not None and cls_scope is not scope:  # self.x = ... in a method
+            bind(cls_scope, attrs, value)
         if isinstance(value, ast.Dict):
             for target in targets:
                 self.table(target, value, chain, scope, cls_scope, stmt.lineno)
@@ -243,7 +277,8 @@ class _Walker:
         line: int,
         negative: bool | None = None,
     ) -> None:
-        if not _capish_key(test, _GATEISH):
+        low = self.text(test).lower()
+        if not any(hint in low for hint in _GATE_HINTS) or not _capish_key(test, _GATEISH):
             return
         negative = _is_negative(test) if negative is None else negative
         if negative:
@@ -251,7 +286,10 @@ class _Walker:
             fallback = _summary(body)
         else:
             selected, fallback = body, _summary(orelse)
-        needs = evidence.needs_in(evidence.tokens(selected[:40]))
+        code = _COMMENT.sub(
+            "", "\n".join(self.text(st) for st in selected[:40])
+        )  # "no tcgen05 here" is no need
+        needs = evidence.needs_in(code.lower())
         self.facts.gates.append(
             GateSite(line, test, negative, scope, needs, fallback, self.src(line), ".".join(chain))
         )
@@ -260,6 +298,9 @@ class _Walker:
         self, node: ast.AST, stmt: ast.stmt, siblings: list[ast.stmt], index: int, scope: Scope
     ) -> None:
         """Reads of tables with capability-looking keys, and conditional-expression gates."""
+        low = self.text(node).lower()
+        if not any(hint in low for hint in _HINTS):
+            return
         for sub in ast.walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, (ast.Name, ast.Attribute)):
                 if _capish_key(sub.slice):
@@ -284,13 +325,19 @@ class _Walker:
             ):
                 table = sub.comparators[0]
                 if isinstance(table, (ast.Name, ast.Attribute)) and _capish_key(sub.left):
-                    text = "the membership test is False on {arch}" + self._after(stmt, siblings, index)
+                    missing_runs_body = isinstance(sub.ops[0], ast.NotIn)  # `if cap not in T: raise`
+                    text = "the membership test is False on {arch}" + self._after(
+                        stmt, siblings, index, missing_runs_body
+                    )
                     self.use(table, sub.left, "in", sub.lineno, scope, text)
             elif isinstance(sub, ast.IfExp):
                 self.gate(sub.test, [ast.Expr(sub.body)], [ast.Expr(sub.orelse)], [], [], scope, sub.lineno)
 
-    def _after(self, stmt: ast.stmt, siblings: list[ast.stmt], index: int) -> str:
+    def _after(self, stmt: ast.stmt, siblings: list[ast.stmt], index: int, body_runs: bool = False) -> str:
         """What the code does when the lookup comes up empty, as far as the code shows."""
+        if isinstance(stmt, ast.If) and body_runs:
+            what = _summary(stmt.body)
+            return f": the code {what}" if what else ": the check fails"
         if isinstance(stmt, ast.If):
             what = _summary(stmt.orelse)
             return f": the check fails{'; falls back: ' + what if what else ''}"

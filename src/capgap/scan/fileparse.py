@@ -34,8 +34,9 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
     if is_python and b"\0" in data:
         facts.skipped = "binary data, not Python source"
         return facts
-    relevant_build = any(tok in data for tok in builds.BUILD_TOKENS)
     relevant_py = is_python and prefilter.worth_parsing(data)
+    # build strings in Python files mention `gencode` / `arch_list`: only parse-worthy files have them
+    relevant_build = (relevant_py or not is_python) and any(tok in data for tok in builds.BUILD_TOKENS)
     if not (relevant_build or relevant_py):
         return None
     if len(data) > MAX_BYTES:
@@ -47,7 +48,7 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
         facts.skipped = "not valid UTF-8 (and no coding declaration that decodes it)"
         return facts
     if relevant_build:
-        facts.builds = builds.find_build_lists(text)
+        facts.builds = builds.find_build_lists(text, python_module=is_python and not rel.endswith("setup.py"))
     if relevant_py:
         tree = _parse(cut, rel) if cut is not None else None
         if tree is None:  # the cut guessed a boundary wrong, or the file is bad: parse it whole

@@ -9,87 +9,64 @@ from __future__ import annotations
 
 import re
 
-# Any one of these makes a file (or statement) worth parsing for gates and table reads.
+# Any one of these (in the lowercased bytes) makes a file or statement worth parsing.
 CAP_TOKENS = (
-    b"capabilit",
-    b"Capabilit",
-    b"CAPABILIT",
-    b"blackwell",
-    b"Blackwell",
-    b"BLACKWELL",
+    b"apabilit",
+    b"lackwell",
     b"hopper",
-    b"Hopper",
     b"device_sm",
-    b"arch_list",
-    b"ARCH_LIST",
+    b"rch_list",
     b"cuda_arch",
-    b"CUDA_ARCH",
     b"sm_version",
     b"gencode",
 )
-_SM_CONFIRM = (re.compile(rb"sm_?\d\d"), re.compile(rb"SM_?\d\d"))
-_KNOWN_NUMBERS = {
-    b"70",
-    b"72",
-    b"75",
-    b"80",
-    b"86",
-    b"87",
-    b"88",
-    b"89",
-    b"90",
-    b"100",
-    b"103",
-    b"110",
-    b"120",
-    b"121",
-}
+_SM = re.compile(rb"sm_?\d\d")
+# Dict entries keyed like a compute capability: `9: `, `10: `, `"9.0": `, `(9, 0): `, `"sm_90": `.
+CC_KEY_TOKENS = (b"9: ", b"10: ", b'.0": ', b".0': ", b", 0): ")
+_SM_KEY = re.compile(rb"[\"']sm_?\d{2,3}[af]?[\"']\s*:")
 _BEFORE_KEY = b" \t{,\n"
 
 
-def mentions_capability(data: bytes) -> bool:
-    if any(tok in data for tok in CAP_TOKENS):
-        return True
-    return (b"sm" in data and _SM_CONFIRM[0].search(data) is not None) or (
-        b"SM" in data and _SM_CONFIRM[1].search(data) is not None
-    )
+def mentions_capability(low: bytes) -> bool:
+    """`low`: the file's bytes, lowercased."""
+    return any(tok in low for tok in CAP_TOKENS) or (b"sm" in low and _SM.search(low) is not None)
 
 
-def has_cc_key(data: bytes) -> bool:
-    """Is there a dict entry keyed like a compute capability (`9: `, `100: `, `"9.0": `, `(9, 0): `)?"""
-    for tok in (b"9: ", b"10: ", b"12: "):
-        if _keyed(data, tok, lambda d, i: i == 0 or d[i - 1] in _BEFORE_KEY):
-            return True
-    if _keyed(data, b"0: ", _number_key):
-        return True
-    for tok in (b'.0": ', b".0': ", b", 0): "):
-        if tok in data:
-            return True
-    return b"sm_" in data and re.search(rb"[\"']sm_?\d{2,3}[af]?[\"']\s*:", data) is not None
+def _is_key(low: bytes, i: int, tok: bytes) -> bool:
+    if tok[0:1] in b"91":  # `9: ` / `10: ` must start a key: after a space, `{`, `,` or a newline
+        return i == 0 or low[i - 1] in _BEFORE_KEY
+    return True
 
 
-def _number_key(data: bytes, i: int) -> bool:
-    for width in (2, 3):
-        start = i + 1 - width
-        if (
-            start >= 0
-            and data[start : i + 1] in _KNOWN_NUMBERS
-            and (start == 0 or data[start - 1] in _BEFORE_KEY)
-        ):
-            return True
-    return False
-
-
-def _keyed(data: bytes, tok: bytes, ok: object) -> bool:
-    i = data.find(tok)
-    tries = 0
-    while i != -1 and tries < 500:
-        if ok(data, i):  # type: ignore[operator]
-            return True
-        i = data.find(tok, i + 1)
-        tries += 1
-    return False
+def has_cc_key(low: bytes) -> bool:
+    """Is there a dict entry keyed like a compute capability?"""
+    for tok in CC_KEY_TOKENS:
+        i = low.find(tok)
+        tries = 0
+        while i != -1 and tries < 64:
+            if _is_key(low, i, tok):
+                return True
+            i = low.find(tok, i + 1)
+            tries += 1
+    return b"sm_" in low and _SM_KEY.search(low) is not None
 
 
 def worth_parsing(data: bytes) -> bool:
-    return mentions_capability(data) or has_cc_key(data)
+    low = data.lower()
+    return mentions_capability(low) or has_cc_key(low)
+
+
+def hit_offsets(data: bytes) -> list[int]:
+    """Sorted byte offsets of every capability token and capability-like dict key in `data`."""
+    low = data.lower()
+    offsets: list[int] = []
+    for tok in CAP_TOKENS + CC_KEY_TOKENS:
+        i = low.find(tok)
+        while i != -1:
+            if _is_key(low, i, tok):
+                offsets.append(i)
+            i = low.find(tok, i + 1)
+    for pattern in (_SM, _SM_KEY):
+        offsets.extend(m.start() for m in pattern.finditer(low))
+    offsets.sort()
+    return offsets

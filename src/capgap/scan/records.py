@@ -67,6 +67,7 @@ class HelperDef:
     params: list[str]
     body: list[ast.stmt]  # def: its statements; var: [ast.Expr(value)]
     scope: Scope
+    method: bool = False  # a method is only what `obj.name()` calls, never a bare `name()`
 
     def evaluate(self, args: list[Sym], kwargs: dict[str, Sym], ctx: Context) -> Sym:
         if self.kind == "var":
@@ -179,4 +180,5 @@ class FileFacts:
     gates: list[GateSite] = field(default_factory=list)
     builds: list[BuildList] = field(default_factory=list)
     module_scope: Scope = field(default_factory=Scope)
+    imports: dict[str, str] = field(default_factory=dict)  # local name -> "pkg.module" it came from
     skipped: str = ""  # reason, when the file could not be read or parsed

@@ -34,12 +34,32 @@ class Registry:
             for u in f.uses:
                 self.uses[u.name].append((f, u))
 
-    def helper_for(self, module: str) -> Callable[[str], HelperDef | None]:
+    def helper_for(
+        self, module: str, imports: dict[str, str] | None = None
+    ) -> Callable[[str], HelperDef | None]:
+        """Resolve a called name: what the module imported it from, else its own, else a module-level one."""
+        imports = imports or {}
+
         def find(name: str) -> HelperDef | None:
             short = name.split(".")[-1]
             found = self.helpers.get(short)
             if not found:
                 return None
+            if "." not in name:  # a bare call never means a method
+                found = [(m, h) for m, h in found if not h.method]
+                if not found:
+                    return None
+            else:  # `obj.name()`: a method of that name first
+                found = sorted(found, key=lambda mh: not mh[1].method)
+                if found[0][1].method:
+                    return next((h for m, h in found if m == module and h.method), found[0][1])
+            source = imports.get(short)
+            if source:
+                hit = next((h for m, h in found if m == source), None) or next(
+                    (h for m, h in found if m.startswith(source + ".")), None
+                )
+                if hit is not None:
+                    return hit
             return next((h for m, h in found if m == module), found[0][1])
 
         return find
@@ -49,8 +69,8 @@ def _known_recent(target: ArchFacts) -> list[ArchFacts]:
     return [a for a in all_facts().values() if a.major >= 9 and a.cc != target.cc]
 
 
-def _cap_key(use: TableUse, module: str, reg: Registry) -> bool:
-    sym = evaluate(use.key, Context(use.scope.lookup, reg.helper_for(module)))
+def _cap_key(use: TableUse, module: str, reg: Registry, imports: dict[str, str]) -> bool:
+    sym = evaluate(use.key, Context(use.scope.lookup, reg.helper_for(module, imports)))
     return sym.kind in {"cap", "namecap"}
 
 
@@ -58,7 +78,9 @@ def table_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Reg
     out: list[Finding] = []
     for f in files:
         for table in f.tables:
-            uses = [(uf, u) for uf, u in reg.uses.get(table.name, []) if _cap_key(u, uf.module, reg)]
+            uses = [
+                (uf, u) for uf, u in reg.uses.get(table.name, []) if _cap_key(u, uf.module, reg, uf.imports)
+            ]
             if not (uses or table.named_like_arch or table.style in _STRONG_STYLES):
                 continue
             for arch in archs:
@@ -72,12 +94,12 @@ def _best_use(f: FileFacts, uses: list[tuple[FileFacts, TableUse]]) -> tuple[Fil
     if not uses:
         return None
     try_lines = {(uf.path, u.line) for uf, u in uses if u.access == "try"}
-    # `if key in T: return T[key]`: the subscript is guarded by the membership test before it
-    guarded = {(uf.path, u.line + d) for uf, u in uses if u.access == "in" for d in range(0, 4)}
+    # `if key in T: ... T[key]` (here or in a caller): the membership test guards the subscript
+    guarded = any(u.access == "in" for _, u in uses)
     uses = [
         (uf, u)
         for uf, u in uses
-        if not (u.access == "subscript" and ((uf.path, u.line) in try_lines or (uf.path, u.line) in guarded))
+        if not (u.access == "subscript" and ((uf.path, u.line) in try_lines or guarded))
     ]
     # a KeyError anywhere is the worst outcome; among equals, prefer the table's own module
     return min(uses, key=lambda p: (_ACCESS_RANK[p[1].access], p[0].path != f.path, p[0].path, p[1].line))
@@ -129,7 +151,7 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
     out: list[Finding] = []
     known = list(all_facts().values())
     for f in files:
-        find_helper = reg.helper_for(f.module)
+        find_helper = reg.helper_for(f.module, f.imports)
         for gate in f.gates:
             sym = evaluate(gate.test, Context(gate.scope.lookup, find_helper))
             if sym.kind != "pred":
@@ -185,6 +207,9 @@ def _gate_finding(
             message=f"{symbol} admits {shown} but not {arch.cc}",
             **base,
         )
+    # only when some other admitted arch has the need: a gate that admits just archs lacking it
+    # was not written for that need (the evidence is a stray name, not the guarded code's purpose)
+    lack = [n for n in lack if any(all_facts()[cc].has(f) for cc in admits if cc != arch.cc for f in n)]
     if admitted[arch.cc] and lack and not all(admitted.values()):
         need = evidence.describe(lack[0])
         return Finding(

@@ -192,7 +192,10 @@ def _eval_call(node: ast.Call, ctx: Context) -> Sym:
         return _eval(node.args[0], ctx)
     if short in {"int"} and len(node.args) == 1:
         return _eval(node.args[0], ctx)
-    helper = ctx.helper(name) or (ctx.helper(short) if short != name else None)
+    # `obj.is_blackwell()` is first a method; a bare `is_blackwell()` is a function or module variable
+    if isinstance(node.func, ast.Attribute) and "." not in name:
+        name = f"obj.{short}"
+    helper = ctx.helper(name)
     if helper is None or ctx.depth >= 8 or name in ctx.seen:
         return UNKNOWN
     args = [_eval(a, ctx) for a in node.args]
