@@ -105,3 +105,34 @@ def test_bare_cubin_e_flags_layouts(
     binary = read_binary(path)
     assert binary is not None
     assert binary.sass == (expected,)
+
+
+def test_fatbin_embedded_in_rodata_counts_for_verdicts_but_not_for_cuobjdump(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """Like cuFFT, which keeps ~24,000 containers in .ldata and loads them itself."""
+    import shutil
+    import subprocess
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler to build a library embedding a fatbin")
+    blob = (data_dir / "ptx_af.fatbin").read_bytes()
+    src = tmp_path / "embed.c"
+    src.write_text(
+        "__attribute__((aligned(8))) const unsigned char kernels[] = {"
+        + ",".join(str(b) for b in blob)
+        + "};\nconst unsigned char* get_kernels(void) { return kernels; }\n"
+    )
+    lib = tmp_path / "libembed.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(lib), str(src)], check=True, capture_output=True)
+    binary = read_binary(lib)
+    assert binary is not None
+    assert binary.listed == []  # cuobjdump sees no device code here
+    assert capgap_listing(binary) == []
+    assert [(s, e.name) for s, e in binary.entries] == [
+        (".rodata", "compute_90a"),
+        (".rodata", "compute_100f"),
+        (".rodata", "sm_103a"),
+    ]
+    assert (binary.sass, binary.ptx) == (("sm_103a",), ("compute_90a", "compute_100f"))

@@ -22,6 +22,7 @@ from capgap.binaries.reader import read_binary
 pytestmark = pytest.mark.network
 
 NCCL = ("nvidia-nccl-cu13==2.30.7", [], "nvidia/nccl/lib/libnccl.so.2")
+CUFFT = ("nvidia-cufft==12.0.0.61", [], "nvidia/cu13/lib/libcufft.so.12")
 XFORMERS = (
     "xformers==0.0.31.post1",
     ["--python-version", "3.11", "--implementation", "cp", "--platform", "manylinux_2_28_x86_64"],
@@ -131,3 +132,18 @@ def test_cuda_12_built_xformers_agrees_with_recorded_cuobjdump(
     # Hopper kernels only as sm_90a: a Blackwell GPU falls back to JIT-compiling the compute_80 PTX
     verdict = judge(binary.modules(), 12, 0)
     assert (verdict.status, verdict.via) == ("ptx-jit", ("compute_80",))
+
+
+def test_cufft_kernels_embedded_in_ldata_are_judged(wheel_cache: Path) -> None:
+    """cuobjdump lists one stub sm_75 cubin for libcufft; its real kernels sit in .ldata."""
+    lib = fetch_member(wheel_cache, *CUFFT)
+    binary = read_binary(lib)
+    assert binary is not None
+    assert capgap_listing(binary) == [("sass", "sm_75")]  # what `cuobjdump --list-elf` prints
+    assert {s for s, _ in binary.entries} == {".nv_fatbin", ".ldata"}
+    assert len(binary.embedded) == 11255
+    from capgap.binaries.compat import judge
+
+    modules = binary.modules()
+    assert judge(modules, 9, 0).via[0] == "sm_90"  # without .ldata this read NO IMAGE: a false alarm
+    assert judge(modules, 12, 0).via[0] == "sm_120"

@@ -38,6 +38,7 @@ class LibraryReport:
                 key=lambda v: tuple(int(x) for x in v.split(".")),
             ),
             "images": len(b.loadable),
+            "embedded_images": len(b.embedded),  # in data sections; cuobjdump does not list these
             "compressed_images": b.compressed,
             "modules": len([m for m in b.modules() if m]),
             "verdicts": [v.to_json() for v in self.verdicts],

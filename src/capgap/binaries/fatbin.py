@@ -18,6 +18,7 @@ from __future__ import annotations
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 CONTAINER_MAGIC = 0xBA55ED50
 CONTAINER_HEADER = struct.Struct("<IHHQ")
@@ -44,7 +45,7 @@ class FatbinError(ValueError):
     """The bytes are not a well-formed fatbin container (truncated, corrupted, not a fatbin)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FatbinEntry:
     kind: str  # "sass" | "ptx" | "ir" | "kind-N"
     sm: int  # SM number as the header writes it: 90 for sm_90/sm_90a/compute_90
@@ -101,28 +102,22 @@ def _entry(buf: memoryview | bytes, at: int, end: int, container: int) -> tuple[
     compressed_size, minor, major, sm, flags, full = _fields(buf, at, header_size)
     compression = _compression(flags) if compressed_size else ""
     kind = KIND_NAMES.get(kind_id, f"kind-{kind_id}")
-    entry = FatbinEntry(
-        kind=kind,
-        sm=sm,
-        suffix=_suffix(flags),
-        compression=compression,
-        payload_size=payload_size,
-        size=full if compression and full else payload_size,
-        ptx_version=(major, minor) if kind == "ptx" else None,
-        container=container,
-        offset=at,
-    )
+    size = full if compression and full else payload_size
+    ptx_version = (major, minor) if kind == "ptx" else None
+    entry = FatbinEntry(kind, sm, _suffix(flags), compression, payload_size, size, ptx_version, container, at)
     return entry, next_at
 
 
-def iter_entries(buf: memoryview | bytes, base: int = 0, end: int | None = None) -> Iterator[FatbinEntry]:
+def iter_entries(
+    buf: memoryview | bytes, base: int = 0, end: int | None = None, first_container: int = 0
+) -> Iterator[FatbinEntry]:
     """Every entry of every container in buf[base:end]; raises FatbinError on malformed bytes.
 
     Zero padding between containers is skipped; anything else that is not a container magic is
     an error (a `.nv_fatbin` section holds nothing but containers).
     """
     end = len(buf) if end is None else end
-    at, container = base, 0
+    at, container = base, first_container
     while at < end:
         if end - at < CONTAINER_HEADER.size:
             if bytes(buf[at:end]).strip(b"\0"):
@@ -142,6 +137,42 @@ def iter_entries(buf: memoryview | bytes, base: int = 0, end: int | None = None)
             entry, pos = _entry(buf, pos, container_end, container)
             yield entry
         at, container = container_end, container + 1
+
+
+_MAGIC_BYTES = struct.pack("<I", CONTAINER_MAGIC)
+
+
+def find_containers(buf: Any, start: int, end: int) -> Iterator[FatbinEntry]:
+    """Entries of fatbin containers embedded in data (`.rodata`, `.ldata`, ...), found by their magic.
+
+    Some libraries (cuFFT: ~24,000 containers in `.ldata`) keep their kernels there and load
+    them with the driver API; cuobjdump does not list them. A magic that does not start a
+    well-formed container (version 1, 16-byte header, entries that parse and fit) is data and
+    is passed over.
+    """
+    at, container = buf.find(_MAGIC_BYTES, start, end), 0
+    while at != -1:
+        magic, version, header_size, size = (
+            CONTAINER_HEADER.unpack_from(buf, at) if at + 16 <= end else (0, 0, 0, 0)
+        )
+        container_end = at + header_size + size
+        if version == 1 and header_size == CONTAINER_HEADER.size and size and container_end <= end:
+            try:
+                entries = [_entry_checked(e) for e in iter_entries(buf, at, container_end, container)]
+            except FatbinError:
+                entries = []
+            if entries:
+                yield from entries
+                container += 1
+                at = buf.find(_MAGIC_BYTES, container_end, end)
+                continue
+        at = buf.find(_MAGIC_BYTES, at + 4, end)
+
+
+def _entry_checked(e: FatbinEntry) -> FatbinEntry:
+    if e.kind.startswith("kind-") or not 20 <= e.sm <= 200:
+        raise FatbinError("not a kernel image")
+    return e
 
 
 def parse(buf: memoryview | bytes, base: int = 0, end: int | None = None) -> list[FatbinEntry]:
