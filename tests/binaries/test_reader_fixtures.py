@@ -20,6 +20,7 @@ EXPECTED = {
     "ptx_af.fatbin": ("fatbin", ("sm_103a",), ("compute_90a", "compute_100f"), 2),
 }
 BUILT_ONLY = {
+    "no_kernels.so": ("elf", (), (), 0),
     "sass_only.so": ("elf", ("sm_80", "sm_90"), (), 0),
     "sm90a.so": ("elf", ("sm_90a",), (), 0),
     "sm100f.so": ("elf", ("sm_100",), ("compute_100f",), 1),
@@ -51,7 +52,7 @@ def test_committed_fixture_agrees_with_recorded_cuobjdump(data_dir: Path, name: 
 def test_sm100f_sass_is_flagged_family_in_the_fatbin_but_listed_plain(data_dir: Path) -> None:
     binary = read_binary(data_dir / "multi.so")
     assert binary is not None
-    raw = [(e.kind, e.sm, e.suffix) for e in binary.loadable if e.sm == 100]
+    raw = [(e.kind, e.sm, e.suffix) for e in binary.listed if e.sm == 100]
     assert raw == [("sass", 100, "f"), ("sass", 100, "f")]
     assert [a for k, a in capgap_listing(binary) if "100" in a] == ["sm_100", "sm_100"]
 
@@ -136,3 +137,30 @@ def test_fatbin_embedded_in_rodata_counts_for_verdicts_but_not_for_cuobjdump(
         (".rodata", "sm_103a"),
     ]
     assert (binary.sass, binary.ptx) == (("sm_103a",), ("compute_90a", "compute_100f"))
+
+
+def test_modules_without_kernels_are_listed_but_not_judged(data_dir: Path) -> None:
+    """nvcc puts a kernel-less device-link module before the real one in every shared library."""
+    binary = read_binary(data_dir / "multi.so")
+    assert binary is not None
+    assert [(e.container, e.name, e.empty) for e in binary.listed] == [
+        (0, "sm_80", True),
+        (0, "sm_90a", True),
+        (0, "sm_100f", True),
+        (0, "sm_120", True),
+        (1, "sm_80", False),
+        (1, "sm_90a", False),
+        (1, "sm_100f", False),
+        (1, "sm_120", False),
+        (1, "compute_120", None),  # compressed: not looked into
+    ]
+    assert [e.container for e in binary.loadable] == [1] * 5
+    assert binary.empty == 4
+    assert len(binary.modules()) == 1
+
+
+def test_library_whose_modules_have_no_kernels_has_nothing_to_judge(built_fixtures: Path) -> None:
+    binary = read_binary(built_fixtures / "no_kernels.so")
+    assert binary is not None
+    assert binary.listed and all(e.empty for e in binary.listed)
+    assert not binary.has_kernels

@@ -147,3 +147,16 @@ def test_cufft_kernels_embedded_in_ldata_are_judged(wheel_cache: Path) -> None:
     modules = binary.modules()
     assert judge(modules, 9, 0).via[0] == "sm_90"  # without .ldata this read NO IMAGE: a false alarm
     assert judge(modules, 12, 0).via[0] == "sm_120"
+
+
+def test_cufftw_has_only_a_kernel_less_module_and_no_finding(wheel_cache: Path) -> None:
+    """cuobjdump lists one sm_75 cubin for libcufftw; it holds no kernel, so no GPU can lack it."""
+    from capgap.binaries.audit import audit_files
+
+    lib = fetch_member(wheel_cache, CUFFT[0], CUFFT[1], "nvidia/cu13/lib/libcufftw.so.12")
+    binary = read_binary(lib)
+    assert binary is not None
+    assert capgap_listing(binary) == [("sass", "sm_75")]
+    assert [e.empty for e in binary.listed] == [True]
+    audit = audit_files([lib], lib.parent, [(12, 0)])
+    assert (audit.libraries, audit.skipped, audit.files) == ([], [], 1)

@@ -40,6 +40,7 @@ class LibraryReport:
             ),
             "images": len(b.loadable),
             "embedded_images": len(b.embedded),  # in data sections; cuobjdump does not list these
+            "empty_modules_images": b.empty,  # images of modules without kernels: never judged
             "compressed_images": b.compressed,
             "modules": len([m for m in b.modules() if m]),
             "verdicts": [v.to_json() for v in self.verdicts],

@@ -14,7 +14,7 @@ from pathlib import Path
 from capgap.binaries.fatbin import FatbinEntry
 from capgap.binaries.reader import CudaBinary
 
-SCHEMA = 1
+SCHEMA = 2
 MISS = object()  # get(): not cached (None is a cached "not a binary")
 
 

@@ -56,6 +56,9 @@ class FatbinEntry:
     ptx_version: tuple[int, int] | None  # PTX ISA (major, minor) of PTX entries
     container: int  # index of the container it sits in (one per compiled module)
     offset: int  # byte offset of the entry header within the parsed buffer
+    # True: a module with no kernel at all (nvcc emits these for .cu files without kernels and for
+    # device-link stubs); judged only for small uncompressed entries, else None (unknown)
+    empty: bool | None = None
 
     @property
     def name(self) -> str:
@@ -104,8 +107,38 @@ def _entry(buf: memoryview | bytes, at: int, end: int, container: int) -> tuple[
     kind = KIND_NAMES.get(kind_id, f"kind-{kind_id}")
     size = full if compression and full else payload_size
     ptx_version = (major, minor) if kind == "ptx" else None
-    entry = FatbinEntry(kind, sm, _suffix(flags), compression, payload_size, size, ptx_version, container, at)
+    empty = (
+        None
+        if compression or payload_size > _EMPTY_CHECK_MAX
+        else _is_empty(buf, kind, at + header_size, payload_size)
+    )
+    entry = FatbinEntry(
+        kind, sm, _suffix(flags), compression, payload_size, size, ptx_version, container, at, empty
+    )
     return entry, next_at
+
+
+_EMPTY_CHECK_MAX = 16 << 10  # modules without kernels are ~2 kB; bigger ones are not checked
+
+
+def _is_empty(buf: memoryview | bytes, kind: str, start: int, size: int) -> bool | None:
+    """Whether a small uncompressed image holds no kernel: a cubin without `.text.*` sections,
+    PTX without `.entry`. None when it cannot tell (not ELF64, odd headers)."""
+    data = bytes(buf[start : start + size])
+    if kind == "ptx":
+        return b".entry" not in data
+    if kind != "sass" or data[:5] != b"\x7fELF\x02" or len(data) < 64:
+        return None
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    if shentsize < 64 or not 0 < shnum <= 4096 or shstrndx >= shnum or shoff + shnum * shentsize > len(data):
+        return None
+    str_off = struct.unpack_from("<Q", data, shoff + shstrndx * shentsize + 0x18)[0]
+    for i in range(shnum):
+        name_at = struct.unpack_from("<I", data, shoff + i * shentsize)[0]
+        if data[str_off + name_at : str_off + name_at + 6] == b".text.":
+            return False
+    return True
 
 
 def iter_entries(
