@@ -166,8 +166,10 @@ def main() -> int:
         for (path, binary, capgap_s), listing in zip(libs, listings, strict=True):
             rel = next((str(path.relative_to(d)) for d in dirs if path.is_relative_to(d)), str(path))
             row: dict[str, object] = {"library": rel, "size": binary.size, "capgap_s": round(capgap_s, 4)}
-            verdict = judge(binary.modules(), major, minor)
-            row[f"capgap_verdict_{cc}"] = verdict.to_json()
+            verdict = judge(binary.modules(), major, minor).to_json()
+            if not binary.has_kernels:  # only kernel-less modules or IR: nothing a GPU could lack
+                verdict["text"] = "no kernels"
+            row[f"capgap_verdict_{cc}"] = verdict
             if listing is None:
                 row["compared"] = False
                 report.append(row)
@@ -210,9 +212,8 @@ def main() -> int:
         if r["compared"]:
             ok = "yes" if r["agreement"]["agree"] else "NO"  # type: ignore[index]
             counts = f"{r['cuobjdump_images']} | {r['capgap_images']}"
-            head.append(
-                f"| {r['library']} | {mb} | {counts} | {ok} | {r['capgap_s']} | {r['cuobjdump_s']} | {v} |"
-            )
+            counts += f" | {ok} | {r['capgap_embedded_images']}"
+            head.append(f"| {r['library']} | {mb} | {counts} | {r['capgap_s']} | {r['cuobjdump_s']} | {v} |")
         else:
             head.append(f"| {r['library']} | {mb} | - | - | not compared | - | {r['capgap_s']} | - | {v} |")
     (args.out / "agreement.md").write_text("\n".join(head) + "\n\n" + "\n".join(sections))
