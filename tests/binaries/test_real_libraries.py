@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -35,10 +36,15 @@ TORCH = (
 
 
 def fetch_member(cache: Path, requirement: str, pip_args: list[str], member: str) -> Path:
-    """One file of a pinned wheel, downloaded and extracted once into the test wheel cache."""
+    """One file of a pinned wheel, downloaded and extracted once into the test wheel cache.
+
+    Each step writes to a per-process temporary name and renames it into place, so parallel
+    test workers (pytest -n) never see a half-written wheel or library.
+    """
     dest = cache / requirement.replace("==", "-")
     wheels = sorted(dest.glob("*.whl"))
     if not wheels:
+        tmp = dest / f"tmp-{os.getpid()}"
         cmd = [
             sys.executable,
             "-m",
@@ -48,21 +54,23 @@ def fetch_member(cache: Path, requirement: str, pip_args: list[str], member: str
             "--only-binary=:all:",
             "-q",
             "-d",
-            str(dest),
+            str(tmp),
         ]
         proc = subprocess.run([*cmd, *pip_args, requirement], capture_output=True, text=True)
-        wheels = sorted(dest.glob("*.whl"))
-        if proc.returncode != 0 or not wheels:
+        got = sorted(tmp.glob("*.whl"))
+        if proc.returncode != 0 or not got:
             pytest.skip(f"cannot download {requirement}: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
+        os.replace(got[0], dest / got[0].name)
+        shutil.rmtree(tmp, ignore_errors=True)
+        wheels = [dest / got[0].name]
     out = dest / "extracted" / member
     if not out.exists():
-        with zipfile.ZipFile(wheels[0]) as zf:
-            tmp = out.with_name(out.name + ".part")
-            tmp.parent.mkdir(parents=True, exist_ok=True)
-            with zf.open(member) as src, tmp.open("wb") as dst:
-                while chunk := src.read(1 << 22):
-                    dst.write(chunk)
-            tmp.rename(out)
+        part = out.with_name(f"{out.name}.part{os.getpid()}")
+        part.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(wheels[0]) as zf, zf.open(member) as src, part.open("wb") as dst:
+            while chunk := src.read(1 << 22):
+                dst.write(chunk)
+        os.replace(part, out)
     return out
 
 
