@@ -29,6 +29,8 @@ extern "C" void launch_axpy(float a, const float* x, float* y, int n) {
 """
 
 HOST_ONLY = "int plain_c_function(int x) { return 2 * x; }\n"
+# a .cu file with device code but no kernel: nvcc still embeds (empty) modules
+NO_KERNELS = "__device__ int twice(int x) { return 2 * x; }\nint host_side(int x) { return x + 1; }\n"
 
 
 def g(arch: str, code: str) -> list[str]:
@@ -53,6 +55,7 @@ FIXTURES: dict[str, tuple[str, list[str]]] = {
         g("compute_80", "sm_80") + g("compute_90", "[sm_90,compute_90]") + ["-Xfatbin", "-compress-all"],
     ),
     "sm120a.cubin": ("cubin", ["-arch=sm_120a"]),
+    "no_kernels.so": ("so", g("compute_80", "sm_80") + g("compute_90", "sm_90")),
     "ptx_af.fatbin": (
         "fatbin",
         g("compute_90a", "compute_90a") + g("compute_100f", "compute_100f") + g("compute_103a", "sm_103a"),
@@ -70,7 +73,7 @@ def find_nvcc(explicit: str | None) -> str | None:
 def build(nvcc: str, name: str, out: Path, workdir: Path) -> Path:
     kind, flags = FIXTURES[name]
     src = workdir / "kernel.cu"
-    src.write_text(KERNEL)
+    src.write_text(NO_KERNELS if name == "no_kernels.so" else KERNEL)
     target = out / name
     if kind == "so":
         cmd = [

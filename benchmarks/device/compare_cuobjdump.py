@@ -6,7 +6,8 @@ usage: PYTHONPATH=src python3 benchmarks/device/compare_cuobjdump.py OUT_DIR [--
 For torch's libraries (libtorch_cuda.so ...), NCCL, and every other shared object with CUDA
 kernels under site-packages, runs `cuobjdump --list-elf` and `--list-ptx` and capgap's reader,
 and writes to OUT_DIR:
-  agreement.md                  summary + one arch-by-arch table per library
+  agreement.md                  summary + one arch-by-arch table per library ("capgap embedded":
+                                images in data sections, which cuobjdump does not list)
   agreement.json                the same, with timings and capgap's verdicts for this GPU's arch
   cuobjdump_listings.tar.gz     the raw listings (to become recorded test fixtures)
 Needs: cuobjdump (PATH or /usr/local/cuda/bin) and pyelftools (pure Python: if it is not
@@ -165,8 +166,10 @@ def main() -> int:
         for (path, binary, capgap_s), listing in zip(libs, listings, strict=True):
             rel = next((str(path.relative_to(d)) for d in dirs if path.is_relative_to(d)), str(path))
             row: dict[str, object] = {"library": rel, "size": binary.size, "capgap_s": round(capgap_s, 4)}
-            verdict = judge(binary.modules(), major, minor)
-            row[f"capgap_verdict_{cc}"] = verdict.to_json()
+            verdict = judge(binary.modules(), major, minor).to_json()
+            if not binary.has_kernels:  # only kernel-less modules or IR: nothing a GPU could lack
+                verdict["text"] = "no kernels"
+            row[f"capgap_verdict_{cc}"] = verdict
             if listing is None:
                 row["compared"] = False
                 report.append(row)
@@ -182,6 +185,7 @@ def main() -> int:
                 cuobjdump_s=round(float(listing["seconds"]), 3),
                 cuobjdump_images=len(parse_listing(text)),
                 capgap_images=len(capgap_listing(binary)),
+                capgap_embedded_images=len(binary.embedded),
                 cuobjdump_stderr=[listing["--list-elf stderr"], listing["--list-ptx stderr"]],
                 agreement=agreement.to_json(),
             )
@@ -197,8 +201,10 @@ def main() -> int:
         f"{len(agreeing)} of {len(compared)} libraries agree arch by arch; "
         f"{len(report) - len(compared)} not compared (time budget). Verdict column: capgap for cc {cc}.",
         "",
-        "| library | MB | cuobjdump images | capgap images | agree | capgap s | cuobjdump s | verdict |",
-        "|---|---|---|---|---|---|---|---|",
+        "| library | MB | cuobjdump images | capgap images | agree | capgap embedded | capgap s "
+        "| cuobjdump s "
+        "| verdict |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in report:
         v = r[f"capgap_verdict_{cc}"]["text"]  # type: ignore[index]
@@ -206,11 +212,10 @@ def main() -> int:
         if r["compared"]:
             ok = "yes" if r["agreement"]["agree"] else "NO"  # type: ignore[index]
             counts = f"{r['cuobjdump_images']} | {r['capgap_images']}"
-            head.append(
-                f"| {r['library']} | {mb} | {counts} | {ok} | {r['capgap_s']} | {r['cuobjdump_s']} | {v} |"
-            )
+            counts += f" | {ok} | {r['capgap_embedded_images']}"
+            head.append(f"| {r['library']} | {mb} | {counts} | {r['capgap_s']} | {r['cuobjdump_s']} | {v} |")
         else:
-            head.append(f"| {r['library']} | {mb} | - | - | not compared | {r['capgap_s']} | - | {v} |")
+            head.append(f"| {r['library']} | {mb} | - | - | not compared | - | {r['capgap_s']} | - | {v} |")
     (args.out / "agreement.md").write_text("\n".join(head) + "\n\n" + "\n".join(sections))
     (args.out / "agreement.json").write_text(
         json.dumps({"cuobjdump": exe, "cc": cc, "python": sys.version, "libraries": report}, indent=1)

@@ -48,10 +48,10 @@ def built_fixtures() -> Path:
     if proc.returncode != 0:
         pytest.fail(f"building CUDA fixtures failed: {proc.stderr[-2000:]}")
     (tmp / ".complete").write_text(proc.stdout)
-    if dest.exists():
-        shutil.rmtree(tmp, ignore_errors=True)
-    else:
+    try:
         tmp.rename(dest)
+    except OSError:  # another test worker finished first: use its build
+        shutil.rmtree(tmp, ignore_errors=True)
     return dest
 
 

@@ -117,3 +117,38 @@ def test_analyzer_is_registered() -> None:
 
     assert analyzer.ANALYZER_ID == "binaries"
     assert analyzer in load_analyzers()
+
+
+def test_rescans_come_from_the_cache_until_a_file_changes(
+    tree: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import os
+
+    from capgap.binaries import audit
+
+    options = ScanOptions(archs=(parse_arch("12.1"),))
+    first = analyzer.analyze(resolve_target(str(tree)), options)
+    real_read = audit.read_binary
+    calls: list[str] = []
+
+    def counting_read(path: Path):  # noqa: ANN202
+        calls.append(path.name)
+        return real_read(path)
+
+    monkeypatch.setattr(audit, "read_binary", counting_read)
+    second = analyzer.analyze(resolve_target(str(tree)), options)
+    assert calls == []  # everything, the unreadable file included, came from the cache
+    assert (second.findings, second.skipped, second.files) == (first.findings, first.skipped, first.files)
+
+    cubin = tree / "kernels" / "sm120a.cubin"
+    st = cubin.stat()
+    os.utime(cubin, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    third = analyzer.analyze(resolve_target(str(tree)), options)
+    assert calls == ["sm120a.cubin"]
+    assert third.findings == first.findings
+
+    uncached = analyzer.analyze(resolve_target(str(tree)), ScanOptions(archs=options.archs, use_cache=False))
+    assert uncached.findings == first.findings
+    expected = ["README.so.txt", "compressed.so", "libbroken.so", "multi.so", "ptx_af.fatbin", "ptx_only.so"]
+    expected += ["sm120a.cubin"] + (["host_only.so"] if _host_only_library() else [])
+    assert sorted(calls[1:]) == sorted(expected)  # the symlink libmulti.so.1 is read once, as multi.so

@@ -36,7 +36,8 @@ def test_json_lists_archs_verdicts_and_findings(libs: Path) -> None:
         "sm120a.cubin": (["sm_120a"], [], "missing", []),
     }
     multi = next(lib for lib in target["libraries"] if lib["library"] == "multi.so")
-    assert (multi["ptx_isa_versions"], multi["images"], multi["compressed_images"]) == (["9.0"], 9, 1)
+    assert (multi["ptx_isa_versions"], multi["images"], multi["compressed_images"]) == (["9.0"], 5, 1)
+    assert (multi["empty_modules_images"], multi["modules"]) == (4, 1)
     (finding,) = target["findings"]
     assert (finding["rule"], finding["severity"], finding["path"], finding["missing"]) == (
         "binary-missing-arch",

@@ -94,3 +94,19 @@ def test_seeded_mutations_of_the_fatbin_section_raise_only_fatbin_error(data_dir
         except FatbinError:
             outcomes["error"] += 1
     assert outcomes["ok"] and outcomes["error"]  # both paths were exercised
+
+
+def test_seeded_mutations_of_embedded_containers_never_raise(data_dir: Path) -> None:
+    from capgap.binaries.fatbin import find_containers
+
+    fatbin = (data_dir / "ptx_af.fatbin").read_bytes()
+    rng = random.Random(99)
+    found = 0
+    for _ in range(1500):
+        blob = bytearray(rng.randbytes(rng.randrange(0, 64)) + fatbin + rng.randbytes(rng.randrange(0, 64)))
+        for _ in range(rng.randint(0, 4)):
+            blob[rng.randrange(len(blob))] = rng.randrange(256)
+        entries = list(find_containers(bytes(blob), 0, len(blob)))  # data, not an error, when malformed
+        found += bool(entries)
+        assert all(e.kind in ("sass", "ptx", "ir") and 20 <= e.sm <= 200 for e in entries)
+    assert 0 < found < 1500  # both well-formed and broken embeddings were exercised

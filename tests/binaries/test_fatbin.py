@@ -72,3 +72,14 @@ def test_entry_larger_than_its_container_is_an_error() -> None:
     bad = good[:8] + (len(good) - 16 - 4).to_bytes(8, "little") + good[16:]
     with pytest.raises(FatbinError):
         parse(bad)
+
+
+def test_embedded_containers_are_found_among_data_and_false_magics_passed_over() -> None:
+    from capgap.binaries.fatbin import find_containers
+
+    real = container(entry(2, 90), entry(1, 90, version=(9, 0)))
+    fake_magic = b"\x50\xed\x55\xba" + b"\x07" * 12  # magic, then not a container header
+    bad_entry = container(_header_size(entry(2, 90), 3))  # header parses as a container, entries don't
+    blob = b"data" * 10 + fake_magic + real + b"\x01" * 7 + bad_entry + container(entry(2, 120)) + b"tail"
+    got = [(e.name, e.container) for e in find_containers(blob, 0, len(blob))]
+    assert got == [("sm_90", 0), ("compute_90", 0), ("sm_120", 1)]

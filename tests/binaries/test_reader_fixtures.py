@@ -20,6 +20,7 @@ EXPECTED = {
     "ptx_af.fatbin": ("fatbin", ("sm_103a",), ("compute_90a", "compute_100f"), 2),
 }
 BUILT_ONLY = {
+    "no_kernels.so": ("elf", (), (), 0),
     "sass_only.so": ("elf", ("sm_80", "sm_90"), (), 0),
     "sm90a.so": ("elf", ("sm_90a",), (), 0),
     "sm100f.so": ("elf", ("sm_100",), ("compute_100f",), 1),
@@ -51,7 +52,7 @@ def test_committed_fixture_agrees_with_recorded_cuobjdump(data_dir: Path, name: 
 def test_sm100f_sass_is_flagged_family_in_the_fatbin_but_listed_plain(data_dir: Path) -> None:
     binary = read_binary(data_dir / "multi.so")
     assert binary is not None
-    raw = [(e.kind, e.sm, e.suffix) for e in binary.loadable if e.sm == 100]
+    raw = [(e.kind, e.sm, e.suffix) for e in binary.listed if e.sm == 100]
     assert raw == [("sass", 100, "f"), ("sass", 100, "f")]
     assert [a for k, a in capgap_listing(binary) if "100" in a] == ["sm_100", "sm_100"]
 
@@ -105,3 +106,61 @@ def test_bare_cubin_e_flags_layouts(
     binary = read_binary(path)
     assert binary is not None
     assert binary.sass == (expected,)
+
+
+def test_fatbin_embedded_in_rodata_counts_for_verdicts_but_not_for_cuobjdump(
+    data_dir: Path, tmp_path: Path
+) -> None:
+    """Like cuFFT, which keeps ~24,000 containers in .ldata and loads them itself."""
+    import shutil
+    import subprocess
+
+    cc = shutil.which("cc") or shutil.which("gcc")
+    if cc is None:
+        pytest.skip("no C compiler to build a library embedding a fatbin")
+    blob = (data_dir / "ptx_af.fatbin").read_bytes()
+    src = tmp_path / "embed.c"
+    src.write_text(
+        "__attribute__((aligned(8))) const unsigned char kernels[] = {"
+        + ",".join(str(b) for b in blob)
+        + "};\nconst unsigned char* get_kernels(void) { return kernels; }\n"
+    )
+    lib = tmp_path / "libembed.so"
+    subprocess.run([cc, "-shared", "-fPIC", "-o", str(lib), str(src)], check=True, capture_output=True)
+    binary = read_binary(lib)
+    assert binary is not None
+    assert binary.listed == []  # cuobjdump sees no device code here
+    assert capgap_listing(binary) == []
+    assert [(s, e.name) for s, e in binary.entries] == [
+        (".rodata", "compute_90a"),
+        (".rodata", "compute_100f"),
+        (".rodata", "sm_103a"),
+    ]
+    assert (binary.sass, binary.ptx) == (("sm_103a",), ("compute_90a", "compute_100f"))
+
+
+def test_modules_without_kernels_are_listed_but_not_judged(data_dir: Path) -> None:
+    """nvcc puts a kernel-less device-link module before the real one in every shared library."""
+    binary = read_binary(data_dir / "multi.so")
+    assert binary is not None
+    assert [(e.container, e.name, e.empty) for e in binary.listed] == [
+        (0, "sm_80", True),
+        (0, "sm_90a", True),
+        (0, "sm_100f", True),
+        (0, "sm_120", True),
+        (1, "sm_80", False),
+        (1, "sm_90a", False),
+        (1, "sm_100f", False),
+        (1, "sm_120", False),
+        (1, "compute_120", None),  # compressed: not looked into
+    ]
+    assert [e.container for e in binary.loadable] == [1] * 5
+    assert binary.empty == 4
+    assert len(binary.modules()) == 1
+
+
+def test_library_whose_modules_have_no_kernels_has_nothing_to_judge(built_fixtures: Path) -> None:
+    binary = read_binary(built_fixtures / "no_kernels.so")
+    assert binary is not None
+    assert binary.listed and all(e.empty for e in binary.listed)
+    assert not binary.has_kernels

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -22,6 +23,7 @@ from capgap.binaries.reader import read_binary
 pytestmark = pytest.mark.network
 
 NCCL = ("nvidia-nccl-cu13==2.30.7", [], "nvidia/nccl/lib/libnccl.so.2")
+CUFFT = ("nvidia-cufft==12.0.0.61", [], "nvidia/cu13/lib/libcufft.so.12")
 XFORMERS = (
     "xformers==0.0.31.post1",
     ["--python-version", "3.11", "--implementation", "cp", "--platform", "manylinux_2_28_x86_64"],
@@ -34,10 +36,15 @@ TORCH = (
 
 
 def fetch_member(cache: Path, requirement: str, pip_args: list[str], member: str) -> Path:
-    """One file of a pinned wheel, downloaded and extracted once into the test wheel cache."""
+    """One file of a pinned wheel, downloaded and extracted once into the test wheel cache.
+
+    Each step writes to a per-process temporary name and renames it into place, so parallel
+    test workers (pytest -n) never see a half-written wheel or library.
+    """
     dest = cache / requirement.replace("==", "-")
     wheels = sorted(dest.glob("*.whl"))
     if not wheels:
+        tmp = dest / f"tmp-{os.getpid()}"
         cmd = [
             sys.executable,
             "-m",
@@ -47,21 +54,23 @@ def fetch_member(cache: Path, requirement: str, pip_args: list[str], member: str
             "--only-binary=:all:",
             "-q",
             "-d",
-            str(dest),
+            str(tmp),
         ]
         proc = subprocess.run([*cmd, *pip_args, requirement], capture_output=True, text=True)
-        wheels = sorted(dest.glob("*.whl"))
-        if proc.returncode != 0 or not wheels:
+        got = sorted(tmp.glob("*.whl"))
+        if proc.returncode != 0 or not got:
             pytest.skip(f"cannot download {requirement}: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
+        os.replace(got[0], dest / got[0].name)
+        shutil.rmtree(tmp, ignore_errors=True)
+        wheels = [dest / got[0].name]
     out = dest / "extracted" / member
     if not out.exists():
-        with zipfile.ZipFile(wheels[0]) as zf:
-            tmp = out.with_name(out.name + ".part")
-            tmp.parent.mkdir(parents=True, exist_ok=True)
-            with zf.open(member) as src, tmp.open("wb") as dst:
-                while chunk := src.read(1 << 22):
-                    dst.write(chunk)
-            tmp.rename(out)
+        part = out.with_name(f"{out.name}.part{os.getpid()}")
+        part.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(wheels[0]) as zf, zf.open(member) as src, part.open("wb") as dst:
+            while chunk := src.read(1 << 22):
+                dst.write(chunk)
+        os.replace(part, out)
     return out
 
 
@@ -131,3 +140,31 @@ def test_cuda_12_built_xformers_agrees_with_recorded_cuobjdump(
     # Hopper kernels only as sm_90a: a Blackwell GPU falls back to JIT-compiling the compute_80 PTX
     verdict = judge(binary.modules(), 12, 0)
     assert (verdict.status, verdict.via) == ("ptx-jit", ("compute_80",))
+
+
+def test_cufft_kernels_embedded_in_ldata_are_judged(wheel_cache: Path) -> None:
+    """cuobjdump lists one stub sm_75 cubin for libcufft; its real kernels sit in .ldata."""
+    lib = fetch_member(wheel_cache, *CUFFT)
+    binary = read_binary(lib)
+    assert binary is not None
+    assert capgap_listing(binary) == [("sass", "sm_75")]  # what `cuobjdump --list-elf` prints
+    assert {s for s, _ in binary.entries} == {".nv_fatbin", ".ldata"}
+    assert len(binary.embedded) == 11255
+    from capgap.binaries.compat import judge
+
+    modules = binary.modules()
+    assert judge(modules, 9, 0).via[0] == "sm_90"  # without .ldata this read NO IMAGE: a false alarm
+    assert judge(modules, 12, 0).via[0] == "sm_120"
+
+
+def test_cufftw_has_only_a_kernel_less_module_and_no_finding(wheel_cache: Path) -> None:
+    """cuobjdump lists one sm_75 cubin for libcufftw; it holds no kernel, so no GPU can lack it."""
+    from capgap.binaries.audit import audit_files
+
+    lib = fetch_member(wheel_cache, CUFFT[0], CUFFT[1], "nvidia/cu13/lib/libcufftw.so.12")
+    binary = read_binary(lib)
+    assert binary is not None
+    assert capgap_listing(binary) == [("sass", "sm_75")]
+    assert [e.empty for e in binary.listed] == [True]
+    audit = audit_files([lib], lib.parent, [(12, 0)])
+    assert (audit.libraries, audit.skipped, audit.files) == ([], [], 1)

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from capgap.binaries.cache import MISS, BinaryCache
 from capgap.binaries.compat import MISSING, NO_IMAGE, Verdict, judge
 from capgap.binaries.reader import CudaBinary, UnreadableBinary, is_candidate, read_binary
 from capgap.findings import Finding, Skipped
@@ -38,6 +39,8 @@ class LibraryReport:
                 key=lambda v: tuple(int(x) for x in v.split(".")),
             ),
             "images": len(b.loadable),
+            "embedded_images": len(b.embedded),  # in data sections; cuobjdump does not list these
+            "empty_modules_images": b.empty,  # images of modules without kernels: never judged
             "compressed_images": b.compressed,
             "modules": len([m for m in b.modules() if m]),
             "verdicts": [v.to_json() for v in self.verdicts],
@@ -58,13 +61,31 @@ def _relative(path: Path, root: Path) -> str:
         return path.as_posix()
 
 
-def audit_files(files: Iterable[Path], root: Path, ccs: Sequence[tuple[int, int]]) -> Audit:
+def _read(path: Path, st: os.stat_result, cache: BinaryCache | None) -> CudaBinary | str | None:
+    """The file's binary, None (not one), or why it is unreadable; through the cache if given."""
+    if cache is not None:
+        hit = cache.get(path, st)
+        if hit is not MISS:
+            return hit  # type: ignore[return-value]
+    try:
+        result: CudaBinary | str | None = read_binary(path)
+    except UnreadableBinary as exc:
+        result = str(exc)
+    if cache is not None:
+        cache.put(path, st, result)
+    return result
+
+
+def audit_files(
+    files: Iterable[Path], root: Path, ccs: Sequence[tuple[int, int]], cache: BinaryCache | None = None
+) -> Audit:
     """Read each candidate file (symlinked duplicates once) and judge it for every (major, minor)."""
     out = Audit()
     seen: set[tuple[int, int]] = set()
-    for path in files:
-        if not is_candidate(path):
-            continue
+    candidates = [p for p in files if is_candidate(p)]
+    # real files before symlinks to them: a library is reported under its own name (libfoo.so.1.2)
+    candidates.sort(key=lambda p: p.is_symlink())
+    for path in candidates:
         try:
             st = path.stat()
         except OSError as exc:
@@ -73,10 +94,9 @@ def audit_files(files: Iterable[Path], root: Path, ccs: Sequence[tuple[int, int]
         if (st.st_dev, st.st_ino) in seen or not os.path.isfile(path):
             continue
         seen.add((st.st_dev, st.st_ino))
-        try:
-            binary = read_binary(path)
-        except UnreadableBinary as exc:
-            out.skipped.append(Skipped(_relative(path, root), f"unreadable binary: {exc}"))
+        binary = _read(path, st, cache)
+        if isinstance(binary, str):
+            out.skipped.append(Skipped(_relative(path, root), f"unreadable binary: {binary}"))
             continue
         if binary is None:
             continue

@@ -2,7 +2,8 @@
 
 cuobjdump spells every image `sm_XY[a|f]`: SASS `f` cubins appear as plain `sm_XY` (the two are
 aliases), PTX keeps its `a`/`f` suffix, and plain PTX compute_XY appears as `sm_XY.ptx`. It lists
-only loadable images (`.nv_fatbin`), not relocatable device code (`__nv_relfatbin`).
+only `.nv_fatbin` images: not relocatable device code (`__nv_relfatbin`), nor containers a
+library embeds in its data sections and loads itself (cuFFT), which capgap also reads.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ def cuobjdump_name(entry: FatbinEntry) -> str:
 
 
 def capgap_listing(binary: CudaBinary) -> list[tuple[str, str]]:
-    return [(e.kind, cuobjdump_name(e)) for e in binary.loadable]
+    return [(e.kind, cuobjdump_name(e)) for e in binary.listed]
 
 
 @dataclass(frozen=True)

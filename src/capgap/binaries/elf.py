@@ -14,13 +14,15 @@ from typing import BinaryIO
 from elftools.common.exceptions import ELFError
 from elftools.elf.elffile import ELFFile
 
-from capgap.binaries.fatbin import FatbinEntry, FatbinError, iter_entries
+from capgap.binaries.fatbin import FatbinEntry, FatbinError, find_containers, iter_entries
 
 EM_CUDA = 190
 # Sections holding fatbin containers. The runtime loads `.nv_fatbin`; `__nv_relfatbin` holds
 # relocatable device code for a later device link (NCCL ships 896 such images): read, kept apart
 # by section name, and not judged (cuobjdump does not list it either), see CudaBinary.loadable.
 FATBIN_SECTIONS = (".nv_fatbin", "__nv_relfatbin")
+# Data sections where some libraries embed fatbin containers they load themselves (cuFFT: .ldata).
+EMBEDDING_SECTIONS = (".rodata", ".lrodata", ".ldata", ".data")  # prefixes: .data.rel.ro too
 _NVCOMPAT_ARCH_SPECIFIC = 0x09  # .nv.compat attribute: 1 when built for sm_XYa
 _OSABI_CUDA_V2 = 0x41  # CUDA 13 cubins: SM number in e_flags bits 8..15, `a` only in .nv.compat
 _EF_CUDA_ARCH_SPECIFIC_V1 = 0x800  # older cubins (OSABI 0x33, CUDA <= 12.x): sm_90a is 0x5a0d5a
@@ -50,7 +52,7 @@ _SHDR = {64: struct.Struct("IIxxxxxxxxxxxxxxxxQQ"), 32: struct.Struct("IIxxxxxxx
 def section_ranges(
     fh: BinaryIO, file_size: int, mm: mmap.mmap | bytes | None = None
 ) -> list[tuple[str, int, int]]:
-    """(name, offset, size) of every fatbin-holding section, in file order.
+    """(name, offset, size) of every section that holds or may embed fatbin containers, in file order.
 
     pyelftools reads and checks the ELF header (class, byte order, extended section numbering);
     the section header table itself is read here with struct, because pyelftools builds a
@@ -81,7 +83,7 @@ def section_ranges(
             continue
         start = str_off + name_at
         name = bytes(mm[start : start + 16]).split(b"\0", 1)[0].decode("latin-1")
-        if name not in FATBIN_SECTIONS:
+        if name not in FATBIN_SECTIONS and not name.startswith(EMBEDDING_SECTIONS):
             continue
         if offset + size > file_size:
             raise BinaryReadError(f"section {name} runs past the end of the file")
@@ -132,10 +134,23 @@ def _nvcompat_value(data: bytes, attr: int) -> int | None:
     return None
 
 
+def _read_ahead(mm: mmap.mmap | bytes, offset: int, size: int) -> None:
+    if not isinstance(mm, mmap.mmap) or not hasattr(mmap, "MADV_SEQUENTIAL") or size < (1 << 20):
+        return
+    start = offset - offset % mmap.PAGESIZE
+    mm.madvise(mmap.MADV_SEQUENTIAL, start, size + offset - start)
+    mm.madvise(mmap.MADV_WILLNEED, start, size + offset - start)
+
+
 def elf_entries(fh: BinaryIO, mm: mmap.mmap | bytes) -> Iterator[tuple[str, FatbinEntry]]:
     """(section name, entry) for every fatbin entry in the ELF's fatbin sections."""
     for name, offset, size in section_ranges(fh, len(mm), mm):
-        for entry in iter_entries(mm, offset, offset + size):
+        if name in FATBIN_SECTIONS:
+            entries = iter_entries(mm, offset, offset + size)
+        else:
+            _read_ahead(mm, offset, size)  # this one is scanned whole: let the kernel stream it
+            entries = find_containers(mm, offset, offset + size)
+        for entry in entries:
             yield name, entry
 
 

@@ -15,12 +15,16 @@ containers may follow each other, padded with zeros to an 8-byte boundary.
 
 from __future__ import annotations
 
+import re
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 CONTAINER_MAGIC = 0xBA55ED50
 CONTAINER_HEADER = struct.Struct("<IHHQ")
+_MAGIC_BYTES = struct.pack("<I", CONTAINER_MAGIC)
+_NONZERO = re.compile(rb"[^\x00]")  # skips padding between containers at C speed
 
 KIND_PTX = 1
 KIND_ELF = 2
@@ -44,7 +48,7 @@ class FatbinError(ValueError):
     """The bytes are not a well-formed fatbin container (truncated, corrupted, not a fatbin)."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class FatbinEntry:
     kind: str  # "sass" | "ptx" | "ir" | "kind-N"
     sm: int  # SM number as the header writes it: 90 for sm_90/sm_90a/compute_90
@@ -55,6 +59,9 @@ class FatbinEntry:
     ptx_version: tuple[int, int] | None  # PTX ISA (major, minor) of PTX entries
     container: int  # index of the container it sits in (one per compiled module)
     offset: int  # byte offset of the entry header within the parsed buffer
+    # True: a module with no kernel at all (nvcc emits these for .cu files without kernels and for
+    # device-link stubs); judged only for small uncompressed entries, else None (unknown)
+    empty: bool | None = None
 
     @property
     def name(self) -> str:
@@ -101,28 +108,52 @@ def _entry(buf: memoryview | bytes, at: int, end: int, container: int) -> tuple[
     compressed_size, minor, major, sm, flags, full = _fields(buf, at, header_size)
     compression = _compression(flags) if compressed_size else ""
     kind = KIND_NAMES.get(kind_id, f"kind-{kind_id}")
+    size = full if compression and full else payload_size
+    ptx_version = (major, minor) if kind == "ptx" else None
+    empty = (
+        None
+        if compression or payload_size > _EMPTY_CHECK_MAX
+        else _is_empty(buf, kind, at + header_size, payload_size)
+    )
     entry = FatbinEntry(
-        kind=kind,
-        sm=sm,
-        suffix=_suffix(flags),
-        compression=compression,
-        payload_size=payload_size,
-        size=full if compression and full else payload_size,
-        ptx_version=(major, minor) if kind == "ptx" else None,
-        container=container,
-        offset=at,
+        kind, sm, _suffix(flags), compression, payload_size, size, ptx_version, container, at, empty
     )
     return entry, next_at
 
 
-def iter_entries(buf: memoryview | bytes, base: int = 0, end: int | None = None) -> Iterator[FatbinEntry]:
+_EMPTY_CHECK_MAX = 16 << 10  # modules without kernels are ~2 kB; bigger ones are not checked
+
+
+def _is_empty(buf: memoryview | bytes, kind: str, start: int, size: int) -> bool | None:
+    """Whether a small uncompressed image holds no kernel: a cubin without `.text.*` sections,
+    PTX without `.entry`. None when it cannot tell (not ELF64, odd headers)."""
+    data = bytes(buf[start : start + size])
+    if kind == "ptx":
+        return b".entry" not in data
+    if kind != "sass" or data[:5] != b"\x7fELF\x02" or len(data) < 64:
+        return None
+    (shoff,) = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+    if shentsize < 64 or not 0 < shnum <= 4096 or shstrndx >= shnum or shoff + shnum * shentsize > len(data):
+        return None
+    str_off = struct.unpack_from("<Q", data, shoff + shstrndx * shentsize + 0x18)[0]
+    for i in range(shnum):
+        name_at = struct.unpack_from("<I", data, shoff + i * shentsize)[0]
+        if data[str_off + name_at : str_off + name_at + 6] == b".text.":
+            return False
+    return True
+
+
+def iter_entries(
+    buf: memoryview | bytes, base: int = 0, end: int | None = None, first_container: int = 0
+) -> Iterator[FatbinEntry]:
     """Every entry of every container in buf[base:end]; raises FatbinError on malformed bytes.
 
     Zero padding between containers is skipped; anything else that is not a container magic is
     an error (a `.nv_fatbin` section holds nothing but containers).
     """
     end = len(buf) if end is None else end
-    at, container = base, 0
+    at, container = base, first_container
     while at < end:
         if end - at < CONTAINER_HEADER.size:
             if bytes(buf[at:end]).strip(b"\0"):
@@ -131,8 +162,8 @@ def iter_entries(buf: memoryview | bytes, base: int = 0, end: int | None = None)
         magic, _version, header_size, size = CONTAINER_HEADER.unpack_from(buf, at)
         if magic != CONTAINER_MAGIC:
             if magic == 0:  # alignment padding between containers: skip the zero bytes
-                while at < end and buf[at] == 0:
-                    at += 1
+                nonzero = _NONZERO.search(buf, at, end)  # type: ignore[call-overload]
+                at = nonzero.start() if nonzero else end
                 continue
             raise FatbinError(f"no fatbin container magic at {at:#x} (found {magic:#010x})")
         if header_size < CONTAINER_HEADER.size or at + header_size + size > end:
@@ -142,6 +173,39 @@ def iter_entries(buf: memoryview | bytes, base: int = 0, end: int | None = None)
             entry, pos = _entry(buf, pos, container_end, container)
             yield entry
         at, container = container_end, container + 1
+
+
+def find_containers(buf: Any, start: int, end: int) -> Iterator[FatbinEntry]:
+    """Entries of fatbin containers embedded in data (`.rodata`, `.ldata`, ...), found by their magic.
+
+    Some libraries (cuFFT: ~24,000 containers in `.ldata`) keep their kernels there and load
+    them with the driver API; cuobjdump does not list them. A magic that does not start a
+    well-formed container (version 1, 16-byte header, entries that parse and fit) is data and
+    is passed over.
+    """
+    at, container = buf.find(_MAGIC_BYTES, start, end), 0
+    while at != -1:
+        magic, version, header_size, size = (
+            CONTAINER_HEADER.unpack_from(buf, at) if at + 16 <= end else (0, 0, 0, 0)
+        )
+        container_end = at + header_size + size
+        if version == 1 and header_size == CONTAINER_HEADER.size and size and container_end <= end:
+            try:
+                entries = [_entry_checked(e) for e in iter_entries(buf, at, container_end, container)]
+            except FatbinError:
+                entries = []
+            if entries:
+                yield from entries
+                container += 1
+                at = buf.find(_MAGIC_BYTES, container_end, end)
+                continue
+        at = buf.find(_MAGIC_BYTES, at + 4, end)
+
+
+def _entry_checked(e: FatbinEntry) -> FatbinEntry:
+    if e.kind.startswith("kind-") or not 20 <= e.sm <= 200:
+        raise FatbinError("not a kernel image")
+    return e
 
 
 def parse(buf: memoryview | bytes, base: int = 0, end: int | None = None) -> list[FatbinEntry]:

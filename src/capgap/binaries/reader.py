@@ -13,7 +13,8 @@ from capgap.binaries.fatbin import FatbinEntry, FatbinError, parse
 
 ELF_MAGIC = b"\x7fELF"
 FATBIN_MAGIC = b"\x50\xed\x55\xba"
-LOADABLE = ("", ".nv_fatbin")  # "" = a bare .cubin/.fatbin file
+LISTED = ("", ".nv_fatbin")  # what cuobjdump lists; "" = a bare .cubin/.fatbin file
+RELOCATABLE = "__nv_relfatbin"  # device code awaiting a device link: never loaded as is
 
 
 class UnreadableBinary(Exception):
@@ -28,9 +29,25 @@ class CudaBinary:
     entries: tuple[tuple[str, FatbinEntry], ...]  # (section, entry) in file order
 
     @property
+    def listed(self) -> list[FatbinEntry]:
+        """The SASS/PTX images cuobjdump lists: `.nv_fatbin` (or the bare file), in file order."""
+        return [e for s, e in self.entries if s in LISTED and e.kind in ("sass", "ptx")]
+
+    @property
+    def embedded(self) -> list[FatbinEntry]:
+        """SASS/PTX images of containers embedded in data sections (loaded by the library itself)."""
+        return [e for s, e in self.entries if s not in LISTED and _kernel_image(s, e)]
+
+    @property
     def loadable(self) -> list[FatbinEntry]:
-        """Entries the CUDA runtime can load (not relocatable device code awaiting a device link)."""
-        return [e for s, e in self.entries if s in LOADABLE and e.kind in ("sass", "ptx")]
+        """Every image the GPU may be asked to run: listed plus embedded, without relocatable code
+        and without modules known to hold no kernel (those can never fail a launch)."""
+        return [e for s, e in self.entries if _kernel_image(s, e)]
+
+    @property
+    def empty(self) -> int:
+        """Images of modules without any kernel (not judged)."""
+        return sum(1 for s, e in self.entries if s != RELOCATABLE and e.empty)
 
     @property
     def images(self) -> list[Image]:
@@ -56,9 +73,13 @@ class CudaBinary:
         """The images grouped by fatbin container (one container per compiled module)."""
         groups: dict[tuple[str, int], list[Image]] = {}
         for section, e in self.entries:
-            if section in LOADABLE and e.kind in ("sass", "ptx"):
+            if _kernel_image(section, e):
                 groups.setdefault((section, e.container), []).append(Image.from_sm(e.kind, e.sm, e.suffix))
         return list(groups.values())
+
+
+def _kernel_image(section: str, e: FatbinEntry) -> bool:
+    return section != RELOCATABLE and e.kind in ("sass", "ptx") and not e.empty
 
 
 def is_candidate(path: Path) -> bool:

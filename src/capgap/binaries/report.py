@@ -8,7 +8,9 @@ from collections.abc import Sequence
 from capgap import output
 from capgap.arch import ArchSpec, parse_arch
 from capgap.binaries.audit import Audit, audit_files, findings
+from capgap.binaries.cache import BinaryCache
 from capgap.errors import EnvironmentProblem
+from capgap.paths import cache_dir
 from capgap.targets import Target, iter_files, resolve_target
 
 
@@ -37,13 +39,14 @@ def resolve_archs(spellings: Sequence[str]) -> list[ArchSpec]:
 
 
 def audit_targets(
-    specs: Sequence[str], archs: Sequence[ArchSpec], python: str | None
+    specs: Sequence[str], archs: Sequence[ArchSpec], python: str | None, use_cache: bool = True
 ) -> list[tuple[Target, Audit]]:
     ccs = [(a.major, a.minor) for a in archs]
+    cache = BinaryCache(cache_dir()) if use_cache else None
     out = []
     for spec in specs:
         target = resolve_target(spec, python)
-        out.append((target, audit_files(iter_files(target), target.root, ccs)))
+        out.append((target, audit_files(iter_files(target), target.root, ccs, cache)))
     return out
 
 

@@ -25,6 +25,9 @@ def binaries(
         None, "--python", help="Interpreter whose environment holds installed targets."
     ),
     fmt: Format = typer.Option(Format.text, "--format", help="text (a table) or json (one object)."),
+    no_cache: bool = typer.Option(
+        False, "--no-cache", help="Read every binary again (ignore capgap's cache)."
+    ),
 ) -> None:
     """List each library's SASS and PTX archs and whether --arch runs it natively, via PTX JIT, or not
     at all ("no kernel image is available for execution on the device"). Needs no CUDA toolkit."""
@@ -34,7 +37,7 @@ def binaries(
     if fmt == Format.sarif:
         raise UsageError("capgap binaries prints text or json")
     archs = resolve_archs(arch)
-    results = audit_targets(targets, archs, python)
+    results = audit_targets(targets, archs, python, use_cache=not no_cache)
     if fmt == Format.json:
         render_json(results, archs)
     else:
