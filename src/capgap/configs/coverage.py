@@ -24,7 +24,7 @@ import os
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from capgap.arch import FEATURES, ArchFacts, all_facts
 from capgap.configs.devices import cc_for_device
@@ -159,6 +159,19 @@ def _closeness(target: ArchFacts | None, cand_cc: str | None, device: str) -> tu
     )
 
 
+def engine_k_cap(name: ConfigName, rel_dir: str) -> int | None:
+    """BLOCK_SIZE_K as the engine launches it may be smaller than the file says.
+
+    vLLM's fused-MoE launcher (`invoke_fused_moe_triton_kernel`) uses
+    min(BLOCK_SIZE_K, min(block_shape)) for block-quantised weights; SGLang passes it unchanged.
+    """
+    shape = name.block_shape
+    parts = PurePosixPath(rel_dir).parts
+    if engine_of(rel_dir) == "vllm" and "fused_moe" in parts and shape and all(shape):
+        return min(shape)
+    return None
+
+
 def facts_for_cc(cc: str | None) -> ArchFacts | None:
     return all_facts().get(cc) if cc else None
 
@@ -202,7 +215,8 @@ def coverage(directory: ConfigDir, device: str, arch: ArchFacts | None) -> DirCo
         cands = []
         for dev, f in others.items():
             data = read_json(f.path)
-            need = None if data is None else file_need(data, f.name.dtype, arch)
+            k_cap = engine_k_cap(f.name, directory.rel)
+            need = None if data is None else file_need(data, f.name.dtype, arch, k_cap)
             if data is None:
                 unreadable.append(f.path)
             cands.append(Candidate(dev, f, cc_for_device(dev), need, limit))

@@ -58,6 +58,15 @@ class ConfigName:
         """The `dtype=` selector's value."""
         return next((p[len("dtype=") :] for p in self.after + self.before if p.startswith("dtype=")), None)
 
+    @property
+    def block_shape(self) -> tuple[int, ...] | None:
+        """The `block_shape=[N, K]` selector's numbers."""
+        for part in self.after + self.before:
+            if part.startswith("block_shape="):
+                nums = re.findall(r"\d+", part)
+                return tuple(int(n) for n in nums) or None
+        return None
+
     def file_name(self, device: str) -> str:
         """The same shape's file name for another device spelling."""
         return ",".join(self.before + (DEVICE_PART + device,) + self.after) + self.tag + ".json"
