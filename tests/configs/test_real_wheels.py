@@ -133,7 +133,7 @@ def test_every_shipped_config_fits_the_gpu_it_was_tuned_on(engine) -> None:
             data = read_json(f.path)
             if arch is None or data is None:
                 continue
-            need = file_need(data, f.name.dtype, arch, engine_k_cap(f.name, directory.rel))
+            need = file_need(data, f.name.dtype, arch, engine_k_cap(f.name, directory.path.as_posix()))
             if need.bytes is None:
                 continue
             checked += 1

@@ -54,7 +54,8 @@ class ConfigDir:
 
     @property
     def engine(self) -> str | None:
-        return engine_of(self.rel)
+        """From the absolute path: a target rooted inside an engine package still knows its engine."""
+        return engine_of(self.path.as_posix())
 
     def by_shape(self) -> dict[tuple[tuple[str, ...], tuple[str, ...], str], dict[str, ConfigFile]]:
         out: dict[tuple[tuple[str, ...], tuple[str, ...], str], dict[str, ConfigFile]] = defaultdict(dict)
@@ -159,15 +160,15 @@ def _closeness(target: ArchFacts | None, cand_cc: str | None, device: str) -> tu
     )
 
 
-def engine_k_cap(name: ConfigName, rel_dir: str) -> int | None:
+def engine_k_cap(name: ConfigName, dir_path: str) -> int | None:
     """BLOCK_SIZE_K as the engine launches it may be smaller than the file says.
 
     vLLM's fused-MoE launcher (`invoke_fused_moe_triton_kernel`) uses
     min(BLOCK_SIZE_K, min(block_shape)) for block-quantised weights; SGLang passes it unchanged.
     """
     shape = name.block_shape
-    parts = PurePosixPath(rel_dir).parts
-    if engine_of(rel_dir) == "vllm" and "fused_moe" in parts and shape and all(shape):
+    parts = PurePosixPath(dir_path).parts
+    if engine_of(dir_path) == "vllm" and "fused_moe" in parts and shape and all(shape):
         return min(shape)
     return None
 
@@ -185,7 +186,7 @@ def read_json(path: Path) -> object | None:
 
 def coverage(directory: ConfigDir, device: str, arch: ArchFacts | None) -> DirCoverage:
     """The target's coverage of one directory (see the module docstring)."""
-    spellings = file_spellings(device, directory.rel)
+    spellings = file_spellings(device, directory.path.as_posix())
     shapes = directory.by_shape()
     present = {d for per in shapes.values() for d in per}
     spelling = next((s for s in spellings if s in present), spellings[0])
@@ -215,7 +216,7 @@ def coverage(directory: ConfigDir, device: str, arch: ArchFacts | None) -> DirCo
         cands = []
         for dev, f in others.items():
             data = read_json(f.path)
-            k_cap = engine_k_cap(f.name, directory.rel)
+            k_cap = engine_k_cap(f.name, directory.path.as_posix())
             need = None if data is None else file_need(data, f.name.dtype, arch, k_cap)
             if data is None:
                 unreadable.append(f.path)
