@@ -87,10 +87,13 @@ def collect_dirs(target: Target) -> list[ConfigDir]:
         add(path)
     if target.files is not None:
         for parent in list(dirs):
-            with os.scandir(parent) as entries:
-                for entry in sorted(entries, key=lambda e: e.name):
-                    if entry.is_file(follow_symlinks=False):
-                        add(parent / entry.name)
+            try:
+                with os.scandir(parent) as entries:
+                    names = sorted(e.name for e in entries if e.is_file(follow_symlinks=False))
+            except OSError:  # unreadable now: keep what RECORD listed
+                continue
+            for name in names:
+                add(parent / name)
     return sorted(dirs.values(), key=lambda d: d.rel)
 
 
