@@ -14,7 +14,9 @@ to whatever part comes last) belongs to the shape.
 
 How each engine turns the GPU's name (`torch.cuda.get_device_name()` / NVML, e.g.
 "NVIDIA RTX PRO 6000 Blackwell Server Edition") into the file's spelling:
-- SGLang (`fused_moe_triton_config.get_config_file_name`): `get_device_name().replace(" ", "_")`.
+- SGLang (`fused_moe_triton_config.get_config_file_name`, the fp8/int8 GEMM and LoRA config
+  lookups): `get_device_name().replace(" ", "_")`; its kernels/ops communication (sp_collective)
+  and moe_front tables: `.replace(" ", "_").replace("/", "_")`.
 - vLLM (`vllm.utils.platform_utils.get_device_name_as_file_name`): `re.sub(r"[\\s/]+", "_", name)`;
   its fused-MoE `get_config_file_name` then maps any name with an `H200` word to `NVIDIA_H200`.
 """
@@ -136,6 +138,14 @@ def sglang_file_name(device: str) -> str:
     return device.replace(" ", "_")
 
 
+def sglang_table_file_name(device: str) -> str:
+    """SGLang's kernels/ops tables (communication, moe_front) also replace slashes."""
+    return device.replace(" ", "_").replace("/", "_")
+
+
+_SGLANG_SLASH_DIRS = ("communication", "moe_front")
+
+
 def vllm_file_name(device: str) -> str:
     return re.sub(r"[\s/]+", "_", device)
 
@@ -156,15 +166,20 @@ def engine_of(dir_path: str) -> str | None:
 
 
 def file_spellings(device: str, dir_path: str) -> tuple[str, ...]:
-    """The spelling(s) under which the engine owning `rel_dir` looks `device` up, most likely first.
+    """The spelling(s) under which the engine owning `dir_path` looks `device` up, most likely first.
 
-    A directory of an unknown engine gets every engine's spelling (they agree for names with
-    single spaces and no slash).
+    SGLang spells it `.replace(" ", "_")` for fused-MoE, GEMM and LoRA configs and also replaces
+    "/" for its kernels/ops communication and moe_front tables. A directory of an unknown engine
+    gets every spelling (they agree for names with single spaces and no slash).
     """
     engine = engine_of(dir_path)
     out: list[str] = []
     if engine in (None, "sglang"):
-        out.append(sglang_file_name(device))
+        slash_first = engine == "sglang" and any(
+            p in _SGLANG_SLASH_DIRS for p in PurePosixPath(dir_path).parts
+        )
+        pair = [sglang_file_name(device), sglang_table_file_name(device)]
+        out += reversed(pair) if slash_first else pair
     if engine in (None, "vllm"):
         spelled = vllm_file_name(device)
         if engine == "vllm" and PurePosixPath(dir_path).parts[-2:] == ("fused_moe", "configs"):
