@@ -9,8 +9,10 @@ For each gap the siblings are ranked by how close their GPU is to the target ("c
 1. the same compute capability (another board of the same chip: `H100_PCIe` for `H100_80GB_HBM3`);
 2. the same arch family in the facts (`blackwell-rtx`: 12.0 and 12.1);
 3. the same shared memory per block (tiles were tuned under the same budget: 8.6/8.9 for 12.0);
-4. the fewest differing features (wgmma, tcgen05, TMA, clusters, FP8, FP4 tensor cores);
-5. the nearest compute capability number;
+4. the same MMA instructions: mma.sync (8.x, 12.x) or async wgmma/tcgen05 (9.0, 10.x), which
+   decides how Triton pipelines the tiles (`smem.py`);
+5. the fewest differing features (wgmma, tcgen05, TMA, clusters, FP8, FP4 tensor cores);
+6. the nearest compute capability number;
 GPUs whose cc capgap cannot tell come last; ties go by name, so the choice is deterministic.
 Each sibling's file is checked against the target's per-block shared-memory limit
 (`smem.file_need` on the target's arch): a file that would not fit is *refused*, because launching
@@ -157,6 +159,7 @@ def _closeness(target: ArchFacts | None, cand_cc: str | None, device: str) -> tu
         other.cc != target.cc,
         other.family != target.family,
         other.smem_per_block_kb != target.smem_per_block_kb,
+        (other.wgmma or other.tcgen05) != (target.wgmma or target.tcgen05),
         sum(other.has(f) != target.has(f) for f in FEATURES),
         abs(other.number - target.number),
         device,
