@@ -5,6 +5,7 @@ Expectations come from listing the wheel's files here, independently of capgap's
 
 from __future__ import annotations
 
+import fcntl
 import re
 import subprocess
 import sys
@@ -34,13 +35,25 @@ _DEVICE = re.compile(r"device_name=([^,]*?)(?=,|_down\.json$|\.json$)")
 def _wheel(cache: Path, requirement: str) -> Path:
     name, version = requirement.split("==")
     dest = cache / "configs" / name
-    found = sorted(dest.glob(f"{name}-{version}-*.whl"))
-    if found:
-        return found[0]
     dest.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q", "-d", str(dest)]
-    proc = subprocess.run([*cmd, requirement], capture_output=True, text=True, check=False)
-    found = sorted(dest.glob(f"{name}-{version}-*.whl"))
+    with (dest / ".lock").open("w") as lock:  # pytest-xdist workers share the cache
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        found = sorted(dest.glob(f"{name}-{version}-*.whl"))
+        if found:
+            return found[0]
+        cmd = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--only-binary=:all:",
+            "-q",
+            "-d",
+            str(dest),
+        ]
+        proc = subprocess.run([*cmd, requirement], capture_output=True, text=True, check=False)
+        found = sorted(dest.glob(f"{name}-{version}-*.whl"))
     if proc.returncode != 0 or not found:
         pytest.skip(f"cannot download {requirement}: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
     return found[0]
