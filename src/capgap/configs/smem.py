@@ -23,9 +23,10 @@ shape offline for sm_80/89/90/100/120 and prints Triton's `metadata.shared` besi
 its output with Triton 3.9 is committed in `benchmarks/results/configs_smem_triton.txt`, and the
 estimate equals Triton's number in every row (to 16 bytes of barriers on sm_100) except sm_90's
 fp8 wgmma tiles, where Triton allocates less (the estimate stays above). Triton 3.4 gave the same
-numbers. On an H200 (Triton 3.6, `benchmarks/configs_smem_on_device.py`, results committed) the
-estimate equalled Triton's allocation for all 10 bf16 configs launched around the 227 KB limit,
-and exactly the 3 over it failed with `out of resource: shared memory`. The engines size their
+numbers. On an H200 (Triton 3.6; `benchmarks/configs_smem_on_device*.py`, results committed) the estimate
+equalled Triton's allocation for 21 of 22 configs launched around the 227 KB limit (bf16, fp8,
+int8 weights; BLOCK_M 16 to 256) and predicted which launches failed with `out of resource:
+shared memory`; the 22nd, an fp8 wgmma tile, needed less than estimated. The engines size their
 defaults the same way: SGLang's low-shared-memory fp8 defaults (M=32, N=64, K=256, 4 stages;
 M=64, N=128, K=256, 2 stages) fit the 99 KB a block may use on sm_89/sm_120.
 
