@@ -78,11 +78,19 @@ def test_copies_the_closest_sibling_that_fits_and_refuses_the_rest(tmp_path: Pat
     assert (rec["source_device"], rec["measured"], rec["status"]) == ("NVIDIA_L40S", False, "not measured")
 
 
-def test_ranking_without_a_same_budget_sibling_prefers_nearest_features(tmp_path: Path) -> None:
+def test_ranking_without_a_same_budget_sibling_prefers_the_same_mma_path(tmp_path: Path) -> None:
     d = tmp_path / D
-    write_config(d, "E=8,N=8,device_name=NVIDIA_A100-SXM4-80GB.json", MID)  # 8.0: 163 KB, no fp8
-    write_config(d, "E=8,N=8,device_name=NVIDIA_B200.json", MID)  # 10.0: tma, fp8, fp4 like 12.0
-    (c,) = fix_configs(resolve_target(str(tmp_path)), [RTX])
+    write_config(d, "E=8,N=8,device_name=NVIDIA_A100-SXM4-80GB.json", MID)  # 8.0: mma.sync like 12.0
+    write_config(d, "E=8,N=8,device_name=NVIDIA_B200.json", MID)  # 10.0: tcgen05; fp8/fp4/tma like 12.0
+    (c,) = fix_configs(resolve_target(str(tmp_path)), [RTX], dry_run=True)
+    assert c.source_device == "NVIDIA_A100-SXM4-80GB"
+
+
+def test_ranking_among_async_mma_siblings_prefers_nearest_features(tmp_path: Path) -> None:
+    d = tmp_path / D
+    write_config(d, "E=8,N=8,device_name=NVIDIA_H100_80GB_HBM3.json", MID)  # 9.0: wgmma, no fp4
+    write_config(d, "E=8,N=8,device_name=NVIDIA_B200.json", MID)  # 10.0: one feature off (tcgen05)
+    (c,) = fix_configs(resolve_target(str(tmp_path)), [RTX], dry_run=True)
     assert c.source_device == "NVIDIA_B200"
 
 
@@ -213,3 +221,15 @@ def test_two_devices_one_spelling_copy_once(tmp_path: Path) -> None:
     assert [(c.device, c.status, c.target_file) for c in copies] == [
         ("NVIDIA H200", "copied", f"{D}/E=8,N=8,device_name=NVIDIA_H200.json")
     ]
+
+
+def test_fix_refuses_to_write_into_a_downloaded_wheel(tmp_path: Path) -> None:
+    from capgap.targets import Target
+
+    root = _tree(tmp_path)
+    for kind in ("wheel", "requirement"):
+        with pytest.raises(UsageError, match="not into a downloaded wheel"):
+            fix_configs(Target("vllm==0.33.0", kind, root), [RTX])
+    assert [c.status for c in fix_configs(Target("x.whl", "wheel", root), [RTX], dry_run=True)].count(
+        "planned"
+    ) == 2

@@ -73,9 +73,13 @@ def test_engine_spellings_match_each_engines_rule() -> None:
     assert file_spellings(name, "vllm/model_executor/layers/quantization/utils/configs") == (want,)
     # SGLang replaces single spaces only; vLLM collapses whitespace runs and slashes
     odd = "NVIDIA  A/B"
-    assert file_spellings(odd, "sglang/x") == ("NVIDIA__A/B",)
+    assert file_spellings(odd, "sglang/x") == ("NVIDIA__A/B", "NVIDIA__A_B")
+    assert file_spellings(odd, "sglang/kernels/ops/communication/configs/sp_collective") == (
+        "NVIDIA__A_B",
+        "NVIDIA__A/B",
+    )
     assert file_spellings(odd, "vllm/x") == ("NVIDIA_A_B",)
-    assert file_spellings(odd, "elsewhere") == ("NVIDIA__A/B", "NVIDIA_A_B")
+    assert file_spellings(odd, "elsewhere") == ("NVIDIA__A/B", "NVIDIA__A_B", "NVIDIA_A_B")
 
 
 def test_vllm_fused_moe_maps_every_h200_to_nvidia_h200() -> None:
@@ -92,6 +96,7 @@ def test_engine_of_reads_the_package_in_the_path() -> None:
     assert engine_of("python/sglang/srt/layers") == "sglang"
     assert engine_of("vllm/model_executor") == "vllm"
     assert engine_of("mypkg/configs") is None
+    assert engine_of("/src/vllm/python/sglang/srt/configs") == "sglang"  # the innermost package
 
 
 @pytest.mark.parametrize(

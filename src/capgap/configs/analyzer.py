@@ -2,7 +2,7 @@
 
 Engines ship tuned kernel configs as files named after the GPU. For every directory of such
 files and every target device (`ScanOptions.devices`: the probe's GPU names or `--device`), one
-finding lists the shapes that another NVIDIA GPU has a file for and the target has none: for
+finding lists the shapes that another GPU of its vendor has a file for and the target has none: for
 those shapes the engine logs a warning and runs its default config. The finding also says which
 siblings' files would not fit the target's shared memory per block (`smem.py`), i.e. which ones
 `capgap fix --configs` would refuse to copy.

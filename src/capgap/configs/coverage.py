@@ -9,8 +9,10 @@ For each gap the siblings are ranked by how close their GPU is to the target ("c
 1. the same compute capability (another board of the same chip: `H100_PCIe` for `H100_80GB_HBM3`);
 2. the same arch family in the facts (`blackwell-rtx`: 12.0 and 12.1);
 3. the same shared memory per block (tiles were tuned under the same budget: 8.6/8.9 for 12.0);
-4. the fewest differing features (wgmma, tcgen05, TMA, clusters, FP8, FP4 tensor cores);
-5. the nearest compute capability number;
+4. the same MMA instructions: mma.sync (8.x, 12.x) or async wgmma/tcgen05 (9.0, 10.x), which
+   decides how Triton pipelines the tiles (`smem.py`);
+5. the fewest differing features (wgmma, tcgen05, TMA, clusters, FP8, FP4 tensor cores);
+6. the nearest compute capability number;
 GPUs whose cc capgap cannot tell come last; ties go by name, so the choice is deterministic.
 Each sibling's file is checked against the target's per-block shared-memory limit
 (`smem.file_need` on the target's arch): a file that would not fit is *refused*, because launching
@@ -24,7 +26,7 @@ import os
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from capgap.arch import FEATURES, ArchFacts, all_facts
 from capgap.configs.devices import cc_for_device
@@ -54,7 +56,8 @@ class ConfigDir:
 
     @property
     def engine(self) -> str | None:
-        return engine_of(self.rel)
+        """From the absolute path: a target rooted inside an engine package still knows its engine."""
+        return engine_of(self.path.as_posix())
 
     def by_shape(self) -> dict[tuple[tuple[str, ...], tuple[str, ...], str], dict[str, ConfigFile]]:
         out: dict[tuple[tuple[str, ...], tuple[str, ...], str], dict[str, ConfigFile]] = defaultdict(dict)
@@ -86,10 +89,13 @@ def collect_dirs(target: Target) -> list[ConfigDir]:
         add(path)
     if target.files is not None:
         for parent in list(dirs):
-            with os.scandir(parent) as entries:
-                for entry in sorted(entries, key=lambda e: e.name):
-                    if entry.is_file(follow_symlinks=False):
-                        add(parent / entry.name)
+            try:
+                with os.scandir(parent) as entries:
+                    names = sorted(e.name for e in entries if e.is_file(follow_symlinks=False))
+            except OSError:  # unreadable now: keep what RECORD listed
+                continue
+            for name in names:
+                add(parent / name)
     return sorted(dirs.values(), key=lambda d: d.rel)
 
 
@@ -153,10 +159,24 @@ def _closeness(target: ArchFacts | None, cand_cc: str | None, device: str) -> tu
         other.cc != target.cc,
         other.family != target.family,
         other.smem_per_block_kb != target.smem_per_block_kb,
+        (other.wgmma or other.tcgen05) != (target.wgmma or target.tcgen05),
         sum(other.has(f) != target.has(f) for f in FEATURES),
         abs(other.number - target.number),
         device,
     )
+
+
+def engine_k_cap(name: ConfigName, dir_path: str) -> int | None:
+    """BLOCK_SIZE_K as the engine launches it may be smaller than the file says.
+
+    vLLM's fused-MoE launcher (`invoke_fused_moe_triton_kernel`) uses
+    min(BLOCK_SIZE_K, min(block_shape)) for block-quantised weights; SGLang passes it unchanged.
+    """
+    shape = name.block_shape
+    parts = PurePosixPath(dir_path).parts
+    if engine_of(dir_path) == "vllm" and "fused_moe" in parts and shape and all(shape):
+        return min(shape)
+    return None
 
 
 def facts_for_cc(cc: str | None) -> ArchFacts | None:
@@ -172,7 +192,7 @@ def read_json(path: Path) -> object | None:
 
 def coverage(directory: ConfigDir, device: str, arch: ArchFacts | None) -> DirCoverage:
     """The target's coverage of one directory (see the module docstring)."""
-    spellings = file_spellings(device, directory.rel)
+    spellings = file_spellings(device, directory.path.as_posix())
     shapes = directory.by_shape()
     present = {d for per in shapes.values() for d in per}
     spelling = next((s for s in spellings if s in present), spellings[0])
@@ -202,7 +222,8 @@ def coverage(directory: ConfigDir, device: str, arch: ArchFacts | None) -> DirCo
         cands = []
         for dev, f in others.items():
             data = read_json(f.path)
-            need = None if data is None else file_need(data, f.name.dtype, arch)
+            k_cap = engine_k_cap(f.name, directory.path.as_posix())
+            need = None if data is None else file_need(data, f.name.dtype, arch, k_cap)
             if data is None:
                 unreadable.append(f.path)
             cands.append(Candidate(dev, f, cc_for_device(dev), need, limit))

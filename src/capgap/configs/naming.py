@@ -14,7 +14,9 @@ to whatever part comes last) belongs to the shape.
 
 How each engine turns the GPU's name (`torch.cuda.get_device_name()` / NVML, e.g.
 "NVIDIA RTX PRO 6000 Blackwell Server Edition") into the file's spelling:
-- SGLang (`fused_moe_triton_config.get_config_file_name`): `get_device_name().replace(" ", "_")`.
+- SGLang (`fused_moe_triton_config.get_config_file_name`, the fp8/int8 GEMM and LoRA config
+  lookups): `get_device_name().replace(" ", "_")`; its kernels/ops communication (sp_collective)
+  and moe_front tables: `.replace(" ", "_").replace("/", "_")`.
 - vLLM (`vllm.utils.platform_utils.get_device_name_as_file_name`): `re.sub(r"[\\s/]+", "_", name)`;
   its fused-MoE `get_config_file_name` then maps any name with an `H200` word to `NVIDIA_H200`.
 """
@@ -57,6 +59,15 @@ class ConfigName:
     def dtype(self) -> str | None:
         """The `dtype=` selector's value."""
         return next((p[len("dtype=") :] for p in self.after + self.before if p.startswith("dtype=")), None)
+
+    @property
+    def block_shape(self) -> tuple[int, ...] | None:
+        """The `block_shape=[N, K]` selector's numbers."""
+        for part in self.after + self.before:
+            if part.startswith("block_shape="):
+                nums = re.findall(r"\d+", part)
+                return tuple(int(n) for n in nums) or None
+        return None
 
     def file_name(self, device: str) -> str:
         """The same shape's file name for another device spelling."""
@@ -127,6 +138,14 @@ def sglang_file_name(device: str) -> str:
     return device.replace(" ", "_")
 
 
+def sglang_table_file_name(device: str) -> str:
+    """SGLang's kernels/ops tables (communication, moe_front) also replace slashes."""
+    return device.replace(" ", "_").replace("/", "_")
+
+
+_SGLANG_SLASH_DIRS = ("communication", "moe_front")
+
+
 def vllm_file_name(device: str) -> str:
     return re.sub(r"[\s/]+", "_", device)
 
@@ -135,27 +154,35 @@ def _vllm_fused_moe_alias(spelled: str) -> str:
     return "NVIDIA_H200" if "H200" in spelled.split("_") else spelled
 
 
-def engine_of(rel_dir: str) -> str | None:
-    """Which engine a config directory belongs to, from its path ("vllm/model_executor/..."), or None."""
-    for part in PurePosixPath(rel_dir).parts:
+def engine_of(dir_path: str) -> str | None:
+    """Which engine a config directory belongs to, from its path ("vllm/model_executor/..."), or None.
+
+    The innermost engine package in the path counts (`/src/vllm/python/sglang/srt` is SGLang's).
+    """
+    for part in reversed(PurePosixPath(dir_path).parts):
         if part in ENGINES:
             return part
     return None
 
 
-def file_spellings(device: str, rel_dir: str) -> tuple[str, ...]:
-    """The spelling(s) under which the engine owning `rel_dir` looks `device` up, most likely first.
+def file_spellings(device: str, dir_path: str) -> tuple[str, ...]:
+    """The spelling(s) under which the engine owning `dir_path` looks `device` up, most likely first.
 
-    A directory of an unknown engine gets every engine's spelling (they agree for names with
-    single spaces and no slash).
+    SGLang spells it `.replace(" ", "_")` for fused-MoE, GEMM and LoRA configs and also replaces
+    "/" for its kernels/ops communication and moe_front tables. A directory of an unknown engine
+    gets every spelling (they agree for names with single spaces and no slash).
     """
-    engine = engine_of(rel_dir)
+    engine = engine_of(dir_path)
     out: list[str] = []
     if engine in (None, "sglang"):
-        out.append(sglang_file_name(device))
+        slash_first = engine == "sglang" and any(
+            p in _SGLANG_SLASH_DIRS for p in PurePosixPath(dir_path).parts
+        )
+        pair = [sglang_file_name(device), sglang_table_file_name(device)]
+        out += reversed(pair) if slash_first else pair
     if engine in (None, "vllm"):
         spelled = vllm_file_name(device)
-        if engine == "vllm" and PurePosixPath(rel_dir).parts[-2:] == ("fused_moe", "configs"):
+        if engine == "vllm" and PurePosixPath(dir_path).parts[-2:] == ("fused_moe", "configs"):
             spelled = _vllm_fused_moe_alias(spelled)
         out.append(spelled)
     return tuple(dict.fromkeys(out))
