@@ -14,7 +14,8 @@ from pathlib import Path
 
 import libcst as cst
 
-from capgap.semantic.hardware import Machine, check_entry
+from capgap.semantic import hardware
+from capgap.semantic.hardware import Machine, check_entry, hardware_relevant
 from capgap.semantic.keys import arch_of_key
 from capgap.semantic.locate import iter_tables
 from capgap.semantic.record import SemanticEdit
@@ -129,6 +130,8 @@ def reapply(
     if prefer not in ("upstream", "ours"):
         raise ValueError(f"prefer must be 'upstream' or 'ours', not {prefer!r}")
     edits = [SemanticEdit.from_json(r) for r in records]
+    if machine is None and any(hardware_relevant(e.symbol) for e in edits):
+        machine = hardware.probed_machine()  # only when a warning could depend on it
     texts = {} if current_text is None else {rel_path: current_text}
     changed: set[str] = set()
     lines: list[str] = []
