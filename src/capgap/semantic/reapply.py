@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -70,6 +71,7 @@ def _search_dirs(root: Path, rel_path: str) -> list[tuple[Path, bool]]:
 def _candidates(root: Path, rel_path: str, name: str) -> list[str]:
     """Other .py files of the tree whose bytes contain the table's name, nearest to rel_path first."""
     needle = name.encode()
+    defines = re.compile(rb"(?<![\w.])(?:self\.)?" + re.escape(needle) + rb"\s*(?::[^=\n]*)?=(?!=)")
     here = Path(rel_path).parent.parts
     found: list[str] = []
     for top, recursive in _search_dirs(root, rel_path):
@@ -81,7 +83,8 @@ def _candidates(root: Path, rel_path: str, name: str) -> list[str]:
                 if not fn.endswith(".py") or rel == rel_path or path.is_symlink():
                     continue
                 try:
-                    if needle in path.read_bytes():
+                    data = path.read_bytes()
+                    if needle in data and defines.search(data):  # assigned here, not just read
                         found.append(rel)
                 except OSError:
                     continue
