@@ -1,8 +1,9 @@
 """The scan result cache: extracted facts keyed by file content, in capgap's cache dir.
 
-One file per target root holds a manifest `relpath -> (size, mtime_ns, sha1)` (so an unchanged
-tree is answered from `stat` alone) and the facts per content hash (so a touched-but-unchanged
-or renamed file is not parsed again). Facts are arch-independent: any `--arch` reuses them.
+Per target root: a manifest `relpath -> (size, mtime_ns, sha1)` with the finished results per
+arch set (an unchanged tree is answered from `stat` alone), and the facts per content hash (a
+touched-but-unchanged or renamed file is not parsed again; facts are arch-independent, so any
+`--arch` reuses them).
 """
 
 from __future__ import annotations
@@ -12,57 +13,57 @@ import os
 import pickle  # nosec: our own cache file, written by this module only
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from capgap.paths import cache_dir
 from capgap.scan.records import FileFacts
 
-VERSION = 3  # bump when extraction changes what it records
+VERSION = 4  # bump when extraction changes what it records
 
 
 @dataclass
 class ScanCache:
+    """`<key>.index` (manifest + finished results, small) and `<key>.facts` (loaded only on a miss)."""
+
     path: Path | None
     manifest: dict[str, tuple[int, int, str]] = field(default_factory=dict)
-    facts: dict[str, FileFacts | None] = field(default_factory=dict)
+    results: dict[str, Any] = field(default_factory=dict)  # archs key -> (findings, skipped)
+    _facts: dict[str, FileFacts | None] | None = None
     dirty: bool = False
 
     @classmethod
     def open(cls, root: Path, enabled: bool) -> ScanCache:
         if not enabled:
-            return cls(None)
+            return cls(None, _facts={})
         key = hashlib.sha1(str(root.resolve()).encode(), usedforsecurity=False).hexdigest()[:16]
-        path = cache_dir() / "scan" / f"{key}-v{VERSION}.pickle"
-        try:
-            with path.open("rb") as fh:
-                manifest, facts = pickle.load(fh)  # nosec: see module docstring
-            return cls(path, manifest, facts)
-        except (
-            OSError,
-            EOFError,
-            pickle.UnpicklingError,
-            ValueError,
-            TypeError,
-            AttributeError,
-            ImportError,
-        ):
+        path = cache_dir() / "scan" / f"{key}-v{VERSION}"
+        loaded = _load(path.with_suffix(".index"))
+        if not isinstance(loaded, tuple) or len(loaded) != 2:
             return cls(path)
+        return cls(path, loaded[0], loaded[1])
+
+    @property
+    def facts(self) -> dict[str, FileFacts | None]:
+        if self._facts is None:
+            loaded = _load(self.path.with_suffix(".facts")) if self.path else None
+            self._facts = loaded if isinstance(loaded, dict) else {}
+        return self._facts
+
+    def unchanged(self, stats: dict[str, os.stat_result]) -> bool:
+        """Is every file exactly as cached (same set of paths, sizes and mtimes)?"""
+        if self.path is None or set(stats) != set(self.manifest):
+            return False
+        return all(
+            (st.st_size, st.st_mtime_ns) == self.manifest[rel][:2] for rel, st in stats.items()
+        )
 
     def lookup(self, rel: str, st: os.stat_result) -> tuple[bool, FileFacts | None]:
         """(hit, facts) for a file whose size and mtime are unchanged since it was cached."""
         entry = self.manifest.get(rel)
-        if (
-            entry is None
-            or entry[0] != st.st_size
-            or entry[1] != st.st_mtime_ns
-            or entry[2] not in self.facts
-        ):
+        same = entry is not None and (entry[0], entry[1]) == (st.st_size, st.st_mtime_ns)
+        if entry is None or not same or entry[2] not in self.facts:
             return False, None
         return True, _rebased(self.facts[entry[2]], rel)
-
-    def by_content(self, digest: str, rel: str) -> tuple[bool, FileFacts | None]:
-        if digest in self.facts:
-            return True, _rebased(self.facts[digest], rel)
-        return False, None
 
     def store(self, rel: str, st: os.stat_result, digest: str, facts: FileFacts | None) -> None:
         if self.path is None:
@@ -71,20 +72,35 @@ class ScanCache:
         self.facts[digest] = facts
         self.dirty = True
 
-    def save(self, live: set[str]) -> None:
-        if self.path is None or not self.dirty:
+    def save(self, live: set[str], results: dict[str, Any]) -> None:
+        if self.path is None:
             return
         manifest = {k: v for k, v in self.manifest.items() if k in live}
-        digests = {v[2] for v in manifest.values()}
-        facts = {k: v for k, v in self.facts.items() if k in digests}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = self.path.with_name(self.path.name + f".{os.getpid()}.tmp")
-        try:
-            with tmp.open("wb") as fh:
-                pickle.dump((manifest, facts), fh, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(tmp, self.path)
-        except (OSError, pickle.PicklingError, RecursionError):
-            tmp.unlink(missing_ok=True)  # a cache that cannot be written is only slower next time
+        if self.dirty or manifest != self.manifest:
+            digests = {v[2] for v in manifest.values()}
+            _dump(self.path.with_suffix(".facts"), {k: v for k, v in self.facts.items() if k in digests})
+            self.results = {}
+        self.results.update(results)
+        _dump(self.path.with_suffix(".index"), (manifest, self.results))
+
+
+def _load(path: Path) -> Any:
+    try:
+        with path.open("rb") as fh:
+            return pickle.load(fh)  # nosec: see module docstring
+    except (OSError, EOFError, pickle.UnpicklingError, ValueError, TypeError, AttributeError, ImportError):
+        return None
+
+
+def _dump(path: Path, obj: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
+    try:
+        with tmp.open("wb") as fh:
+            pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except (OSError, pickle.PicklingError, RecursionError):
+        tmp.unlink(missing_ok=True)  # a cache that cannot be written is only slower next time
 
 
 def _rebased(facts: FileFacts | None, rel: str) -> FileFacts | None:

@@ -15,6 +15,24 @@ _ARCH_WORDS = re.compile(
     r"capabilit|arch|\bsm\b|sm_?\d|\bcc\b|compute|gpu|device|major|hopper|blackwell", re.I
 )
 _CAPISH = re.compile(r"capab|(^|_)sm|arch|(^|_)cc($|_)|major", re.I)
+# Text that a statement must contain before its expressions are walked for table reads.
+_HINTS = (
+    "capab",
+    "sm_",
+    "_sm",
+    ".sm",
+    "(sm",
+    "sm1",
+    "sm9",
+    "sm8",
+    "arch",
+    "major",
+    "_cc",
+    "cc_",
+    "(cc",
+    ".cc",
+)
+_GATE_HINTS = ("capab", "sm", "cc", "major", "blackwell", "hopper", "ampere", "arch")
 # Names in a test that make it worth evaluating as a gate (helpers are named after archs).
 _GATEISH = re.compile(
     r"capab|(^|_)sm_?(\d|$|_|version)|(^|_)cc($|_)|major|blackwell|hopper|ampere|(^|_)arch($|_)", re.I
@@ -85,6 +103,12 @@ class _Walker:
     def __init__(self, facts: FileFacts, lines: list[str]) -> None:
         self.facts = facts
         self.lines = lines
+
+    def text(self, node: ast.AST) -> str:
+        """The source lines a node spans (whole lines: cheap to search before walking the node)."""
+        start = getattr(node, "lineno", 0)
+        end = getattr(node, "end_lineno", start) or start
+        return "\n".join(self.lines[start - 1 : end]) if start else ""
 
     def src(self, line: int) -> str:
         return self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
@@ -157,13 +181,6 @@ class _Walker:
     def _function_body(
         self, body: list[ast.stmt], chain: list[str], local: Scope, cls_scope: Scope | None
     ) -> None:
-        # Every assignment in the function, nested blocks included, so gates can see `major, _ = ...`.
-        for sub in ast.walk(ast.Module(body=body, type_ignores=[])):
-            if isinstance(sub, ast.Assign):
-                attrs = [t for t in sub.targets if isinstance(t, ast.Attribute)]
-                if attrs and cls_scope is not None:
-                    bind(cls_scope, attrs, sub.value)
-                bind(local, sub.targets, sub.value)
         self.block(body, chain, local, cls_scope)
 
     def assign(
@@ -179,8 +196,10 @@ class _Walker:
         value = stmt.value
         if value is None:
             return
-        if is_module or (cls_scope is scope):
-            bind(scope, targets, value)
+        bind(scope, targets, value)
+        attrs = [t for t in targets if isinstance(t, ast.Attribute)]
+        if attrs and cls_scope is not None and cls_scope is not scope:  # self.x = ... in a method
+            bind(cls_scope, attrs, value)
         if isinstance(value, ast.Dict):
             for target in targets:
                 self.table(target, value, chain, scope, cls_scope, stmt.lineno)
@@ -243,7 +262,8 @@ class _Walker:
         line: int,
         negative: bool | None = None,
     ) -> None:
-        if not _capish_key(test, _GATEISH):
+        low = self.text(test).lower()
+        if not any(hint in low for hint in _GATE_HINTS) or not _capish_key(test, _GATEISH):
             return
         negative = _is_negative(test) if negative is None else negative
         if negative:
@@ -251,7 +271,7 @@ class _Walker:
             fallback = _summary(body)
         else:
             selected, fallback = body, _summary(orelse)
-        needs = evidence.needs_in(evidence.tokens(selected[:40]))
+        needs = evidence.needs_in("\n".join(self.text(st) for st in selected[:40]).lower())
         self.facts.gates.append(
             GateSite(line, test, negative, scope, needs, fallback, self.src(line), ".".join(chain))
         )
@@ -260,6 +280,9 @@ class _Walker:
         self, node: ast.AST, stmt: ast.stmt, siblings: list[ast.stmt], index: int, scope: Scope
     ) -> None:
         """Reads of tables with capability-looking keys, and conditional-expression gates."""
+        low = self.text(node).lower()
+        if not any(hint in low for hint in _HINTS):
+            return
         for sub in ast.walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, (ast.Name, ast.Attribute)):
                 if _capish_key(sub.slice):

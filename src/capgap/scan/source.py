@@ -62,30 +62,35 @@ def _walk(target: Target) -> Iterator[tuple[str, Path]]:
             yield rel, path
 
 
-def collect(target: Target, options: ScanOptions) -> tuple[list[FileFacts], list[Skipped], int]:
-    """Facts of every relevant file of the target (cached by content), skipped files, file count."""
+def _stat_all(target: Target) -> tuple[dict[str, os.stat_result], dict[str, Path], list[Skipped]]:
+    stats: dict[str, os.stat_result] = {}
+    paths: dict[str, Path] = {}
+    skipped: list[Skipped] = []
+    for rel, path in _walk(target):
+        try:
+            stats[rel] = path.stat()
+            paths[rel] = path
+        except OSError as exc:  # a dangling link or a loop of links
+            skipped.append(Skipped(rel, f"unreadable: {exc.strerror or exc}"))
+    return stats, paths, skipped
+
+
+def collect(
+    cache: ScanCache, stats: dict[str, os.stat_result], paths: dict[str, Path], options: ScanOptions
+) -> tuple[list[FileFacts], list[Skipped]]:
+    """Facts of every relevant file (from the cache by content, else parsed), and skipped files."""
     from capgap import output
 
-    cache = ScanCache.open(target.root, options.use_cache)
     facts: list[FileFacts] = []
     skipped: list[Skipped] = []
     todo: list[tuple[str, str]] = []
-    stats: dict[str, os.stat_result] = {}
-    count = 0
-    for rel, path in _walk(target):
-        count += 1
-        try:
-            st = path.stat()
-        except OSError as exc:  # a dangling link or a loop of links
-            skipped.append(Skipped(rel, f"unreadable: {exc.strerror or exc}"))
-            continue
-        stats[rel] = st
+    for rel, st in stats.items():
         hit, cached = cache.lookup(rel, st)
         if hit:
             if cached is not None:
                 facts.append(cached)
         else:
-            todo.append((rel, str(path)))
+            todo.append((rel, str(paths[rel])))
     with output.progress(len(todo), "capgap scan") as bar:
         for rel, dig, got, unreadable in _run(todo, options, bar):
             if unreadable:
@@ -94,13 +99,9 @@ def collect(target: Target, options: ScanOptions) -> tuple[list[FileFacts], list
             cache.store(rel, stats[rel], dig, got)
             if got is not None:
                 facts.append(got)
-    cache.save(set(stats))
-    for f in facts:
-        if f.skipped:
-            skipped.append(Skipped(f.path, f.skipped))
-    facts = [f for f in facts if not f.skipped]
-    facts.sort(key=lambda f: f.path)
-    return facts, sorted(skipped, key=lambda s: s.path), count
+    skipped += [Skipped(f.path, f.skipped) for f in facts if f.skipped]
+    facts = sorted((f for f in facts if not f.skipped), key=lambda f: f.path)
+    return facts, skipped
 
 
 def _run(
@@ -126,11 +127,19 @@ def _run(
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     from capgap.scan import rules
 
-    files, skipped, count = collect(target, options)
+    cache = ScanCache.open(target.root, options.use_cache)
+    stats, paths, unreadable = _stat_all(target)
+    key = ",".join(a.cc + a.suffix for a in options.archs)
+    if cache.unchanged(stats) and key in cache.results and not unreadable:
+        findings, skipped = cache.results[key]  # nothing changed: the last answer stands
+        return AnalyzerResult(findings=list(findings), skipped=list(skipped), files=len(stats))
+    files, skipped = collect(cache, stats, paths, options)
+    skipped = sorted(skipped + unreadable, key=lambda s: s.path)
     reg = rules.Registry(files)
     findings: list[Finding] = []
     findings += rules.table_findings(files, options.archs, reg)
     findings += rules.gate_findings(files, options.archs, reg)
     findings += rules.build_findings(files, options.archs)
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
-    return AnalyzerResult(findings=findings, skipped=skipped, files=count)
+    cache.save(set(stats), {key: (findings, skipped)})
+    return AnalyzerResult(findings=findings, skipped=skipped, files=len(stats) + len(unreadable))

@@ -1,0 +1,166 @@
+"""`capgap scan` speed against grep over a real engine wheel tree, measured side by side.
+
+    python benchmarks/scan_speed.py [--rounds 5] [--spec sglang==0.5.23] [--tree DIR]
+
+Downloads the wheel with `pip download --no-deps` into a cache (CAPGAP_BENCH_CACHE, default
+~/.cache/capgap-bench), unpacks it once, then alternates, round by round:
+  grep   grep -rEn 'capability|sm_?[0-9]{2,3}' TREE
+  cold   capgap scan TREE --arch 12.0 --no-cache --format json
+  warm   capgap scan TREE --arch 12.0 --format json   (after one run that fills the cache)
+Each is a fresh process (startup included, as a user sees it); peak memory is the largest sum
+of RSS over capgap and its worker processes, sampled every 10 ms. Prints raw samples, the
+environment, medians and the ratios the issue sets: cold <= 3x grep, warm <= 1.5x, peak <= 300 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+GREP = ["grep", "-rEn", "capability|sm_?[0-9]{2,3}"]
+TARGETS = {"cold": 3.0, "warm": 1.5}
+PEAK_MB = 300
+
+
+@dataclass(frozen=True)
+class Spec:
+    tree: str
+    rounds: int
+    arch: str = "12.0"
+
+
+@dataclass
+class Samples:
+    seconds: dict[str, list[float]] = field(default_factory=lambda: {"grep": [], "cold": [], "warm": []})
+    peak_mb: dict[str, list[float]] = field(default_factory=lambda: {"cold": [], "warm": []})
+    env: dict[str, object] = field(default_factory=dict)
+
+
+def fetch_tree(spec: str) -> Path:
+    cache = Path(os.environ.get("CAPGAP_BENCH_CACHE", Path.home() / ".cache" / "capgap-bench"))
+    wheels = cache / "wheels"
+    wheels.mkdir(parents=True, exist_ok=True)
+    name = spec.split("==")[0]
+    found = sorted(wheels.glob(f"{name}-*.whl"))
+    if not found:
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--no-deps",
+                "--only-binary=:all:",
+                "-q",
+                "-d",
+                str(wheels),
+                spec,
+            ],
+            check=True,
+        )
+        found = sorted(wheels.glob(f"{name}-*.whl"))
+    tree = cache / "trees" / found[-1].stem
+    if not tree.is_dir():
+        with zipfile.ZipFile(found[-1]) as zf:
+            zf.extractall(tree)
+    return tree
+
+
+def _rss_kb(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            return next((int(line.split()[1]) for line in fh if line.startswith("VmRSS:")), 0)
+    except OSError:
+        return 0
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(p) for p in fh.read().split()]
+    except OSError:
+        return []
+
+
+def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(wall seconds, peak MB of the process tree) for one run, output discarded."""
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    peak = 0
+    while proc.poll() is None:
+        pids = [proc.pid, *_children(proc.pid)]
+        peak = max(peak, sum(_rss_kb(p) for p in pids))
+        time.sleep(0.01)
+    wall = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd)} failed with exit {proc.returncode}")
+    return wall, peak / 1024
+
+
+def measure(spec: Spec) -> Samples:
+    samples = Samples()
+    capgap = [sys.executable, "-m", "capgap", "scan", spec.tree, "--arch", spec.arch, "--format", "json"]
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "CAPGAP_CACHE_DIR": cache}
+        timed(capgap, env)  # fill the cache (and the page cache) once
+        for _ in range(spec.rounds):
+            samples.seconds["grep"].append(timed([*GREP, spec.tree], env)[0])
+            for kind, extra in (("cold", ["--no-cache"]), ("warm", [])):
+                wall, peak = timed([*capgap, *extra], env)
+                samples.seconds[kind].append(wall)
+                samples.peak_mb[kind].append(peak)
+    py = [p for p in Path(spec.tree).rglob("*.py")]
+    samples.env = {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "loadavg_after": os.getloadavg(),
+        "py_files": len(py),
+        "py_mb": round(sum(p.stat().st_size for p in py) / 1e6, 1),
+    }
+    return samples
+
+
+def present(spec: Spec, samples: Samples) -> int:
+    print(json.dumps({"spec": asdict(spec), "samples": asdict(samples)}, indent=1))
+    med = {k: statistics.median(v) for k, v in samples.seconds.items()}
+    failed = False
+    print(f"\n{'':6} {'median s':>9} {'ratio':>7} {'target':>7}")
+    print(f"{'grep':6} {med['grep']:9.3f} {1.0:7.2f}")
+    for kind, limit in TARGETS.items():
+        ratio = med[kind] / med["grep"]
+        failed |= ratio > limit
+        spread = (max(samples.seconds[kind]) - min(samples.seconds[kind])) / med[kind]
+        note = "  (spread > 25%: a busy machine)" if spread > 0.25 else ""
+        print(
+            f"{kind:6} {med[kind]:9.3f} {ratio:7.2f} {limit:7.1f}{'' if ratio <= limit else '  OVER'}{note}"
+        )
+    peak = max(max(v) for v in samples.peak_mb.values())
+    failed |= peak > PEAK_MB
+    print(f"peak memory {peak:.0f} MB (target {PEAK_MB}){'' if peak <= PEAK_MB else '  OVER'}")
+    return 1 if failed else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--spec", default="sglang==0.5.23")
+    parser.add_argument("--tree", help="scan this directory instead of a downloaded wheel")
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    tree = Path(args.tree) if args.tree else fetch_tree(args.spec)
+    spec = Spec(str(tree), args.rounds)
+    return present(spec, measure(spec))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
