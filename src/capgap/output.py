@@ -40,7 +40,7 @@ def stderr() -> Console:
     if _stderr is None:
         from rich.console import Console
 
-        _stderr = Console(stderr=True, highlight=False)
+        _stderr = Console(stderr=True, highlight=False, soft_wrap=True)  # one message, one line
     return _stderr
 
 

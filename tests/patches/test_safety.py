@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import capgap
 from capgap.errors import StoreError
 from capgap.patches.safepath import check_rel
 from capgap.patches.store import Store, store_dir
@@ -98,7 +99,10 @@ def test_semantic_slot_calls_reapply_and_writes_its_files(
             "files": {"pkg/moved.py": "T = {12: 1}\n"},
         }
 
-    monkeypatch.setitem(sys.modules, "capgap.semantic", types.SimpleNamespace(lift=lift, reapply=reapply))
+    fake = types.SimpleNamespace(lift=lift, reapply=reapply)
+    monkeypatch.setitem(sys.modules, "capgap.semantic", fake)
+    # `import capgap.semantic` reads the package attribute first once the real one was imported
+    monkeypatch.setattr(capgap, "semantic", fake, raising=False)
     pdir = _saved(repos)
     assert json.loads((pdir / "semantic.json").read_text()) == [
         {"table": "TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES", "key": 12, "path": "pkg/tables.py"}
@@ -116,4 +120,19 @@ def test_semantic_slot_calls_reapply_and_writes_its_files(
             [{"table": "TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES", "key": 12, "path": "pkg/tables.py"}],
             "pkg/tables.py",
         ),
+    )
+
+    def broken(*args: object, **kwargs: object) -> None:
+        raise ValueError("bad record")
+
+    fake = types.SimpleNamespace(lift=lift, reapply=broken)
+    monkeypatch.setitem(sys.modules, "capgap.semantic", fake)
+    monkeypatch.setattr(capgap, "semantic", fake, raising=False)
+    (repos.work / "pkg/moved.py").unlink()
+    res = run_cli("patch", "apply", str(repos.work), "--store", str(repos.store), "--format", "json")
+    f = json.loads(res.out)["targets"][0]["patches"][0]["files"][0]
+    assert res.code == 1 and f["outcome"] == "conflict"
+    assert (
+        f["detail"]
+        == "1 conflicting region(s) in pkg/tables.py; semantic step failed: ValueError: bad record"
     )

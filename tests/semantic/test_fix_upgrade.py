@@ -18,7 +18,7 @@ from capgap.semantic.fixrun import FixOptions, run_fix
 from tests.cli_runner import run_cli
 from tests.patches.helpers import commit_all, git, write
 
-COMM = textwrap.dedent('''
+COMM = textwrap.dedent("""
     MiB = 1024 * 1024
 
     TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES = {
@@ -38,7 +38,7 @@ COMM = textwrap.dedent('''
             9: [4, 6, 8],
             10: [6, 8],
         }
-''').lstrip()
+""").lstrip()
 REL = "engine/comm.py"
 NOTE = "copied from 10 (cc 10.0) by capgap: not measured on this GPU"
 MAX_ENTRY = f"    12: {{  # {NOTE}\n        2: 8 * MiB,\n        4: 32 * MiB,\n    }},\n"
@@ -47,12 +47,21 @@ MULTIMEM_ENTRY = f"        12: [6, 8],  # {NOTE}\n"
 
 def _scanner(root_rel: str = REL):
     def scan(spec: str, arch: ArchSpec, python: str | None) -> tuple[Path, list[Finding]]:
-        common = dict(rule="table-missing-arch", severity="high", path=root_rel, present=("9", "10"),
-                      missing="12", consequence="", message="", arch=arch.cc)
+        common = dict(
+            rule="table-missing-arch",
+            severity="high",
+            path=root_rel,
+            present=("9", "10"),
+            missing="12",
+            consequence="",
+            message="",
+            arch=arch.cc,
+        )
         return Path(spec), [
             Finding(line=3, symbol="TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES", **common),  # type: ignore[arg-type]
             Finding(line=16, symbol="SymmConfig._WORLD_SIZES_MULTIMEM", **common),  # type: ignore[arg-type]
         ]
+
     return scan
 
 
@@ -74,8 +83,9 @@ def repos(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 
 def _fix(work: Path, store: Path):  # noqa: ANN202
-    return run_fix(FixOptions(target=str(work), arch="12.0", store=str(store), device="RTX PRO 6000"),
-                   scan=_scanner())
+    return run_fix(
+        FixOptions(target=str(work), arch="12.0", store=str(store), device="RTX PRO 6000"), scan=_scanner()
+    )
 
 
 def _added_lines(work: Path) -> list[str]:
@@ -83,8 +93,13 @@ def _added_lines(work: Path) -> list[str]:
     return [ln for ln in diff.splitlines() if ln.startswith(("+", "-")) and ln[:3] not in ("+++", "---")]
 
 
-ENTRY_LINES = [f"+    12: {{  # {NOTE}", "+        2: 8 * MiB,", "+        4: 32 * MiB,", "+    },",
-               f"+        12: [6, 8],  # {NOTE}"]
+ENTRY_LINES = [
+    f"+    12: {{  # {NOTE}",
+    "+        2: 8 * MiB,",
+    "+        4: 32 * MiB,",
+    "+    },",
+    f"+        12: [6, 8],  # {NOTE}",
+]
 
 
 def test_fix_writes_and_records_a_semantic_patch(repos: tuple[Path, Path, Path]) -> None:
@@ -94,7 +109,8 @@ def test_fix_writes_and_records_a_semantic_patch(repos: tuple[Path, Path, Path])
     assert run.patch == "fix-sm_120"
     semantic = json.loads((store / "fix-sm_120" / "semantic.json").read_text())
     assert [(r["symbol"], r["key"], r["note"]) for r in semantic] == [
-        ("TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES", "12", NOTE), ("SymmConfig._WORLD_SIZES_MULTIMEM", "12", NOTE),
+        ("TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES", "12", NOTE),
+        ("SymmConfig._WORLD_SIZES_MULTIMEM", "12", NOTE),
     ]
     meta = json.loads((store / "fix-sm_120" / "meta.json").read_text())
     assert [f["path"] for f in meta["files"]] == [REL]
@@ -115,16 +131,21 @@ ONE_LINE = "    _WORLD_SIZES_MULTIMEM = {9: [4, 6, 8], 10: [6, 8]}\n"
 UPSTREAM_CHANGES = {
     # the neighbouring lines change: `patch` and a 3-way merge both conflict
     "adjacent-edit": COMM.replace("        10: [6, 8],\n", "        10: [4, 6, 8],\n").replace(
-        "            2: 8 * MiB,\n", "            2: 16 * MiB,\n"),
+        "            2: 8 * MiB,\n", "            2: 16 * MiB,\n"
+    ),
     # a formatter collapses the tables and the file gains a header: the entry follows the new layout
-    "reformat": "import os\n\n" + COMM.replace(
+    "reformat": "import os\n\n"
+    + COMM.replace(
         "    _WORLD_SIZES_MULTIMEM = {\n        9: [4, 6, 8],\n        10: [6, 8],\n    }\n", ONE_LINE
-    ).replace("    9: {\n        2: 64 * MiB,  # 64 MB\n        4: 32 * MiB,  # 32 MB\n    },\n",
-              "    9: {2: 64 * MiB, 4: 32 * MiB},  # 64 MB / 32 MB\n"),
+    ).replace(
+        "    9: {\n        2: 64 * MiB,  # 64 MB\n        4: 32 * MiB,  # 32 MB\n    },\n",
+        "    9: {2: 64 * MiB, 4: 32 * MiB},  # 64 MB / 32 MB\n",
+    ),
 }
 EXPECTED_LINES = {
     "adjacent-edit": ENTRY_LINES,
-    "reformat": ENTRY_LINES[:4] + [
+    "reformat": ENTRY_LINES[:4]
+    + [
         "-" + ONE_LINE.rstrip("\n"),
         "+    _WORLD_SIZES_MULTIMEM = {9: [4, 6, 8], 10: [6, 8], 12: [6, 8]}  # " + NOTE,
     ],

@@ -35,8 +35,16 @@ SYMM = textwrap.dedent("""
 
 def _finding(symbol: str, line: int, path: str = "pkg/symm.py") -> Finding:
     return Finding(
-        rule="table-missing-arch", severity="high", path=path, line=line, symbol=symbol,
-        present=("9", "10"), missing="12", consequence="", message="", arch="12.0",
+        rule="table-missing-arch",
+        severity="high",
+        path=path,
+        line=line,
+        symbol=symbol,
+        present=("9", "10"),
+        missing="12",
+        consequence="",
+        message="",
+        arch="12.0",
     )
 
 
@@ -113,11 +121,17 @@ def test_measured_value_wins_over_copy(tmp_path: Path) -> None:
 
 def test_records_describe_each_entry(tmp_path: Path) -> None:
     plan = plan_fix(FINDINGS[1:], _tree(tmp_path), parse_arch("12.0"))
-    assert plan.records() == [{
-        "module": "pkg.symm", "path": "pkg/symm.py", "symbol": "SymmConfig._WORLD_SIZES_MULTIMEM",
-        "key": "12",
-        "value": "[6, 8]", "key_style": "major-int", "note": NOTE,
-    }]
+    assert plan.records() == [
+        {
+            "module": "pkg.symm",
+            "path": "pkg/symm.py",
+            "symbol": "SymmConfig._WORLD_SIZES_MULTIMEM",
+            "key": "12",
+            "value": "[6, 8]",
+            "key_style": "major-int",
+            "note": NOTE,
+        }
+    ]
 
 
 def test_resolve_symbol_by_line_when_the_name_is_ambiguous() -> None:

@@ -29,8 +29,13 @@ ADDED = PRISTINE.replace("        10: [6, 8],\n", "        10: [6, 8],\n        
 def test_added_entry_is_lifted_with_its_comment() -> None:
     assert lift("pkg/symm.py", PRISTINE, ADDED) == [
         {
-            "module": "pkg.symm", "path": "pkg/symm.py", "symbol": "SymmConfig._WORLD_SIZES_MULTIMEM",
-            "key": "12", "value": "[6, 8]", "key_style": "major-int", "note": "mine",
+            "module": "pkg.symm",
+            "path": "pkg/symm.py",
+            "symbol": "SymmConfig._WORLD_SIZES_MULTIMEM",
+            "key": "12",
+            "value": "[6, 8]",
+            "key_style": "major-int",
+            "note": "mine",
         }
     ]
 

@@ -64,16 +64,24 @@ def checkout(tmp_path: Path) -> tuple[Path, Path]:
 def test_git_checkout_upgrade_keeps_entry_by_meaning(checkout: tuple[Path, Path], tmp_path: Path) -> None:
     _, work = checkout
     store = tmp_path / "store"
-    report = _upgrade(str(work), "--store", str(store), "--name", "sm120", "--format", "json",
-                      "--", "git", "pull", "-q")
+    report = _upgrade(
+        str(work), "--store", str(store), "--name", "sm120", "--format", "json", "--", "git", "pull", "-q"
+    )
     assert _outcomes(report) == ["semantic"]
     assert (work / REL).read_text() == EXPECTED
     [warning] = report["patches"][0]["warnings"]  # hardware sense: 12.x boards have no multicast
     assert warning.startswith("SymmMemCommunicator._WORLD_SIZES_MULTIMEM[12.0] = [6, 8]: cc 12.0")
-    assert json.loads((store / "sm120" / "semantic.json").read_text()) == [{
-        "module": "engine.comm", "path": REL, "symbol": "SymmMemCommunicator._WORLD_SIZES_MULTIMEM",
-        "key": "12", "value": "[6, 8]", "key_style": "major-int", "note": "",
-    }]
+    assert json.loads((store / "sm120" / "semantic.json").read_text()) == [
+        {
+            "module": "engine.comm",
+            "path": REL,
+            "symbol": "SymmMemCommunicator._WORLD_SIZES_MULTIMEM",
+            "key": "12",
+            "value": "[6, 8]",
+            "key_style": "major-int",
+            "note": "",
+        }
+    ]
     diff = git(work, "diff", "-U0").stdout
     assert [ln for ln in diff.splitlines() if ln.startswith(("+", "-")) and ln[:3] not in ("+++", "---")] == [
         "+        12: [6, 8],"
@@ -86,8 +94,18 @@ def test_git_checkout_without_semantic_step_conflicts(
     """The control: the same upgrade with the semantic step taken out is a conflict."""
     monkeypatch.setitem(sys.modules, "capgap.semantic", None)
     _, work = checkout
-    res = run_cli("upgrade", str(work), "--store", str(tmp_path / "store"), "--format", "json",
-                  "--", "git", "pull", "-q")
+    res = run_cli(
+        "upgrade",
+        str(work),
+        "--store",
+        str(tmp_path / "store"),
+        "--format",
+        "json",
+        "--",
+        "git",
+        "pull",
+        "-q",
+    )
     assert res.code == 1
     assert _outcomes(json.loads(res.out)) == ["conflict"]
 
@@ -102,7 +120,9 @@ def toy_env(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Path]:
     python = str(base / "venv" / "bin" / "python")
     site = subprocess.run(
         [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     return python, Path(site), wheels
 
@@ -117,17 +137,33 @@ def test_pip_installed_upgrade_keeps_entry_by_meaning(
     python, site, wheels = toy_env
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))  # pristine 1.0 comes from these wheels, offline
     monkeypatch.setenv("PIP_NO_INDEX", "1")
-    subprocess.run(_pip(python, "install", "-q", "--no-deps", str(wheels / "toyengine-1.0-py3-none-any.whl")),
-                   check=True)
+    subprocess.run(
+        _pip(python, "install", "-q", "--no-deps", str(wheels / "toyengine-1.0-py3-none-any.whl")), check=True
+    )
     (site / REL).write_text(OURS_V1)
     store = tmp_path / "store"
     upgrade_cmd = _pip(python, "install", "-q", "--no-deps", str(wheels / "toyengine-2.0-py3-none-any.whl"))
-    report = _upgrade("toyengine", "--python", python, "--store", str(store), "--name", "sm120",
-                      "--format", "json", "--", *upgrade_cmd)
+    report = _upgrade(
+        "toyengine",
+        "--python",
+        python,
+        "--store",
+        str(store),
+        "--name",
+        "sm120",
+        "--format",
+        "json",
+        "--",
+        *upgrade_cmd,
+    )
     assert _outcomes(report) == ["semantic"]
     assert (site / REL).read_text() == EXPECTED
-    version = subprocess.run([python, "-c", "import importlib.metadata as m; print(m.version('toyengine'))"],
-                             capture_output=True, text=True, check=True).stdout.strip()
+    version = subprocess.run(
+        [python, "-c", "import importlib.metadata as m; print(m.version('toyengine'))"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     assert version == "2.0"
 
 

@@ -18,7 +18,10 @@ def _d(text: str) -> str:
 
 PAIRS = [
     pytest.param(
-        "Cfg._WORLD_SIZES_MULTIMEM", "12.0", "[6, 8]", None,
+        "Cfg._WORLD_SIZES_MULTIMEM",
+        "12.0",
+        "[6, 8]",
+        None,
         """
         class Cfg:
             _WORLD_SIZES_MULTIMEM = {
@@ -37,7 +40,10 @@ PAIRS = [
         id="class-attribute-trailing-comma",
     ),
     pytest.param(
-        "SIZES", "12.0", "{\n        2: 64 * MiB,  # 64 MB\n    }", NOTE,
+        "SIZES",
+        "12.0",
+        "{\n        2: 64 * MiB,  # 64 MB\n    }",
+        NOTE,
         """
         MiB = 1024 * 1024
         SIZES = {
@@ -66,7 +72,10 @@ PAIRS = [
         id="nested-value-expression-comment-after-brace",
     ),
     pytest.param(
-        "X", "12.0", "3", "new",
+        "X",
+        "12.0",
+        "3",
+        "new",
         """
         X = {
             9: 1,  # hopper
@@ -85,7 +94,10 @@ PAIRS = [
         id="no-trailing-comma-keeps-none",
     ),
     pytest.param(
-        "X", "10.0", "5", "new",
+        "X",
+        "10.0",
+        "5",
+        "new",
         """
         X = {
             9: 1,  # hopper
@@ -104,7 +116,10 @@ PAIRS = [
         id="between-siblings-comment-lines-stay-with-next",
     ),
     pytest.param(
-        "X", "8.0", "0", None,
+        "X",
+        "8.0",
+        "0",
+        None,
         """
         X = {
             # hopper first
@@ -121,7 +136,10 @@ PAIRS = [
         id="lowest-key-goes-first",
     ),
     pytest.param(
-        "T", "12.0", "3", NOTE,
+        "T",
+        "12.0",
+        "3",
+        NOTE,
         """
         T = {'9.0': 1, '10.0': 2}
         """,
@@ -131,7 +149,10 @@ PAIRS = [
         id="one-line-dotted-str-single-quotes",
     ),
     pytest.param(
-        "f.T", "12.0", "7", None,
+        "f.T",
+        "12.0",
+        "7",
+        None,
         """
         def f():
             T = {
@@ -154,7 +175,10 @@ PAIRS = [
         id="function-local-tuple-keys",
     ),
     pytest.param(
-        "A.B.T", "12.0", '"x"', None,
+        "A.B.T",
+        "12.0",
+        '"x"',
+        None,
         """
         class A:
             class B:
@@ -170,7 +194,10 @@ PAIRS = [
         id="annotated-nested-class-sm-str-other-scope-untouched",
     ),
     pytest.param(
-        "N", "12.0", "1", None,
+        "N",
+        "12.0",
+        "1",
+        None,
         """
         N = {90: 0, 100: 1}  # sm numbers
         """,
@@ -180,7 +207,10 @@ PAIRS = [
         id="number-int-existing-line-comment-kept",
     ),
     pytest.param(
-        "X", "12.0", "3", None,
+        "X",
+        "12.0",
+        "3",
+        None,
         """
         try:
             X = {

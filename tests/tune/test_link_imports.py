@@ -11,8 +11,12 @@ SRC = Path(__file__).resolve().parents[2] / "src"
 
 def test_link_limit_from_nvml_version_or_nvml_speed():
     assert link_limit({"nvlink": {"active_links": 18, "version": 6}}) == {
-        "limit_gbps": 450.0, "links": 18, "per_link_gbps": 25.0, "link": "NVLink 4",
-        "source": "NVLink 4 datasheet speed"}
+        "limit_gbps": 450.0,
+        "links": 18,
+        "per_link_gbps": 25.0,
+        "link": "NVLink 4",
+        "source": "NVLink 4 datasheet speed",
+    }
     measured = link_limit({"nvlink": {"active_links": 4, "version": 7, "speed_mbps_per_link": 53125}})
     assert (measured["limit_gbps"], measured["source"]) == (212.5, "NVML per-link speed")
     limit = link_limit({"nvlink": {"active_links": 18, "version": 6}})
@@ -34,6 +38,11 @@ def test_the_tune_path_imports_nothing_beyond_torch_numpy_typer_rich_matplotlib(
         "bad = {'elftools', 'libcst', 'platformdirs', 'packaging', 'pynvml', 'torch', 'matplotlib'}\n"
         "print(sorted(bad & {m.split('.')[0] for m in sys.modules}))\n"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"})
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
+    )
     assert out.stdout.strip() == "[]"  # torch/matplotlib/pynvml load only where they are used

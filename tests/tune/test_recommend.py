@@ -59,8 +59,9 @@ def test_never_winning_gives_zero_and_winning_everywhere_gives_the_largest_size(
 
 def test_a_wrong_result_counts_as_a_loss():
     sizes = [K, 2 * K, 4 * K]
-    raw = make_raw(_lat(nccl=dict.fromkeys(sizes, 10.0), two_shot=dict.fromkeys(sizes, 5.0)),
-                   wrong={("two_shot", 4 * K)})
+    raw = make_raw(
+        _lat(nccl=dict.fromkeys(sizes, 10.0), two_shot=dict.fromkeys(sizes, 5.0)), wrong={("two_shot", 4 * K)}
+    )
     summary = mode_summary(summarise(raw), "eager", 0.05)
     found = (summary["last_win_bytes"], summary["first_loss_bytes"], summary["max_size_bytes"])
     assert found == (2 * K, 4 * K, 4 * K)
@@ -74,9 +75,14 @@ def test_margin_decides_a_close_race():
 
 def test_one_shot_switch_point_and_copy_free_two_shot_are_reported():
     sizes = [K, 2 * K, 4 * K]
-    raw = make_raw(_lat(nccl=dict.fromkeys(sizes, 40.0), one_shot={K: 5.0, 2 * K: 12.0, 4 * K: 20.0},
-                        two_shot=dict.fromkeys(sizes, 9.0),
-                        two_shot_copy={K: 30.0, 2 * K: 30.0, 4 * K: 50.0}))
+    raw = make_raw(
+        _lat(
+            nccl=dict.fromkeys(sizes, 40.0),
+            one_shot={K: 5.0, 2 * K: 12.0, 4 * K: 20.0},
+            two_shot=dict.fromkeys(sizes, 9.0),
+            two_shot_copy={K: 30.0, 2 * K: 30.0, 4 * K: 50.0},
+        )
+    )
     summary = mode_summary(summarise(raw), "graph", 0.05)
     assert summary["one_shot_beats_two_shot_until_bytes"] == K
     assert summary["two_shot_from_bytes"] == 2 * K
@@ -86,9 +92,12 @@ def test_one_shot_switch_point_and_copy_free_two_shot_are_reported():
 
 def test_values_follow_graph_mode_and_no_multimem_without_measurement():
     sizes = [K, 2 * K, 4 * K]
-    lat = {("nccl", "eager"): dict.fromkeys(sizes, 40.0), ("nccl", "graph"): dict.fromkeys(sizes, 10.0),
-           ("two_shot", "eager"): dict.fromkeys(sizes, 9.0),
-           ("two_shot", "graph"): {K: 7.0, 2 * K: 12.0, 4 * K: 7.0}}
+    lat = {
+        ("nccl", "eager"): dict.fromkeys(sizes, 40.0),
+        ("nccl", "graph"): dict.fromkeys(sizes, 10.0),
+        ("two_shot", "eager"): dict.fromkeys(sizes, 9.0),
+        ("two_shot", "graph"): {K: 7.0, 2 * K: 12.0, 4 * K: 7.0},
+    }
     nvlink = {"active_links": 18, "version": 6}
     _, values = analyse(make_raw(lat, nvlink=nvlink, skipped={("multimem", "eager"): "multicast off"}), 0.05)
     assert values["tables"] == {"TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES": {"9": {"2": 2 * K}}}

@@ -48,17 +48,25 @@ def test_iterations_fill_the_target_time_within_bounds():
 def test_torchrun_command_adds_standalone_unless_a_rendezvous_is_given(tmp_path):
     cmd = torchrun_command(2, tmp_path / "s.json", tmp_path / "r.json", [])
     assert cmd[:5] == [sys.executable, "-m", "torch.distributed.run", "--nproc-per-node=2", "--standalone"]
-    assert cmd[-6:] == ["-m", "capgap.tune.worker", "--spec", str(tmp_path / "s.json"),
-                        "--out", str(tmp_path / "r.json")]
-    multi = torchrun_command(8, tmp_path / "s.json", tmp_path / "r.json",
-                             ["--nnodes=2", "--rdzv-endpoint=host:29400"])
+    assert cmd[-6:] == [
+        "-m",
+        "capgap.tune.worker",
+        "--spec",
+        str(tmp_path / "s.json"),
+        "--out",
+        str(tmp_path / "r.json"),
+    ]
+    multi = torchrun_command(
+        8, tmp_path / "s.json", tmp_path / "r.json", ["--nnodes=2", "--rdzv-endpoint=host:29400"]
+    )
     assert "--standalone" not in multi
     assert multi[4:6] == ["--nnodes=2", "--rdzv-endpoint=host:29400"]
 
 
 def test_child_environment_forces_multicast_off_over_the_users_settings():
-    env = child_environment({"NCCL_NVLS_ENABLE": "1", "CAPGAP_TUNE_ALLOW_MULTICAST": "1", "PYTHONPATH": "/x"},
-                            multicast=False)
+    env = child_environment(
+        {"NCCL_NVLS_ENABLE": "1", "CAPGAP_TUNE_ALLOW_MULTICAST": "1", "PYTHONPATH": "/x"}, multicast=False
+    )
     assert {k: env[k] for k in MULTICAST_OFF} == MULTICAST_OFF
     assert "CAPGAP_TUNE_ALLOW_MULTICAST" not in env
     assert env["PYTHONPATH"].endswith("/x") and env["PYTHONPATH"].split(":")[0].endswith("src")

@@ -9,8 +9,14 @@ from capgap.tune.values import build_values, load_values
 
 
 def test_values_round_trip_with_int_world_sizes_and_bytes(tmp_path):
-    values = build_values(cc="12.0", world_size=8, max_size=1 << 25, multimem=False, margin=0.05,
-                          measured={"gpu": "RTX PRO 6000"})
+    values = build_values(
+        cc="12.0",
+        world_size=8,
+        max_size=1 << 25,
+        multimem=False,
+        margin=0.05,
+        measured={"gpu": "RTX PRO 6000"},
+    )
     path = tmp_path / "values.json"
     path.write_text(json.dumps(values))
     loaded = load_values(path)
@@ -34,10 +40,16 @@ def test_multimem_lists_the_measured_world_size_when_it_won(tmp_path):
         ("not json", "cannot read tune values"),
         ('{"format": "something else"}', "is not a capgap tune values file"),
         ('{"format": "capgap.tune.values/1", "tables": {}}', "malformed tune values"),
-        ('{"format": "capgap.tune.values/1", "tables": {"T": {"9": {"two": 1}}}, '
-         '"multimem_world_sizes": {}, "world_size": 2}', "malformed tune values"),
-        ('{"format": "capgap.tune.values/1", "tables": {"T": {"9": {"2": -1}}}, '
-         '"multimem_world_sizes": {}, "world_size": 2}', "negative"),
+        (
+            '{"format": "capgap.tune.values/1", "tables": {"T": {"9": {"two": 1}}}, '
+            '"multimem_world_sizes": {}, "world_size": 2}',
+            "malformed tune values",
+        ),
+        (
+            '{"format": "capgap.tune.values/1", "tables": {"T": {"9": {"2": -1}}}, '
+            '"multimem_world_sizes": {}, "world_size": 2}',
+            "negative",
+        ),
     ],
 )
 def test_bad_values_files_are_usage_errors(tmp_path, text, message):

@@ -15,7 +15,8 @@ Semantic slot contract. When a patch's semantic.json holds records whose "path" 
 returns an object or dict with `outcome` ("semantic" | "upstreamed" | "applied-already" |
 "not-found"), `files` (dict rel_path -> new text, possibly another file than the patch's when the
 table moved to another module; written here, journaled and atomically, never outside the root)
-and `detail` (str). "not-found" falls through to steps 5 and 6.
+and `detail` (str). "not-found" falls through to steps 5 and 6, as does an exception raised by
+reapply (its message is added to the conflict's detail).
 `capgap.semantic.lift(rel_path, pristine_text, patched_text) -> list[dict] | None` is called by
 `patch save`; each record is stored with "path" set to its file (when lift didn't set it).
 
@@ -135,7 +136,10 @@ def _semantic(target: PatchTarget, patch: Patch, rel: str, current: bytes | None
     reapply = getattr(semantic, "reapply", None)
     if reapply is None:
         return None
-    res = reapply(records, root=target.root, rel_path=rel, current_text=_text(current))
+    try:
+        res = reapply(records, root=target.root, rel_path=rel, current_text=_text(current))
+    except Exception as exc:  # a bug in the semantic step must not stop the line-based outcome
+        return FileResult(rel, "not-found", f"semantic step failed: {type(exc).__name__}: {exc}")
     get = res.get if isinstance(res, dict) else lambda key, default=None: getattr(res, key, default)
     outcome, detail = str(get("outcome", "not-found")), str(get("detail", "") or "")
     if outcome == "semantic":
@@ -146,7 +150,7 @@ def _semantic(target: PatchTarget, patch: Patch, rel: str, current: bytes | None
         return FileResult(rel, "semantic", detail or "re-applied by meaning", writes=files, warnings=warnings)
     if outcome in {"upstreamed", "applied-already"}:
         return FileResult(rel, outcome, detail)
-    return None
+    return FileResult(rel, "not-found", f"semantic: {detail}" if detail else "")
 
 
 def plan_file(
@@ -183,18 +187,21 @@ def plan_file(
         merged = None
     if not reverse:
         sem = _semantic(target, patch, rel, view.read(rel))
-        if sem is not None:
+        if sem is not None and sem.outcome != "not-found":
             return sem
+        sem_note = f"; {sem.detail}" if sem is not None and sem.detail else ""
         if current is not None and change_present(current, pristine, patched):
             return FileResult(rel, "upstreamed", "upstream already contains the patch's lines")
+    else:
+        sem_note = ""
     if merged is None:
         what = "is gone upstream" if current is None else "changed upstream and the patch deletes it"
-        return FileResult(rel, "conflict", f"{rel} {what}")
+        return FileResult(rel, "conflict", f"{rel} {what}{sem_note}")
     writes = {where: merged.text} if markers else {}
     return FileResult(
         rel,
         "conflict",
-        f"{merged.conflicts} conflicting region(s) in {where}",
+        f"{merged.conflicts} conflicting region(s) in {where}{sem_note}",
         conflict=merged.conflict_regions(),
         writes=writes,
     )

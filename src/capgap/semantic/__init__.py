@@ -13,5 +13,12 @@ from capgap.semantic.record import SemanticEdit
 from capgap.semantic.upsert import EntryChange, UpsertEntry, upsert_source
 
 __all__ = [
-    "OUTCOMES", "EntryChange", "Result", "SemanticEdit", "UpsertEntry", "lift", "reapply", "upsert_source",
+    "OUTCOMES",
+    "EntryChange",
+    "Result",
+    "SemanticEdit",
+    "UpsertEntry",
+    "lift",
+    "reapply",
+    "upsert_source",
 ]

@@ -31,15 +31,17 @@ def _name_of(target: cst.BaseExpression, in_method: bool) -> str | None:
     """`X` -> "X"; `self.X` inside a method -> "..X" (one scope up: a class attribute)."""
     if isinstance(target, cst.Name):
         return target.value
-    if (in_method and isinstance(target, cst.Attribute) and isinstance(target.value, cst.Name)
-            and target.value.value == "self"):
+    if (
+        in_method
+        and isinstance(target, cst.Attribute)
+        and isinstance(target.value, cst.Name)
+        and target.value.value == "self"
+    ):
         return ".." + target.attr.value
     return None
 
 
-def _target_names(
-    stmt: cst.CSTNode, in_method: bool = False
-) -> tuple[list[str], cst.BaseExpression | None]:
+def _target_names(stmt: cst.CSTNode, in_method: bool = False) -> tuple[list[str], cst.BaseExpression | None]:
     if isinstance(stmt, cst.Assign):
         names = [_name_of(t.target, in_method) for t in stmt.targets]
         return [n for n in names if n], stmt.value

@@ -44,6 +44,7 @@ def choose_sibling(target: ArchSpec, present: list[ArchSpec], symbol: str) -> tu
     features = relevant_features(symbol)
     older = [p for p in present if p.number < target.number]
     if older:
+
         def rank(p: ArchSpec) -> tuple[bool, int, int]:
             fits = features is COMM_FEATURES or p.facts.smem_per_block_kb <= tf.smem_per_block_kb
             return (fits, _shared(p.facts, tf, features), p.number)

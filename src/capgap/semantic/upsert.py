@@ -172,8 +172,13 @@ class _Inserter:
 
 
 def upsert(
-    table: cst.Dict, spec: ArchSpec, value: str, *, style: str | None = None,
-    comment: str | None = None, prefer: str = "ours",
+    table: cst.Dict,
+    spec: ArchSpec,
+    value: str,
+    *,
+    style: str | None = None,
+    comment: str | None = None,
+    prefer: str = "ours",
 ) -> tuple[cst.Dict, EntryChange, str | None]:
     """Put `spec`'s entry with `value` into `table`; returns (table, change, end-of-line comment).
 
@@ -223,8 +228,14 @@ class UpsertEntry(ScopedTableTransformer):
     """Transform: upsert one entry into the table `symbol` (every definition of it in the module)."""
 
     def __init__(
-        self, symbol: str, spec: ArchSpec, value: str, *, style: str | None = None,
-        comment: str | None = None, prefer: str = "ours",
+        self,
+        symbol: str,
+        spec: ArchSpec,
+        value: str,
+        *,
+        style: str | None = None,
+        comment: str | None = None,
+        prefer: str = "ours",
     ) -> None:
         super().__init__(symbol)
         self.spec, self.value, self.style = spec, value, style
@@ -242,8 +253,14 @@ class UpsertEntry(ScopedTableTransformer):
 
 
 def upsert_source(
-    source: str, symbol: str, spec: ArchSpec, value: str, *, style: str | None = None,
-    comment: str | None = None, prefer: str = "ours",
+    source: str,
+    symbol: str,
+    spec: ArchSpec,
+    value: str,
+    *,
+    style: str | None = None,
+    comment: str | None = None,
+    prefer: str = "ours",
 ) -> tuple[str, list[EntryChange]]:
     """Upsert into the module text `source`; ([] changes) when the symbol has no dict table."""
     module = cst.parse_module(source)

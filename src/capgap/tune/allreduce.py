@@ -56,15 +56,21 @@ def analyse(raw: dict[str, Any], margin: float) -> tuple[list[Row], dict[str, An
     spec = raw["spec"]
     modes = {m: s for m in spec["modes"] if (s := recommend.mode_summary(rows, m, margin)) is not None}
     measured: dict[str, Any] = {
-        "gpu": env.get("gpu"), "torch": env.get("torch"), "nccl": env.get("nccl"),
-        "dist_backend": env.get("dist_backend"), "dtype": spec["dtype"],
-        "sizes": [min(spec["sizes"]), max(spec["sizes"])], "multicast_ptr": env.get("multicast_ptr"),
-        "modes": modes, "not_measured": recommend.skipped(raw),
+        "gpu": env.get("gpu"),
+        "torch": env.get("torch"),
+        "nccl": env.get("nccl"),
+        "dist_backend": env.get("dist_backend"),
+        "dtype": spec["dtype"],
+        "sizes": [min(spec["sizes"]), max(spec["sizes"])],
+        "multicast_ptr": env.get("multicast_ptr"),
+        "modes": modes,
+        "not_measured": recommend.skipped(raw),
     }
     if not any(r.backend == MULTIMEM for r in rows):
         measured["multimem"] = next(
             (why for name, why in measured["not_measured"].items() if name.startswith(MULTIMEM)),
-            "not run: NVLink multicast is off (pass --allow-multicast where the probe reports support)")
+            "not run: NVLink multicast is off (pass --allow-multicast where the probe reports support)",
+        )
     ok_rows = [r for r in rows if r.ok]
     if ok_rows:
         best = max(ok_rows, key=lambda r: r.busbw_gbps)
@@ -78,14 +84,25 @@ def analyse(raw: dict[str, Any], margin: float) -> tuple[list[Row], dict[str, An
     decisive = "graph" if "graph" in modes else next(iter(modes))  # why graph: recommend.py
     measured["decided_by"] = decisive
     chosen = modes[decisive]
-    values = build_values(cc=cc, world_size=int(env["world_size"]), max_size=chosen["max_size_bytes"],
-                          multimem=bool(chosen.get("multimem_beats_two_shot")), margin=margin,
-                          measured=measured)
+    values = build_values(
+        cc=cc,
+        world_size=int(env["world_size"]),
+        max_size=chosen["max_size_bytes"],
+        multimem=bool(chosen.get("multimem_beats_two_shot")),
+        margin=margin,
+        measured=measured,
+    )
     return rows, values
 
 
-def tune_allreduce(spec: SweepSpec, nproc: int, out: Path | None, margin: float,
-                   torchrun_args: list[str], allow_multicast: bool = False) -> TuneResult:
+def tune_allreduce(
+    spec: SweepSpec,
+    nproc: int,
+    out: Path | None,
+    margin: float,
+    torchrun_args: list[str],
+    allow_multicast: bool = False,
+) -> TuneResult:
     from capgap.tune.launch import multicast_supported, run_sweep
     from capgap.tune.plot import plot
 
@@ -102,8 +119,10 @@ def tune_allreduce(spec: SweepSpec, nproc: int, out: Path | None, margin: float,
     out_dir = prepare_out_dir(out)
     from capgap import output
 
-    output.info(f"measuring all-reduce: {len(spec.sizes)} sizes x {len(spec.backends)} backends x "
-                f"{len(spec.modes)} modes on {nproc} processes per node, results in {out_dir}")
+    output.info(
+        f"measuring all-reduce: {len(spec.sizes)} sizes x {len(spec.backends)} backends x "
+        f"{len(spec.modes)} modes on {nproc} processes per node, results in {out_dir}"
+    )
     started = time.monotonic()
     raw, _log = run_sweep(spec, nproc, out_dir, torchrun_args, multicast=multicast)
     wall = time.monotonic() - started
@@ -117,7 +136,8 @@ def tune_allreduce(spec: SweepSpec, nproc: int, out: Path | None, margin: float,
     if rows:
         env = raw["environment"]
         who = env.get("gpu") or env["dist_backend"]
-        title = (f"all-reduce {spec.dtype}, {env['world_size']} x {who}, "
-                 f"torch {env['torch']}" + (f", NCCL {env['nccl']}" if env.get("nccl") else ""))
+        title = f"all-reduce {spec.dtype}, {env['world_size']} x {who}, torch {env['torch']}" + (
+            f", NCCL {env['nccl']}" if env.get("nccl") else ""
+        )
         files["plot"] = plot(rows, values, out_dir / "allreduce.png", title)
     return TuneResult(out_dir, raw, rows, values, files, wall, notes)

@@ -10,8 +10,16 @@ import contextlib
 import os
 from typing import Any
 
-_ENV_KEYS = ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST", "NVSHMEM_DISABLE_NVLS",
-             "CUDA_VISIBLE_DEVICES", "NCCL_ALGO", "NCCL_PROTO", "NCCL_P2P_LEVEL", "NCCL_DEBUG")
+_ENV_KEYS = (
+    "NCCL_NVLS_ENABLE",
+    "TORCH_SYMM_MEM_DISABLE_MULTICAST",
+    "NVSHMEM_DISABLE_NVLS",
+    "CUDA_VISIBLE_DEVICES",
+    "NCCL_ALGO",
+    "NCCL_PROTO",
+    "NCCL_P2P_LEVEL",
+    "NCCL_DEBUG",
+)
 
 
 def environment(device: Any | None) -> dict[str, Any]:
@@ -25,12 +33,14 @@ def environment(device: Any | None) -> dict[str, Any]:
     if device is None:
         return env
     props = torch.cuda.get_device_properties(device)
-    env.update({
-        "gpu": props.name,
-        "cc": f"{props.major}.{props.minor}",
-        "gpu_count": torch.cuda.device_count(),
-        "nccl": ".".join(map(str, torch.cuda.nccl.version())),
-    })
+    env.update(
+        {
+            "gpu": props.name,
+            "cc": f"{props.major}.{props.minor}",
+            "gpu_count": torch.cuda.device_count(),
+            "nccl": ".".join(map(str, torch.cuda.nccl.version())),
+        }
+    )
     bus_id = _pci_bus_id(props)
     env["nvlink"] = nvlink_info(bus_id, device.index or 0)
     return env

@@ -70,8 +70,14 @@ def _get(obj: Any, name: str, default: Any) -> Any:
     return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
 
 
-def run_sweep(spec: SweepSpec, nproc: int, out_dir: Path, torchrun_args: list[str],
-              multicast: bool = False, timeout_s: float | None = None) -> tuple[dict[str, Any], str]:
+def run_sweep(
+    spec: SweepSpec,
+    nproc: int,
+    out_dir: Path,
+    torchrun_args: list[str],
+    multicast: bool = False,
+    timeout_s: float | None = None,
+) -> tuple[dict[str, Any], str]:
     """Run the sweep; return (raw samples dict, the child's combined output)."""
     if nproc < 1:
         raise UsageError("--nproc must be at least 1")
@@ -84,8 +90,14 @@ def run_sweep(spec: SweepSpec, nproc: int, out_dir: Path, torchrun_args: list[st
         raw_path.unlink()
     cmd = torchrun_command(nproc, spec_path, raw_path, torchrun_args)
     try:
-        proc = subprocess.run(cmd, env=child_environment(os.environ, multicast), capture_output=True,
-                              text=True, timeout=timeout_s, check=False)
+        proc = subprocess.run(
+            cmd,
+            env=child_environment(os.environ, multicast),
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            check=False,
+        )
     except subprocess.TimeoutExpired as exc:
         raise EnvironmentProblem(f"the sweep ran past {timeout_s:.0f} s and was stopped") from exc
     log = (proc.stdout or "") + (proc.stderr or "")
@@ -93,6 +105,7 @@ def run_sweep(spec: SweepSpec, nproc: int, out_dir: Path, torchrun_args: list[st
     if proc.returncode != 0 or not raw_path.exists():
         tail = " | ".join(line for line in log.strip().splitlines()[-6:])
         raise EnvironmentProblem(
-            f"torchrun exited with {proc.returncode} (log: {out_dir / 'worker.log'}): {tail}")
+            f"torchrun exited with {proc.returncode} (log: {out_dir / 'worker.log'}): {tail}"
+        )
     spec_path.unlink()
     return json.loads(raw_path.read_text()), log

@@ -14,8 +14,12 @@ from typing import Any
 # V100 6 links 300 GB/s, A100 12 links 600 GB/s, H100/H200 18 links 900 GB/s, B200 18 links 1.8 TB/s,
 # each counted in both directions).
 _NVML_VERSIONS = {
-    2: ("NVLink 2", 25.0), 3: ("NVLink 2.2", 25.0), 4: ("NVLink 3", 25.0), 5: ("NVLink 3.1", 25.0),
-    6: ("NVLink 4", 25.0), 7: ("NVLink 5", 50.0),
+    2: ("NVLink 2", 25.0),
+    3: ("NVLink 2.2", 25.0),
+    4: ("NVLink 3", 25.0),
+    5: ("NVLink 3.1", 25.0),
+    6: ("NVLink 4", 25.0),
+    7: ("NVLink 5", 50.0),
 }
 
 
@@ -36,8 +40,13 @@ def link_limit(environment: dict[str, Any]) -> dict[str, Any]:
     if per_link is None:
         version = nvlink.get("version")
         return {"note": f"{links} active NVLinks of unknown version {version!r}: no speed known"}
-    return {"limit_gbps": round(links * per_link, 1), "links": links, "per_link_gbps": per_link,
-            "link": name or f"NVML version {nvlink.get('version')}", "source": source}
+    return {
+        "limit_gbps": round(links * per_link, 1),
+        "links": links,
+        "per_link_gbps": per_link,
+        "link": name or f"NVML version {nvlink.get('version')}",
+        "source": source,
+    }
 
 
 def closeness(limit: dict[str, Any], best_busbw_gbps: float) -> dict[str, Any]:

@@ -215,8 +215,10 @@ class Sweep:
             for backend in self.spec.backends:
                 reason = self._skip_reason(backend)
                 if reason:
-                    cells += [{"backend": backend, "mode": m, "bytes": size, "skipped": reason}
-                              for m in self.spec.modes]
+                    cells += [
+                        {"backend": backend, "mode": m, "bytes": size, "skipped": reason}
+                        for m in self.spec.modes
+                    ]
                     continue
                 try:
                     check = self._check(backend, n, size)
@@ -224,8 +226,10 @@ class Sweep:
                     iters = iters_for(self._estimate_us(op), self.spec.target_ms, self.spec.max_iters)
                 except RuntimeError as exc:  # e.g. a world size the kernel does not support
                     reason = f"{backend} failed: {exc}".splitlines()[0][:300]
-                    cells += [{"backend": backend, "mode": m, "bytes": size, "skipped": reason}
-                              for m in self.spec.modes]
+                    cells += [
+                        {"backend": backend, "mode": m, "bytes": size, "skipped": reason}
+                        for m in self.spec.modes
+                    ]
                     continue
                 checks.append({"backend": backend, "bytes": size, **check})
                 cells += [self._cell(backend, mode, size, iters, op) for mode in self.spec.modes]
@@ -241,15 +245,17 @@ class Sweep:
 
     def _environment(self) -> dict[str, Any]:
         env = environment(self.device if self.cuda else None)
-        env.update({
-            "world_size": self.world,
-            "dist_backend": self.spec.dist_backend,
-            "hostname": socket.gethostname(),
-            "python": platform.python_version(),
-            "multicast_ptr": self.multicast_ptr,
-            "symm_mem_error": self.symm_error,
-            "symm_mem_skip": self.symm_skip,
-        })
+        env.update(
+            {
+                "world_size": self.world,
+                "dist_backend": self.spec.dist_backend,
+                "hostname": socket.gethostname(),
+                "python": platform.python_version(),
+                "multicast_ptr": self.multicast_ptr,
+                "symm_mem_error": self.symm_error,
+                "symm_mem_skip": self.symm_skip,
+            }
+        )
         return env
 
     def close(self) -> None:

@@ -11,8 +11,13 @@ from typing import Any
 from capgap.tune.recommend import Row
 from capgap.tune.spec import format_size
 
-_COLOURS = {"nccl": "tab:blue", "one_shot": "tab:orange", "two_shot": "tab:green",
-            "two_shot_copy": "tab:red", "multimem": "tab:purple"}
+_COLOURS = {
+    "nccl": "tab:blue",
+    "one_shot": "tab:orange",
+    "two_shot": "tab:green",
+    "two_shot_copy": "tab:red",
+    "multimem": "tab:purple",
+}
 _STYLES = {"eager": "--", "graph": "-"}
 
 
@@ -29,8 +34,7 @@ def plot(rows: list[Row], values: dict[str, Any], path: Path, title: str) -> Pat
     for (backend, mode), series in sorted(groups.items()):
         series.sort(key=lambda r: r.bytes)
         xs = [r.bytes for r in series]
-        style = {"color": _COLOURS.get(backend, "black"), "linestyle": _STYLES.get(mode, ":"),
-                 "marker": "."}
+        style = {"color": _COLOURS.get(backend, "black"), "linestyle": _STYLES.get(mode, ":"), "marker": "."}
         lat.plot(xs, [r.median_us for r in series], label=f"{backend} ({mode})", **style)
         bw.plot(xs, [r.busbw_gbps for r in series], label=f"{backend} ({mode})", **style)
     measured = values.get("measured", {})
@@ -46,18 +50,28 @@ def plot(rows: list[Row], values: dict[str, Any], path: Path, title: str) -> Pat
     for (size, colour), labels in marks.items():
         for ax in (lat, bw):
             ax.axvline(size, color=colour, linestyle=":", linewidth=1.2)
-        lat.annotate(f"{', '.join(labels)} {format_size(size)}", (size, 0.98),
-                     xycoords=("data", "axes fraction"), rotation=90, va="top", ha="right",
-                     fontsize=8, color=colour)
+        lat.annotate(
+            f"{', '.join(labels)} {format_size(size)}",
+            (size, 0.98),
+            xycoords=("data", "axes fraction"),
+            rotation=90,
+            va="top",
+            ha="right",
+            fontsize=8,
+            color=colour,
+        )
     link = measured.get("link", {})
     if "limit_gbps" in link:
         bw.axhline(link["limit_gbps"], color="black", linewidth=1)
         text = f"NVLink limit {link['limit_gbps']:.0f} GB/s ({link['links']} x {link['per_link_gbps']:g})"
-        bw.annotate(text,
-                    (0.01, link["limit_gbps"]), xycoords=("axes fraction", "data"), va="bottom", fontsize=8)
+        bw.annotate(
+            text, (0.01, link["limit_gbps"]), xycoords=("axes fraction", "data"), va="bottom", fontsize=8
+        )
     ticks = sorted({r.bytes for r in rows})
-    for ax, label in ((lat, "latency per all-reduce (us), max over ranks, median of repeats"),
-                      (bw, "bus bandwidth (GB/s) = algbw x 2(n-1)/n")):
+    for ax, label in (
+        (lat, "latency per all-reduce (us), max over ranks, median of repeats"),
+        (bw, "bus bandwidth (GB/s) = algbw x 2(n-1)/n"),
+    ):
         ax.set_xscale("log", base=2)
         ax.set_xticks(ticks[::2] if len(ticks) > 10 else ticks)
         ax.set_xticklabels([format_size(t) for t in (ticks[::2] if len(ticks) > 10 else ticks)], rotation=45)

@@ -69,14 +69,22 @@ def summarise(raw: dict[str, Any]) -> list[Row]:
         per_repeat = sorted(max(rank[i] for rank in per_rank) for i in range(len(per_rank[0])))
         median = statistics.median(per_repeat)
         algbw = cell["bytes"] / (median * 1e-6) / 1e9
-        rows.append(Row(
-            backend=cell["backend"], mode=cell["mode"], bytes=cell["bytes"], median_us=median,
-            spread=(_quantile(per_repeat, 0.75) - _quantile(per_repeat, 0.25)) / median,
-            min_us=per_repeat[0], max_us=per_repeat[-1], algbw_gbps=algbw,
-            busbw_gbps=algbw * 2 * (world - 1) / world if world > 1 else algbw,
-            iters=int(cell.get("iters", 0)), repeats=len(per_repeat),
-            ok=ok.get((cell["backend"], cell["bytes"]), False),
-        ))
+        rows.append(
+            Row(
+                backend=cell["backend"],
+                mode=cell["mode"],
+                bytes=cell["bytes"],
+                median_us=median,
+                spread=(_quantile(per_repeat, 0.75) - _quantile(per_repeat, 0.25)) / median,
+                min_us=per_repeat[0],
+                max_us=per_repeat[-1],
+                algbw_gbps=algbw,
+                busbw_gbps=algbw * 2 * (world - 1) / world if world > 1 else algbw,
+                iters=int(cell.get("iters", 0)),
+                repeats=len(per_repeat),
+                ok=ok.get((cell["backend"], cell["bytes"]), False),
+            )
+        )
     return rows
 
 
@@ -137,8 +145,11 @@ def mode_summary(rows: list[Row], mode: str, margin: float) -> dict[str, Any] | 
     # engines test `size < max_size`: the first measured size past the last win; 0 when it never won
     max_size = 0 if last_win is None else _next_size(sizes, last_win)
     summary: dict[str, Any] = {
-        "symm_backend": path, "max_size_bytes": max_size, "last_win_bytes": last_win,
-        "first_loss_bytes": first_loss, "won_up_to_largest_size": last_win == sizes[-1],
+        "symm_backend": path,
+        "max_size_bytes": max_size,
+        "last_win_bytes": last_win,
+        "first_loss_bytes": first_loss,
+        "won_up_to_largest_size": last_win == sizes[-1],
     }
     if path == S.TWO_SHOT_COPY and table.get(S.TWO_SHOT):  # the op alone, for an engine without the copies
         op_win, op_loss = _wins(table[S.TWO_SHOT], nccl, margin)
@@ -151,8 +162,11 @@ def mode_summary(rows: list[Row], mode: str, margin: float) -> dict[str, Any] | 
         mm_win, _ = _wins(table[S.MULTIMEM], table[S.TWO_SHOT], margin)
         summary["multimem_beats_two_shot"] = mm_win is not None and mm_win >= (last_win or 0)
     best = max((r for b in table.values() for r in b.values() if r.ok), key=lambda r: r.busbw_gbps)
-    summary["best_busbw"] = {"backend": best.backend, "bytes": best.bytes,
-                             "busbw_gbps": round(best.busbw_gbps, 1)}
+    summary["best_busbw"] = {
+        "backend": best.backend,
+        "bytes": best.bytes,
+        "busbw_gbps": round(best.busbw_gbps, 1),
+    }
     summary["worst_spread"] = round(max(r.spread for b in table.values() for r in b.values()), 4)
     return summary
 

@@ -43,8 +43,9 @@ def arch_key(cc: str) -> str:
     return cc.split(".", 1)[0]
 
 
-def build_values(*, cc: str, world_size: int, max_size: int, multimem: bool, margin: float,
-                 measured: dict[str, Any]) -> dict[str, Any]:
+def build_values(
+    *, cc: str, world_size: int, max_size: int, multimem: bool, margin: float, measured: dict[str, Any]
+) -> dict[str, Any]:
     key = arch_key(cc)
     return {
         "format": FORMAT,
@@ -67,12 +68,15 @@ def load_values(path: str | Path) -> dict[str, Any]:
         raise UsageError(f"{path} is not a capgap tune values file (format {FORMAT!r} expected)")
     try:
         tables = {
-            str(symbol): {str(arch): {int(ws): int(nbytes) for ws, nbytes in per_ws.items()}
-                          for arch, per_ws in per_arch.items()}
+            str(symbol): {
+                str(arch): {int(ws): int(nbytes) for ws, nbytes in per_ws.items()}
+                for arch, per_ws in per_arch.items()
+            }
             for symbol, per_arch in data["tables"].items()
         }
-        multimem = {str(arch): sorted(int(ws) for ws in sizes)
-                    for arch, sizes in data["multimem_world_sizes"].items()}
+        multimem = {
+            str(arch): sorted(int(ws) for ws in sizes) for arch, sizes in data["multimem_world_sizes"].items()
+        }
         world_size = int(data["world_size"])
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise UsageError(f"{path}: malformed tune values ({type(exc).__name__}: {exc})") from exc

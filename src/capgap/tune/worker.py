@@ -62,8 +62,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def timed_repeats_cpu(run: Callable[[], Any], repeats: int, iters: int,
-                      barrier: Callable[[], Any]) -> list[float]:
+def timed_repeats_cpu(
+    run: Callable[[], Any], repeats: int, iters: int, barrier: Callable[[], Any]
+) -> list[float]:
     """Microseconds per op for each repeat, host clock (the gloo/CPU test mode)."""
     samples = []
     for _ in range(repeats):
