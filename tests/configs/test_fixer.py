@@ -204,3 +204,12 @@ def test_copies_saved_in_the_store_come_back_with_patch_apply(tmp_path: Path) ->
     result = run_cli("patch", "apply", str(root), "--store", str(store))
     assert result.code == 0, result.err
     assert {rel: (root / rel).read_bytes() for rel in written} == saved
+
+
+def test_two_devices_one_spelling_copy_once(tmp_path: Path) -> None:
+    # vLLM's fused-MoE lookup spells every H200 variant NVIDIA_H200
+    write_config(tmp_path / D, "E=8,N=8,device_name=NVIDIA_H100_80GB_HBM3.json", MID)
+    copies = fix_configs(resolve_target(str(tmp_path)), ["NVIDIA H200", "NVIDIA H200 NVL"])
+    assert [(c.device, c.status, c.target_file) for c in copies] == [
+        ("NVIDIA H200", "copied", f"{D}/E=8,N=8,device_name=NVIDIA_H200.json")
+    ]

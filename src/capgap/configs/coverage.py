@@ -64,20 +64,32 @@ class ConfigDir:
 
 
 def collect_dirs(target: Target) -> list[ConfigDir]:
-    """Every directory of the target holding device-named config files, in path order."""
+    """Every directory of the target holding device-named config files, in path order.
+
+    For an installed dist (files from its RECORD) each such directory is also listed on disk:
+    configs added after the install (by `capgap fix --configs` or by hand) are not in RECORD.
+    """
     dirs: dict[Path, ConfigDir] = {}
-    for path in iter_files(target):
+    seen: set[Path] = set()
+
+    def add(path: Path) -> None:
         name = parse_config_name(path.name)
-        if name is None or not name.device:
-            continue
+        if name is None or not name.device or path in seen:
+            return
+        seen.add(path)
         parent = path.parent
         if parent not in dirs:
-            try:
-                rel = parent.relative_to(target.root).as_posix()
-            except ValueError:
-                rel = parent.as_posix()
-            dirs[parent] = ConfigDir(rel, parent)
+            dirs[parent] = ConfigDir(rel_to(parent, target.root), parent)
         dirs[parent].files.append(ConfigFile(path, name))
+
+    for path in iter_files(target):
+        add(path)
+    if target.files is not None:
+        for parent in list(dirs):
+            with os.scandir(parent) as entries:
+                for entry in sorted(entries, key=lambda e: e.name):
+                    if entry.is_file(follow_symlinks=False):
+                        add(parent / entry.name)
     return sorted(dirs.values(), key=lambda d: d.rel)
 
 

@@ -30,7 +30,15 @@ from typing import TYPE_CHECKING, Any
 
 from capgap.arch import ArchFacts, ArchSpec
 from capgap.configs.analyzer import target_arch, target_devices
-from capgap.configs.coverage import Candidate, ConfigDir, ShapeGap, collect_dirs, coverage, rel_to
+from capgap.configs.coverage import (
+    Candidate,
+    ConfigDir,
+    ConfigFile,
+    ShapeGap,
+    collect_dirs,
+    coverage,
+    rel_to,
+)
 from capgap.errors import EnvironmentProblem, TargetError, UsageError
 from capgap.targets import Target
 
@@ -138,31 +146,37 @@ def _fix_dir(
     limit = arch.smem_per_block_kb
     written: dict[str, tuple[Candidate, str]] = {}
     out: list[ConfigCopy] = []
-    for gap in cov.gaps:
-        cand, refused, reason = _plan(gap, limit)
-        dest = directory.path / gap.name.file_name(cov.spelling)
-        status = "refused" if cand is None else ("planned" if dry_run else "copied")
-        if cand is not None and not dry_run:
-            _create(dest, cand.file.path.read_bytes())
-            written[dest.name] = (cand, reason)
-        out.append(
-            ConfigCopy(
-                device=device,
-                directory=directory.rel,
-                shape=gap.shape,
-                target_file=rel_to(dest, target.root),
-                status=status,
-                source_device=None if cand is None else cand.device,
-                source_file=None if cand is None else rel_to(cand.file.path, target.root),
-                need_kb=None if cand is None else _kb(cand),
-                limit_kb=limit,
-                reason=reason,
-                refused=refused,
+    try:
+        for gap in cov.gaps:
+            cand, refused, reason = _plan(gap, limit)
+            dest = directory.path / gap.name.file_name(cov.spelling)
+            status = "refused" if cand is None else ("planned" if dry_run else "copied")
+            if cand is not None and not dry_run:
+                _create(dest, cand.file.path.read_bytes())
+                written[dest.name] = (cand, reason)
+                # a later device with the same spelling (vLLM's H200 alias) sees it
+                directory.files.append(ConfigFile(dest, replace(gap.name, device=cov.spelling)))
+            out.append(
+                ConfigCopy(
+                    device=device,
+                    directory=directory.rel,
+                    shape=gap.shape,
+                    target_file=rel_to(dest, target.root),
+                    status=status,
+                    source_device=None if cand is None else cand.device,
+                    source_file=None if cand is None else rel_to(cand.file.path, target.root),
+                    need_kb=None if cand is None else _kb(cand),
+                    limit_kb=limit,
+                    reason=reason,
+                    refused=refused,
+                )
             )
-        )
-    if written:
-        where = _record(directory.path, device, written, store, ptarget)
-        out = [c if c.status != "copied" else _with_record(c, where) for c in out]
+    except OSError as exc:
+        raise EnvironmentProblem(f"cannot write tuned configs in {directory.rel}: {exc}") from exc
+    finally:  # what was written is marked, even when a later write failed
+        if written:
+            where = _record(directory.path, device, written, store, ptarget)
+            out = [c if c.status != "copied" else _with_record(c, where) for c in out]
     return out
 
 

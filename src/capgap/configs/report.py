@@ -27,18 +27,11 @@ def config_table(finding: Finding) -> Table:
     """One finding as a table: per shape family, how many shapes the target and its siblings have."""
     from rich.table import Table
 
-    extra = finding.extra
-    arch = f" (cc {finding.arch})" if finding.arch else ""
-    table = Table(
-        title=f"{finding.symbol}: {finding.missing}{arch} lacks {extra.get('missing_count')} "
-        f"of {extra.get('shapes')} shapes",
-        title_justify="left",
-        show_lines=False,
-    )
+    table = Table(show_lines=False)
     table.add_column("shape family")
     table.add_column("target has", justify="right")
     table.add_column("siblings have", justify="right")
-    for row in extra.get("families", []):
+    for row in finding.extra.get("families", []):
         table.add_row(str(row["family"]), str(row["target_has"]), str(row["siblings_have"]))
     return table
 
@@ -60,17 +53,28 @@ def _fit_line(finding: Finding) -> str | None:
 
 def show_config_findings(findings: Iterable[Finding]) -> None:
     """Print the `config-missing-device` findings among `findings` as compact tables."""
+    from rich.markup import escape
+
     for finding in findings:
         if finding.rule != RULE:
             continue
+        extra = finding.extra
+        arch = f" (cc {finding.arch})" if finding.arch else ""
+        output.show(
+            escape(
+                f"{finding.symbol}: {finding.missing}{arch} lacks {extra.get('missing_count')} "
+                f"of {extra.get('shapes')} shapes"
+            )
+        )
         output.show(config_table(finding))
         examples = (finding.extra.get("missing_examples") or [])[:3]
         more = int(finding.extra.get("missing_count") or 0) - len(examples)
         if examples:
-            output.show(f"  missing e.g.: {'; '.join(examples)}" + (f" (+{more} more)" if more > 0 else ""))
+            tail = f" (+{more} more)" if more > 0 else ""
+            output.show(escape(f"  missing e.g.: {'; '.join(examples)}{tail}"))
         line = _fit_line(finding)
         if line:
-            output.show(line)
+            output.show(escape(line))
 
 
 def show_config_copies(copies: Sequence[ConfigCopy], dry_run: bool) -> None:
