@@ -70,6 +70,7 @@ def test_json_output(work: Path) -> None:
     assert res.code == 0, res.err
     data = json.loads(res.out)
     assert (data["arch"], data["patch"], data["files"]) == ("12.0", "fix-sm_120", [REL])
+    assert data["dry_run"] is False
     assert [(e["symbol"], e["key"], e["origin"], e["copied_from"]) for e in data["entries"]] == [
         ("TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES", "12", "copied", "10.0"),
         ("SymmConfig._WORLD_SIZES_MULTIMEM", "12", "copied", "10.0"),
