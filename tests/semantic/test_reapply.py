@@ -192,3 +192,14 @@ def test_reapply_asks_the_probe_for_hardware_tables(
     assert result.warnings == [
         "C._WORLD_SIZES_MULTIMEM[10.0] = [8]: this machine (probed) reports no multicast support"
     ]
+
+
+def test_declared_devices() -> None:
+    from capgap.semantic.hardware import declared_machine
+
+    rtx = declared_machine("NVIDIA RTX PRO 6000 Blackwell Server Edition")
+    assert (rtx.multicast, rtx.gpu_memory_bytes) == (False, 96 << 30)
+    assert declared_machine("GH200").gpu_memory_bytes == 96 << 30
+    assert declared_machine("H200").multicast is True
+    unknown = declared_machine("Mystery 9000")
+    assert (unknown.multicast, unknown.gpu_memory_bytes) == (None, None)

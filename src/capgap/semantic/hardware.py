@@ -45,7 +45,7 @@ class Machine:
 
 def declared_machine(device: str) -> Machine:
     name = device.lower()
-    for known, gib in DEVICE_MEMORY_GIB.items():
+    for known, gib in sorted(DEVICE_MEMORY_GIB.items(), key=lambda kv: -len(kv[0])):  # gh200 before h200
         if known in name:
             from capgap.arch import facts_for
 
