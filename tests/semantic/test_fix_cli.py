@@ -148,3 +148,11 @@ def test_unsaved_local_edits_in_the_file_are_refused_until_saved(work: Path) -> 
     outcomes = {p["name"]: p["outcome"] for p in json.loads(up.out)["patches"]}
     assert sorted(outcomes) == ["fix-sm_120", "tweak"] and set(outcomes.values()) <= {"applied", "merged"}
     assert (work / REL).read_text() == "# my own tweak\n" + FIXED + USE
+
+
+def test_a_subdirectory_of_the_checkout(work: Path) -> None:
+    res = run_cli("fix", str(work / "engine"), "--arch", "12.0", "--store", str(work.parent / "store"),
+                  "--device", "RTX PRO 6000", "--format", "json")
+    assert res.code == 0, res.err
+    assert json.loads(res.out)["files"] == [REL]  # paths are the checkout's, as the patch store keeps them
+    assert (work / REL).read_text() == FIXED + USE
