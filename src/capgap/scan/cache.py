@@ -53,9 +53,7 @@ class ScanCache:
         """Is every file exactly as cached (same set of paths, sizes and mtimes)?"""
         if self.path is None or set(stats) != set(self.manifest):
             return False
-        return all(
-            (st.st_size, st.st_mtime_ns) == self.manifest[rel][:2] for rel, st in stats.items()
-        )
+        return all((st.st_size, st.st_mtime_ns) == self.manifest[rel][:2] for rel, st in stats.items())
 
     def lookup(self, rel: str, st: os.stat_result) -> tuple[bool, FileFacts | None]:
         """(hit, facts) for a file whose size and mtime are unchanged since it was cached."""

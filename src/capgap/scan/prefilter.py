@@ -9,69 +9,57 @@ from __future__ import annotations
 
 import re
 
-# Any one of these makes a file (or statement) worth parsing for gates and table reads.
+# Any one of these (in the lowercased bytes) makes a file or statement worth parsing.
 CAP_TOKENS = (
-    b"apabilit",
-    b"CAPABILIT",
-    b"lackwell",
-    b"hopper",
-    b"Hopper",
-    b"device_sm",
-    b"rch_list",
-    b"RCH_LIST",
-    b"cuda_arch",
-    b"CUDA_ARCH",
-    b"sm_version",
-    b"gencode",
+    b"apabilit", b"lackwell", b"hopper", b"device_sm", b"rch_list", b"cuda_arch", b"sm_version", b"gencode",
 )
-_SM_CONFIRM = (re.compile(rb"sm_?\d\d"), re.compile(rb"SM_?\d\d"))
-# Dict entries keyed like a compute capability: ` 9: `, `{10: `, ` 100: `, `"9.0": `, `(9, 0): `, `"sm_90": `.
-CC_KEY_TOKENS = (
-    b" 9: ",
-    b"{9: ",
-    b" 10: ",
-    b"{10: ",
-    b" 12: ",
-    b"{12: ",
-    b" 90: ",
-    b"{90: ",
-    b" 100: ",
-    b"{100: ",
-    b'.0": ',
-    b".0': ",
-    b", 0): ",
-)
+_SM = re.compile(rb"sm_?\d\d")
+# Dict entries keyed like a compute capability: `9: `, `10: `, `"9.0": `, `(9, 0): `, `"sm_90": `.
+CC_KEY_TOKENS = (b"9: ", b"10: ", b'.0": ', b".0': ", b", 0): ")
 _SM_KEY = re.compile(rb"[\"']sm_?\d{2,3}[af]?[\"']\s*:")
+_BEFORE_KEY = b" \t{,\n"
 
 
-def mentions_capability(data: bytes) -> bool:
-    if any(tok in data for tok in CAP_TOKENS):
-        return True
-    return (b"sm" in data and _SM_CONFIRM[0].search(data) is not None) or (
-        b"SM" in data and _SM_CONFIRM[1].search(data) is not None
-    )
+def mentions_capability(low: bytes) -> bool:
+    """`low`: the file's bytes, lowercased."""
+    return any(tok in low for tok in CAP_TOKENS) or (b"sm" in low and _SM.search(low) is not None)
 
 
-def has_cc_key(data: bytes) -> bool:
+def _is_key(low: bytes, i: int, tok: bytes) -> bool:
+    if tok[0:1] in b"91":  # `9: ` / `10: ` must start a key: after a space, `{`, `,` or a newline
+        return i == 0 or low[i - 1] in _BEFORE_KEY
+    return True
+
+
+def has_cc_key(low: bytes) -> bool:
     """Is there a dict entry keyed like a compute capability?"""
-    if any(tok in data for tok in CC_KEY_TOKENS):
-        return True
-    return b"sm_" in data and _SM_KEY.search(data) is not None
+    for tok in CC_KEY_TOKENS:
+        i = low.find(tok)
+        tries = 0
+        while i != -1 and tries < 64:
+            if _is_key(low, i, tok):
+                return True
+            i = low.find(tok, i + 1)
+            tries += 1
+    return b"sm_" in low and _SM_KEY.search(low) is not None
 
 
 def worth_parsing(data: bytes) -> bool:
-    return mentions_capability(data) or has_cc_key(data)
+    low = data.lower()
+    return mentions_capability(low) or has_cc_key(low)
 
 
 def hit_offsets(data: bytes) -> list[int]:
     """Sorted byte offsets of every capability token and capability-like dict key in `data`."""
+    low = data.lower()
     offsets: list[int] = []
     for tok in CAP_TOKENS + CC_KEY_TOKENS:
-        i = data.find(tok)
+        i = low.find(tok)
         while i != -1:
-            offsets.append(i)
-            i = data.find(tok, i + 1)
-    for pattern in (*_SM_CONFIRM, _SM_KEY):
-        offsets.extend(m.start() for m in pattern.finditer(data))
+            if _is_key(low, i, tok):
+                offsets.append(i)
+            i = low.find(tok, i + 1)
+    for pattern in (_SM, _SM_KEY):
+        offsets.extend(m.start() for m in pattern.finditer(low))
     offsets.sort()
     return offsets

@@ -15,7 +15,6 @@ from capgap.findings import Finding, Skipped
 from capgap.scan.analyzers import AnalyzerResult, ScanOptions
 from capgap.scan.builds import is_build_file
 from capgap.scan.cache import ScanCache, digest
-from capgap.scan.fileparse import facts_for_bytes
 from capgap.scan.records import FileFacts
 
 if TYPE_CHECKING:
@@ -32,6 +31,8 @@ def _relevant(path: Path) -> bool:
 
 def _work(item: tuple[str, str]) -> tuple[str, str, FileFacts | None, str]:
     """Read and extract one file: (rel, digest, facts, unreadable-reason)."""
+    from capgap.scan.fileparse import facts_for_bytes
+
     rel, full = item
     try:
         with open(full, "rb") as fh:
@@ -49,26 +50,46 @@ def _work_chunk(items: list[tuple[str, str]]) -> list[tuple[str, str, FileFacts 
     return [_work(i) for i in items]
 
 
-def _walk(target: Target) -> Iterator[tuple[str, Path]]:
-    from capgap.targets import iter_files
+_SKIP_DIRS = {".git", "__pycache__", ".hg", ".svn", ".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
 
-    root = target.root
-    for path in iter_files(target):
-        if _relevant(path):
+
+def _walk_root(root: str, prefix: str, out: list[tuple[str, str]]) -> None:
+    """Relevant files under `root` by os.scandir (no Path objects; directory links not followed)."""
+    try:
+        entries = sorted(os.scandir(root), key=lambda e: e.name)
+    except OSError:
+        return
+    for entry in entries:
+        name = entry.name
+        if entry.is_dir(follow_symlinks=False):
+            if name not in _SKIP_DIRS:
+                _walk_root(entry.path, f"{prefix}{name}/", out)
+        elif name.endswith(".py") or is_build_file(name):
+            out.append((prefix + name, entry.path))
+
+
+def _walk(target: Target) -> list[tuple[str, str]]:
+    out: list[tuple[str, str]] = []
+    if target.files is None:
+        _walk_root(str(target.root), "", out)
+        return out
+    for path in target.files:
+        if _relevant(path) and path.is_file():
             try:
-                rel = path.relative_to(root).as_posix()
+                rel = path.relative_to(target.root).as_posix()
             except ValueError:
                 rel = path.as_posix()
-            yield rel, path
+            out.append((rel, str(path)))
+    return out
 
 
-def _stat_all(target: Target) -> tuple[dict[str, os.stat_result], dict[str, Path], list[Skipped]]:
+def _stat_all(target: Target) -> tuple[dict[str, os.stat_result], dict[str, str], list[Skipped]]:
     stats: dict[str, os.stat_result] = {}
-    paths: dict[str, Path] = {}
+    paths: dict[str, str] = {}
     skipped: list[Skipped] = []
     for rel, path in _walk(target):
         try:
-            stats[rel] = path.stat()
+            stats[rel] = os.stat(path)
             paths[rel] = path
         except OSError as exc:  # a dangling link or a loop of links
             skipped.append(Skipped(rel, f"unreadable: {exc.strerror or exc}"))
@@ -76,7 +97,7 @@ def _stat_all(target: Target) -> tuple[dict[str, os.stat_result], dict[str, Path
 
 
 def collect(
-    cache: ScanCache, stats: dict[str, os.stat_result], paths: dict[str, Path], options: ScanOptions
+    cache: ScanCache, stats: dict[str, os.stat_result], paths: dict[str, str], options: ScanOptions
 ) -> tuple[list[FileFacts], list[Skipped]]:
     """Facts of every relevant file (from the cache by content, else parsed), and skipped files."""
     from capgap import output
@@ -90,7 +111,7 @@ def collect(
             if cached is not None:
                 facts.append(cached)
         else:
-            todo.append((rel, str(paths[rel])))
+            todo.append((rel, paths[rel]))
     with output.progress(len(todo), "capgap scan") as bar:
         for rel, dig, got, unreadable in _run(todo, options, bar):
             if unreadable:
