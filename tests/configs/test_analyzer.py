@@ -164,3 +164,17 @@ def test_an_unreadable_sibling_file_is_skipped_and_never_copied(tmp_path: Path) 
     ]
     (f,) = [f for f in result.findings if f.missing == RTX_FILE]
     assert f.extra["copyable"] == 2  # E=64,N=512: B200 does not fit, L40S is unreadable
+
+
+def test_a_target_rooted_inside_an_engine_package_still_knows_the_engine(tmp_path: Path) -> None:
+    d = tmp_path / "vllm/model_executor/layers/fused_moe/configs"
+    write_config(d, "E=8,N=8,device_name=NVIDIA_H200.json")
+    write_config(d, "E=16,N=8,device_name=NVIDIA_B200.json")
+    # vLLM's fused-MoE lookup spells an H200 NVL "NVIDIA_H200", whatever the scan's root
+    for root in (tmp_path, d):
+        (f,) = _scan(root, "NVIDIA H200 NVL").findings
+        assert (f.missing, f.extra["engine"], f.extra["missing_examples"]) == (
+            "NVIDIA_H200",
+            "vllm",
+            ["E=16,N=8"],
+        )

@@ -213,3 +213,15 @@ def test_two_devices_one_spelling_copy_once(tmp_path: Path) -> None:
     assert [(c.device, c.status, c.target_file) for c in copies] == [
         ("NVIDIA H200", "copied", f"{D}/E=8,N=8,device_name=NVIDIA_H200.json")
     ]
+
+
+def test_fix_refuses_to_write_into_a_downloaded_wheel(tmp_path: Path) -> None:
+    from capgap.targets import Target
+
+    root = _tree(tmp_path)
+    for kind in ("wheel", "requirement"):
+        with pytest.raises(UsageError, match="not into a downloaded wheel"):
+            fix_configs(Target("vllm==0.33.0", kind, root), [RTX])
+    assert [c.status for c in fix_configs(Target("x.whl", "wheel", root), [RTX], dry_run=True)].count(
+        "planned"
+    ) == 2

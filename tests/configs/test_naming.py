@@ -92,6 +92,7 @@ def test_engine_of_reads_the_package_in_the_path() -> None:
     assert engine_of("python/sglang/srt/layers") == "sglang"
     assert engine_of("vllm/model_executor") == "vllm"
     assert engine_of("mypkg/configs") is None
+    assert engine_of("/src/vllm/python/sglang/srt/configs") == "sglang"  # the innermost package
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 from capgap.arch import facts_for
 from capgap.configs.devices import cc_for_device
 from capgap.configs.smem import estimate_bytes, file_need, operand_bytes, pipeline_buffers
@@ -70,3 +73,57 @@ def test_device_names_map_to_compute_capabilities() -> None:
     assert cc_for_device("NVIDIA_RTX_6000_Ada_Generation") == "8.9"
     assert cc_for_device("NVIDIA_GB10") == "12.1"
     assert cc_for_device("NVIDIA_L20Y") is None  # not in the facts: no guess
+
+
+def test_estimate_matches_what_triton_allocates_offline() -> None:
+    # benchmarks/results/configs_smem_triton.txt: Triton 3.9 compiled the engines' loop shape for
+    # sm_80/89/90/100/120; columns: cc dtype M N K stages triton_bytes estimate ratio upper
+    results = Path(__file__).resolve().parents[2] / "benchmarks/results/configs_smem_triton.txt"
+    rows = [line.split() for line in results.read_text().splitlines()[2:]]
+    assert len(rows) == 84
+    for cc, dtype, bm, bn, bk, stages, triton_bytes, *_ in rows:
+        arch = facts_for(f"{int(cc) // 10}.{int(cc) % 10}")
+        est = estimate_bytes(
+            entry(int(bm), int(bn), int(bk), int(stages)), None if dtype == "-" else dtype, arch
+        )
+        assert est is not None
+        if cc == "90" and dtype == "fp8_w8a8" and int(bm) >= 64:
+            assert est >= int(
+                triton_bytes
+            )  # Hopper's fp8 wgmma path allocates less: the estimate stays above
+        else:
+            assert 0 <= int(triton_bytes) - est <= 16, (
+                cc,
+                dtype,
+                bm,
+                bn,
+                bk,
+                stages,
+            )  # sm_100: 16 B of barriers
+
+
+def test_small_block_m_uses_mma_sync_even_on_hopper() -> None:
+    assert pipeline_buffers(4, SM90, block_m=16) == 3
+    assert pipeline_buffers(4, SM90, block_m=64) == 4
+    # converted int8 weights on wgmma keep one more B tile: 3*(256*128*2 + 128*128) + 128*128
+    assert estimate_bytes(entry(256, 128, 128, 3), "int8_w8a16", SM90) == 262144
+    assert estimate_bytes(entry(16, 128, 256, 4), "fp8_w8a8", SM120, k_cap=128) == 3 * (16 * 128 + 128 * 128)
+
+
+def test_estimate_matches_what_triton_did_on_an_h200() -> None:
+    # benchmarks/results/configs_smem_h200.txt: real launches on an H200 (Triton 3.6), one line per
+    # config: "BM BN BK stages shared <bytes> ran True" or "... OutOfResources ... Required: <bytes>, ..."
+    results = Path(__file__).resolve().parents[2] / "benchmarks/results/configs_smem_h200.txt"
+    lines = results.read_text().splitlines()
+    assert lines[0].startswith("NVIDIA H200 9 0 optin 232448")
+    limit = SM90.smem_per_block_kb * 1024
+    assert limit == 232448
+    for line in lines[1:]:
+        bm, bn, bk, stages = (int(x) for x in line.split()[:4])
+        found = re.search(r"shared (\d+) ran True|Required: (\d+),", line)
+        assert found is not None, line
+        triton_bytes = int(found.group(1) or found.group(2))
+        est = estimate_bytes(entry(bm, bn, bk, stages), None, SM90)
+        assert est == triton_bytes, line
+        assert (est <= limit) == ("ran True" in line), line
+    assert len(lines) == 11

@@ -24,7 +24,7 @@ import os
 import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from capgap.arch import FEATURES, ArchFacts, all_facts
 from capgap.configs.devices import cc_for_device
@@ -54,7 +54,8 @@ class ConfigDir:
 
     @property
     def engine(self) -> str | None:
-        return engine_of(self.rel)
+        """From the absolute path: a target rooted inside an engine package still knows its engine."""
+        return engine_of(self.path.as_posix())
 
     def by_shape(self) -> dict[tuple[tuple[str, ...], tuple[str, ...], str], dict[str, ConfigFile]]:
         out: dict[tuple[tuple[str, ...], tuple[str, ...], str], dict[str, ConfigFile]] = defaultdict(dict)
@@ -86,10 +87,13 @@ def collect_dirs(target: Target) -> list[ConfigDir]:
         add(path)
     if target.files is not None:
         for parent in list(dirs):
-            with os.scandir(parent) as entries:
-                for entry in sorted(entries, key=lambda e: e.name):
-                    if entry.is_file(follow_symlinks=False):
-                        add(parent / entry.name)
+            try:
+                with os.scandir(parent) as entries:
+                    names = sorted(e.name for e in entries if e.is_file(follow_symlinks=False))
+            except OSError:  # unreadable now: keep what RECORD listed
+                continue
+            for name in names:
+                add(parent / name)
     return sorted(dirs.values(), key=lambda d: d.rel)
 
 
@@ -159,6 +163,19 @@ def _closeness(target: ArchFacts | None, cand_cc: str | None, device: str) -> tu
     )
 
 
+def engine_k_cap(name: ConfigName, dir_path: str) -> int | None:
+    """BLOCK_SIZE_K as the engine launches it may be smaller than the file says.
+
+    vLLM's fused-MoE launcher (`invoke_fused_moe_triton_kernel`) uses
+    min(BLOCK_SIZE_K, min(block_shape)) for block-quantised weights; SGLang passes it unchanged.
+    """
+    shape = name.block_shape
+    parts = PurePosixPath(dir_path).parts
+    if engine_of(dir_path) == "vllm" and "fused_moe" in parts and shape and all(shape):
+        return min(shape)
+    return None
+
+
 def facts_for_cc(cc: str | None) -> ArchFacts | None:
     return all_facts().get(cc) if cc else None
 
@@ -172,7 +189,7 @@ def read_json(path: Path) -> object | None:
 
 def coverage(directory: ConfigDir, device: str, arch: ArchFacts | None) -> DirCoverage:
     """The target's coverage of one directory (see the module docstring)."""
-    spellings = file_spellings(device, directory.rel)
+    spellings = file_spellings(device, directory.path.as_posix())
     shapes = directory.by_shape()
     present = {d for per in shapes.values() for d in per}
     spelling = next((s for s in spellings if s in present), spellings[0])
@@ -202,7 +219,8 @@ def coverage(directory: ConfigDir, device: str, arch: ArchFacts | None) -> DirCo
         cands = []
         for dev, f in others.items():
             data = read_json(f.path)
-            need = None if data is None else file_need(data, f.name.dtype, arch)
+            k_cap = engine_k_cap(f.name, directory.path.as_posix())
+            need = None if data is None else file_need(data, f.name.dtype, arch, k_cap)
             if data is None:
                 unreadable.append(f.path)
             cands.append(Candidate(dev, f, cc_for_device(dev), need, limit))

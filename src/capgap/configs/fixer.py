@@ -113,6 +113,11 @@ def fix_configs(
     `exists` and `load` are used when present). The patch target the copies belong to is
     `patch_target`, else resolved from `target` (`python`: the interpreter of an installed dist).
     """
+    if target.kind in ("requirement", "wheel") and not dry_run:
+        raise UsageError(
+            f"{target.spec}: fix --configs writes into an installed distribution or a directory, "
+            "not into a downloaded wheel (use --dry-run to see what it would copy)"
+        )
     dirs = collect_dirs(target)
     names = target_devices(list(devices), dirs)
     if not names:

@@ -58,6 +58,15 @@ class ConfigName:
         """The `dtype=` selector's value."""
         return next((p[len("dtype=") :] for p in self.after + self.before if p.startswith("dtype=")), None)
 
+    @property
+    def block_shape(self) -> tuple[int, ...] | None:
+        """The `block_shape=[N, K]` selector's numbers."""
+        for part in self.after + self.before:
+            if part.startswith("block_shape="):
+                nums = re.findall(r"\d+", part)
+                return tuple(int(n) for n in nums) or None
+        return None
+
     def file_name(self, device: str) -> str:
         """The same shape's file name for another device spelling."""
         return ",".join(self.before + (DEVICE_PART + device,) + self.after) + self.tag + ".json"
@@ -135,27 +144,30 @@ def _vllm_fused_moe_alias(spelled: str) -> str:
     return "NVIDIA_H200" if "H200" in spelled.split("_") else spelled
 
 
-def engine_of(rel_dir: str) -> str | None:
-    """Which engine a config directory belongs to, from its path ("vllm/model_executor/..."), or None."""
-    for part in PurePosixPath(rel_dir).parts:
+def engine_of(dir_path: str) -> str | None:
+    """Which engine a config directory belongs to, from its path ("vllm/model_executor/..."), or None.
+
+    The innermost engine package in the path counts (`/src/vllm/python/sglang/srt` is SGLang's).
+    """
+    for part in reversed(PurePosixPath(dir_path).parts):
         if part in ENGINES:
             return part
     return None
 
 
-def file_spellings(device: str, rel_dir: str) -> tuple[str, ...]:
+def file_spellings(device: str, dir_path: str) -> tuple[str, ...]:
     """The spelling(s) under which the engine owning `rel_dir` looks `device` up, most likely first.
 
     A directory of an unknown engine gets every engine's spelling (they agree for names with
     single spaces and no slash).
     """
-    engine = engine_of(rel_dir)
+    engine = engine_of(dir_path)
     out: list[str] = []
     if engine in (None, "sglang"):
         out.append(sglang_file_name(device))
     if engine in (None, "vllm"):
         spelled = vllm_file_name(device)
-        if engine == "vllm" and PurePosixPath(rel_dir).parts[-2:] == ("fused_moe", "configs"):
+        if engine == "vllm" and PurePosixPath(dir_path).parts[-2:] == ("fused_moe", "configs"):
             spelled = _vllm_fused_moe_alias(spelled)
         out.append(spelled)
     return tuple(dict.fromkeys(out))
