@@ -156,3 +156,16 @@ def test_a_subdirectory_of_the_checkout(work: Path) -> None:
     assert res.code == 0, res.err
     assert json.loads(res.out)["files"] == [REL]  # paths are the checkout's, as the patch store keeps them
     assert (work / REL).read_text() == FIXED + USE
+
+
+def test_table_read_with_a_dict_default(tmp_path: Path) -> None:
+    """`.get(cap, {})`: the scan's consequence text holds braces (it once crashed the scan)."""
+    src = (
+        "import torch\n\nPLANS = {\n    (9, 0): 'p90',\n    (10, 0): 'p100',\n}\n\n\n"
+        "def plans():\n    return PLANS.get(torch.cuda.get_device_capability(), {})\n"
+    )
+    write(tmp_path / "plain", {"m.py": src})
+    res = run_cli("fix", str(tmp_path / "plain"), "--arch", "12.0", "--dry-run", "--device", "RTX PRO 6000")
+    assert res.code == 0, res.err
+    note = "# copied from (10, 0) (cc 10.0) by capgap: not measured on this GPU"
+    assert f"+    (12, 0): 'p100',  {note}" in res.out
