@@ -127,6 +127,7 @@ def test_fix_twice_is_once(repos: tuple[Path, Path, Path]) -> None:
     assert sorted(p.name for p in store.iterdir() if not p.name.startswith(".")) == ["fix-sm_120"]
 
 
+MOVED_STUB = "from engine.config.symm import TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES, SymmConfig  # noqa: F401\n"
 ONE_LINE = "    _WORLD_SIZES_MULTIMEM = {9: [4, 6, 8], 10: [6, 8]}\n"
 UPSTREAM_CHANGES = {
     # the neighbouring lines change: `patch` and a 3-way merge both conflict
@@ -168,7 +169,7 @@ def test_upgrade_after_fix_keeps_exactly_the_entries(repos: tuple[Path, Path, Pa
 def test_upgrade_after_fix_when_the_table_moved_to_another_module(repos: tuple[Path, Path, Path]) -> None:
     upstream, work, store = repos
     _fix(work, store)
-    stub = "from engine.config.symm import TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES, SymmConfig  # noqa: F401\n"
+    stub = MOVED_STUB
     write(upstream, {REL: stub, "engine/config/__init__.py": "", "engine/config/symm.py": COMM})
     commit_all(upstream, "move the tables")
     res = run_cli("upgrade", str(work), "--store", str(store), "--format", "json", "--", "git", "pull", "-q")
@@ -180,18 +181,24 @@ def test_upgrade_after_fix_when_the_table_moved_to_another_module(repos: tuple[P
     assert _added_lines(work) == ENTRY_LINES
 
 
-def test_patch_apply_after_fix_and_a_pull_of_an_adjacent_edit(repos: tuple[Path, Path, Path]) -> None:
+@pytest.mark.parametrize("change", ["adjacent-edit", "reformat", "moved"])
+def test_patch_apply_after_fix_and_a_pull(repos: tuple[Path, Path, Path], change: str) -> None:
     upstream, work, store = repos
     _fix(work, store)
     git(work, "checkout", "--", ".")  # the user drops the edit to pull; the patch is in the store
-    write(upstream, {REL: UPSTREAM_CHANGES["adjacent-edit"]})
-    commit_all(upstream, "adjacent edit")
+    if change == "moved":
+        files = {REL: MOVED_STUB, "engine/config/__init__.py": "", "engine/config/symm.py": COMM}
+    else:
+        files = {REL: UPSTREAM_CHANGES[change]}
+    write(upstream, files)
+    commit_all(upstream, change)
     git(work, "pull", "-q")
     res = run_cli("patch", "apply", str(work), "--store", str(store), "--format", "json")
     assert res.code == 0, res.err + res.out
-    assert _added_lines(work) == ENTRY_LINES
+    expected = ENTRY_LINES if change == "moved" else EXPECTED_LINES[change]
+    assert _added_lines(work) == expected
     again = run_cli("patch", "apply", str(work), "--store", str(store), "--format", "json")
-    assert again.code == 0 and _added_lines(work) == ENTRY_LINES
+    assert again.code == 0 and _added_lines(work) == expected  # twice = once
 
 
 @pytest.mark.parametrize("prefer", ["upstream", "ours"])

@@ -178,3 +178,10 @@ def test_arch_specific_detector() -> None:
     assert arch_specific("'block 80'", a100, target) is None  # a bare number is just a number
     assert arch_specific("'compute_80'", a100, target) == "compute_80"
     assert arch_specific("'Blackwell'", parse_arch("10.0"), target) is None  # shared with 12.0: says nothing
+
+
+def test_unparseable_file_is_skipped_not_a_traceback(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text("T = {9: 1}\ndef (:\n")
+    finding = Finding(RULE, "high", "m.py", 1, "T", ("9",), "12", "", "", "12.0")
+    plan = plan_fix([finding], tmp_path, parse_arch("12.0"))
+    assert plan.changed == {} and len(plan.skipped) == 1

@@ -169,3 +169,37 @@ def test_constant_folding_never_fails_on_odd_modules() -> None:
     import ast
 
     assert fold(ast.parse("{(9, 0): [1, 2]}", mode="eval").body, {}) == {"[9, 0]": [1, 2]}
+
+
+def test_reapply_asks_the_probe_for_hardware_tables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from capgap.semantic import hardware
+
+    pristine = "class C:\n    _WORLD_SIZES_MULTIMEM = {\n        9: [4],\n    }\n"
+    ours = pristine.replace("        9: [4],\n", "        9: [4],\n        10: [8],\n")
+    recs = lift("m.py", pristine, ours)
+    assert recs is not None
+    calls = []
+
+    def probe() -> Machine:  # the probe's boundary: an H200 host with multicast off
+        calls.append(1)
+        return Machine(multicast=False, gpu_memory_bytes=141 << 30, source="probed")
+
+    monkeypatch.setattr(hardware, "probed_machine", probe)
+    result = reapply(recs, tmp_path, "m.py", pristine)
+    assert calls == [1]
+    assert result.warnings == [
+        "C._WORLD_SIZES_MULTIMEM[10.0] = [8]: this machine (probed) reports no multicast support"
+    ]
+
+
+def test_declared_devices() -> None:
+    from capgap.semantic.hardware import declared_machine
+
+    rtx = declared_machine("NVIDIA RTX PRO 6000 Blackwell Server Edition")
+    assert (rtx.multicast, rtx.gpu_memory_bytes) == (False, 96 << 30)
+    assert declared_machine("GH200").gpu_memory_bytes == 96 << 30
+    assert declared_machine("H200").multicast is True
+    unknown = declared_machine("Mystery 9000")
+    assert (unknown.multicast, unknown.gpu_memory_bytes) == (None, None)

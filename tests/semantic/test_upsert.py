@@ -207,6 +207,44 @@ PAIRS = [
         id="number-int-existing-line-comment-kept",
     ),
     pytest.param(
+        "D", "12.0", "3", None,
+        """
+        D = {
+            10: 2,
+            9: 1,
+        }
+        """,
+        """
+        D = {
+            12: 3,
+            10: 2,
+            9: 1,
+        }
+        """,
+        id="descending-stays-descending",
+    ),
+    pytest.param(
+        "U", "12.0", "P121", None,
+        """
+        U = {
+            (10, 3): P103,
+            (10, 0): P100,
+            (9, 0): P90,
+            (12, 1): P121,
+        }
+        """,
+        """
+        U = {
+            (10, 3): P103,
+            (10, 0): P100,
+            (9, 0): P90,
+            (12, 0): P121,
+            (12, 1): P121,
+        }
+        """,
+        id="no-order-next-to-the-closest-arch",
+    ),
+    pytest.param(
         "X",
         "12.0",
         "3",

@@ -119,7 +119,7 @@ def _table_finding(
     else:
         uf, use = best
         access = use.access
-        consequence = f"{use.consequence.format(arch=arch.cc)} ({uf.path}:{use.line})"
+        consequence = f"{use.consequence.replace('{arch}', arch.cc)} ({uf.path}:{use.line})"
     values = {k.text: k.value for k in table.keys if k.value is not None}
     extra: dict[str, Any] = {"module": f.module, "key_style": table.style, "access": access}
     if values:

@@ -152,7 +152,11 @@ def plan_fix(
             plan.updated[f.path] = plan.originals[f.path]
         current = plan.updated[f.path]
         symbol = resolve_symbol(current, f.symbol, f.line)
-        tables = find_tables(cst.parse_module(current), symbol) if symbol else []
+        try:
+            tables = find_tables(cst.parse_module(current), symbol) if symbol else []
+        except (cst.ParserSyntaxError, ValueError) as exc:  # syntax libcst does not know (yet)
+            plan.skipped.append((where, f"cannot parse for editing: {str(exc).splitlines()[0]}"))
+            continue
         if not symbol or not tables:
             plan.skipped.append((where, "no dict literal assigned to this name"))
             continue

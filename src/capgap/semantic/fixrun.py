@@ -40,13 +40,14 @@ class FixOptions:
 class FixRun:
     plan: FixPlan
     machine: Machine
+    dry_run: bool = False
     patch: str | None = None  # the saved patch's name
     store: str | None = None
     messages: list[str] = field(default_factory=list)
     configs: list[Any] | None = None  # capgap.configs.fixer.ConfigCopy, one per missing shape
 
     def to_json(self) -> dict[str, Any]:
-        out = {**self.plan.to_json(), "dry_run": self.patch is None, "patch": self.patch, "store": self.store,
+        out = {**self.plan.to_json(), "dry_run": self.dry_run, "patch": self.patch, "store": self.store,
                "machine": dataclasses.asdict(self.machine)}
         if self.configs is not None:
             out["configs"] = [c.to_json() for c in self.configs]
@@ -109,7 +110,7 @@ def run_fix(opts: FixOptions, scan: Scanner = scan_tables) -> FixRun:
     machine = _machine(opts.device)
     plan = plan_fix(_rebase(findings, scan_root, root), root, arch, like=like, measured=measured,
                     machine=machine, prefer=opts.prefer)
-    run = FixRun(plan, machine)
+    run = FixRun(plan, machine, dry_run=opts.dry_run)
     if not opts.dry_run and plan.changed:
         from capgap.patches.store import Store, store_dir
         from capgap.semantic.writer import write_plan

@@ -45,7 +45,7 @@ class Machine:
 
 def declared_machine(device: str) -> Machine:
     name = device.lower()
-    for known, gib in DEVICE_MEMORY_GIB.items():
+    for known, gib in sorted(DEVICE_MEMORY_GIB.items(), key=lambda kv: -len(kv[0])):  # gh200 before h200
         if known in name:
             from capgap.arch import facts_for
 
@@ -136,6 +136,16 @@ def _leaves(value: Any) -> list[float]:
     return [value] if isinstance(value, (int, float)) and not isinstance(value, bool) else []
 
 
+_MULTICAST_WORDS = ("multimem", "multicast", "nvls")
+_SIZE_WORDS = ("max_size", "max_bytes", "max_sizes")
+
+
+def hardware_relevant(symbol: str) -> bool:
+    """Whether a table's values can contradict the machine (multimem lists, size limits)."""
+    name = symbol.rsplit(".", 1)[-1].lower()
+    return any(w in name for w in (*_MULTICAST_WORDS, *_SIZE_WORDS))
+
+
 def check_entry(
     symbol: str, spec: ArchSpec, value_src: str, *, module_source: str | None = None,
     machine: Machine | None = None,
@@ -149,7 +159,7 @@ def check_entry(
     name = symbol.rsplit(".", 1)[-1].lower()
     warnings: list[str] = []
     where = f"{symbol}[{spec.cc}]"
-    if any(w in name for w in ("multimem", "multicast", "nvls")) and _leaves(value):
+    if any(w in name for w in _MULTICAST_WORDS) and _leaves(value):
         if not spec.facts.nvls_multicast:
             warnings.append(
                 f"{where} = {value_src.strip()}: cc {spec.cc} ({spec.facts.name}) has no NVLink multicast "
@@ -159,7 +169,7 @@ def check_entry(
             warnings.append(
                 f"{where} = {value_src.strip()}: this machine ({machine.source}) reports no multicast support"
             )
-    if any(w in name for w in ("max_size", "max_bytes", "max_sizes")) and machine.gpu_memory_bytes:
+    if any(w in name for w in _SIZE_WORDS) and machine.gpu_memory_bytes:
         too_big = [v for v in _leaves(value) if v > machine.gpu_memory_bytes]
         if too_big:
             warnings.append(

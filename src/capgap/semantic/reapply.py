@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
 
-from capgap.semantic.hardware import Machine, check_entry
+from capgap.semantic import hardware
+from capgap.semantic.hardware import Machine, check_entry, hardware_relevant
 from capgap.semantic.keys import arch_of_key
 from capgap.semantic.locate import iter_tables
 from capgap.semantic.record import SemanticEdit
@@ -69,6 +71,7 @@ def _search_dirs(root: Path, rel_path: str) -> list[tuple[Path, bool]]:
 def _candidates(root: Path, rel_path: str, name: str) -> list[str]:
     """Other .py files of the tree whose bytes contain the table's name, nearest to rel_path first."""
     needle = name.encode()
+    defines = re.compile(rb"(?<![\w.])(?:self\.)?" + re.escape(needle) + rb"\s*(?::[^=\n]*)?=(?!=)")
     here = Path(rel_path).parent.parts
     found: list[str] = []
     for top, recursive in _search_dirs(root, rel_path):
@@ -80,7 +83,8 @@ def _candidates(root: Path, rel_path: str, name: str) -> list[str]:
                 if not fn.endswith(".py") or rel == rel_path or path.is_symlink():
                     continue
                 try:
-                    if needle in path.read_bytes():
+                    data = path.read_bytes()
+                    if needle in data and defines.search(data):  # assigned here, not just read
                         found.append(rel)
                 except OSError:
                     continue
@@ -129,6 +133,8 @@ def reapply(
     if prefer not in ("upstream", "ours"):
         raise ValueError(f"prefer must be 'upstream' or 'ours', not {prefer!r}")
     edits = [SemanticEdit.from_json(r) for r in records]
+    if machine is None and any(hardware_relevant(e.symbol) for e in edits):
+        machine = hardware.probed_machine()  # only when a warning could depend on it
     texts = {} if current_text is None else {rel_path: current_text}
     changed: set[str] = set()
     lines: list[str] = []

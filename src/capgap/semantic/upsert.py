@@ -171,6 +171,31 @@ class _Inserter:
         return t.with_changes(elements=elements, lbrace=lbrace)
 
 
+def _position(keyed: list[tuple[int, ArchSpec]], spec: ArchSpec, n: int) -> tuple[str, int]:
+    """Where the new key goes: ("after" | "before", element index).
+
+    Ascending tables (the usual): right after the nearest lower key, or before the lowest.
+    Descending: right after the nearest higher key (the order stays descending). Tables in no
+    order: next to the closest arch, after it when it is lower, before it when it is higher.
+    """
+    if not keyed:
+        return "after", n - 1  # no arch key at all: at the end
+    orders = [order_of(s) for _, s in keyed]
+    lower = [(i, s) for i, s in keyed if order_of(s) < order_of(spec)]
+    higher = [(i, s) for i, s in keyed if order_of(s) > order_of(spec)]
+    nearest_lower = max(lower, key=lambda p: order_of(p[1]))[0] if lower else None
+    nearest_higher = min(higher, key=lambda p: order_of(p[1]))[0] if higher else None
+    if orders == sorted(orders) or len(keyed) == 1:
+        return ("after", nearest_lower) if nearest_lower is not None else ("before", nearest_higher or 0)
+    if orders == sorted(orders, reverse=True):
+        return ("after", nearest_higher) if nearest_higher is not None else ("before", nearest_lower or 0)
+    def distance(p: tuple[int, ArchSpec]) -> int:
+        return abs(p[1].number - spec.number)
+
+    i, closest = min(keyed, key=distance)
+    return ("after" if order_of(closest) < order_of(spec) else "before"), i
+
+
 def upsert(
     table: cst.Dict,
     spec: ArchSpec,
@@ -200,14 +225,7 @@ def upsert(
             elements = list(table.elements)
             elements[i] = el.with_changes(value=cst.parse_expression(value))
             return table.with_changes(elements=elements), EntryChange(REPLACED, key, value, existing), None
-    lower = [(i, s) for i, s in keyed if order_of(s) < order_of(spec)]
-    higher = [(i, s) for i, s in keyed if order_of(s) > order_of(spec)]
-    if lower:  # right after the nearest lower sibling
-        where, at = "after", max(lower, key=lambda p: order_of(p[1]))[0]
-    elif higher:  # the lowest key: right before the lowest sibling
-        where, at = "before", min(higher, key=lambda p: order_of(p[1]))[0]
-    else:  # no arch key at all: at the end
-        where, at = "after", len(table.elements) - 1
+    where, at = _position(keyed, spec, len(table.elements))
     like = table.elements[at] if at >= 0 else None
     like_el = like if isinstance(like, cst.DictElement) else None
     key = format_key(spec, style, code_of(like_el.key) if like_el and keyed else None)
