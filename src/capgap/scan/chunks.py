@@ -61,9 +61,23 @@ def _keep(data: bytes, hits: list[int], a: int, b: int) -> bool:
     return data.count(b"\n", a, b) <= 3 and _SIMPLE_ASSIGN.match(data, a) is not None
 
 
+def _code_hits(data: bytes, hits: list[int]) -> list[int]:
+    """Hits in code: a word in a comment or a docstring makes no statement relevant."""
+    quotes = [m.start() for m in _QUOTES.finditer(data)]
+    out = []
+    for pos in hits:
+        if bisect_left(quotes, pos) % 2:
+            continue
+        line_start = data.rfind(b"\n", 0, pos) + 1
+        if b"#" in data[line_start:pos]:
+            continue
+        out.append(pos)
+    return out
+
+
 def select(data: bytes) -> bytes:
     """`data` with irrelevant statements replaced by empty lines (same line count)."""
-    hits = hit_offsets(data)
+    hits = _code_hits(data, hit_offsets(data))
     starts = _starts(data, b"", 0, len(data))
     if not starts:
         return data
