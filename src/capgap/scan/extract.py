@@ -37,6 +37,17 @@ _GATE_HINTS = ("capab", "sm", "cc", "major", "blackwell", "hopper", "ampere", "a
 _GATEISH = re.compile(
     r"capab|(^|_)sm_?(\d|$|_|version)|(^|_)cc($|_)|major|blackwell|hopper|ampere|(^|_)arch($|_)", re.I
 )
+_CONSTANT_NODES = (
+    ast.Constant,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Name,
+    ast.Tuple,
+    ast.List,
+    ast.Load,
+    ast.operator,
+    ast.unaryop,
+)
 _COMMENT = re.compile(r"#[^\n]*")
 _NEGATIVE_OPS = (ast.NotEq, ast.NotIn, ast.Lt, ast.LtE)
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
@@ -46,6 +57,20 @@ def extract(tree: ast.Module, lines: list[str], path: str, module: str) -> FileF
     facts = FileFacts(path, module)
     _Walker(facts, lines).block(tree.body, [], facts.module_scope, None, is_module=True)
     return facts
+
+
+def _flat(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Statements of a body with if/with/try blocks opened up (not loops or nested defs)."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        if isinstance(stmt, (ast.If, ast.With, ast.AsyncWith, ast.Try)):
+            out.extend(_flat(stmt.body))
+            out.extend(_flat(getattr(stmt, "orelse", [])))
+            for handler in getattr(stmt, "handlers", []):
+                out.extend(_flat(handler.body))
+        else:
+            out.append(stmt)
+    return out
 
 
 def _summary(stmts: list[ast.stmt]) -> str:
@@ -104,6 +129,19 @@ class _Walker:
     def __init__(self, facts: FileFacts, lines: list[str]) -> None:
         self.facts = facts
         self.lines = lines
+
+    def _hinted(self, node: ast.AST) -> bool:
+        """Could this code read a capability (or call what does)? Keeps helpers and scopes small."""
+        low = self.text(node).lower()
+        return any(hint in low for hint in _GATE_HINTS)
+
+    def _worth_binding(self, value: ast.expr) -> bool:
+        """Constants (table values resolve through them) and anything that may read a capability."""
+        if isinstance(value, ast.Dict):
+            return False
+        if all(isinstance(n, _CONSTANT_NODES) for n in ast.walk(value)):
+            return True
+        return self._hinted(value)
 
     def text(self, node: ast.AST) -> str:
         """The source lines a node spans (whole lines: cheap to search before walking the node)."""
@@ -180,9 +218,16 @@ class _Walker:
         if params and params[0] in {"self", "cls"}:
             params = params[1:]
         local = Scope({}, cls_scope or scope)
-        if is_module or cls_scope is not None:
+        if (is_module or cls_scope is not None) and self._hinted(node):
             is_method = cls_scope is not None and not is_module
-            self.facts.helpers.append(HelperDef(node.name, "def", params, node.body, local, is_method))
+            # only what a predicate is made of: its returns and the assignments they may read
+            body = [
+                st
+                for st in _flat(node.body)
+                if isinstance(st, ast.Return)
+                or (isinstance(st, ast.Assign) and self._worth_binding(st.value))
+            ]
+            self.facts.helpers.append(HelperDef(node.name, "def", params, body, local, is_method))
         for dec in node.decorator_list:  # @skipIf(get_device_capability()[0] < 9, ...)
             if (
                 isinstance(dec, ast.Call)
@@ -211,15 +256,21 @@ class _Walker:
         value = stmt.value
         if value is None:
             return
-        bind(scope, targets, value)
-        attrs = [t for t in targets if isinstance(t, ast.Attribute)]
-        if attrs and cls_scope is not None and cls_scope is not scope:  # self.x = ... in a method
-            bind(cls_scope, attrs, value)
+        if self._worth_binding(value):
+            bind(scope, targets, value)
+            attrs = [t for t in targets if isinstance(t, ast.Attribute)]
+            if attrs and cls_scope is not None and cls_scope is not scope:  # self.x = ... in a method
+                bind(cls_scope, attrs, value)
         if isinstance(value, ast.Dict):
             for target in targets:
                 self.table(target, value, chain, scope, cls_scope, stmt.lineno)
         names = [t.id for t in targets if isinstance(t, ast.Name)]
-        if is_module and names and isinstance(value, (*_GATE_VALUES, ast.Lambda, ast.Name)):
+        if (
+            is_module
+            and names
+            and isinstance(value, (*_GATE_VALUES, ast.Lambda, ast.Name))
+            and self._hinted(value)
+        ):
             for name in names:
                 self.facts.helpers.append(HelperDef(name, "var", [], [ast.Expr(value)], scope))
         elif chain and not is_module and cls_scope is not scope and isinstance(value, _GATE_VALUES):
