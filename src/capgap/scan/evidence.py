@@ -45,9 +45,15 @@ def tokens(nodes: list[ast.AST]) -> str:
     return "\n".join(out).lower()
 
 
+# One pass over the text: each need is a named group of the union.
+_UNION = re.compile("|".join(f"(?P<n{i}>{pattern.pattern})" for i, (_, pattern) in enumerate(NEEDS)))
+_MAX_CHARS = 8000  # the guarded code's start says what it needs; a long tail only costs time
+
+
 def needs_in(text: str) -> list[tuple[str, ...]]:
     """The feature needs evident in `text` (names and strings, lowercased)."""
-    return [feats for feats, pattern in NEEDS if pattern.search(text)]
+    found = {m.lastgroup for m in _UNION.finditer(text[:_MAX_CHARS])}
+    return [feats for i, (feats, _) in enumerate(NEEDS) if f"n{i}" in found]
 
 
 def lacking(needs: list[tuple[str, ...]], arch: ArchFacts) -> list[tuple[str, ...]]:
