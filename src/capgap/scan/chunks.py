@@ -61,6 +61,19 @@ def _keep(data: bytes, hits: list[int], a: int, b: int) -> bool:
     return data.count(b"\n", a, b) <= 3 and _SIMPLE_ASSIGN.match(data, a) is not None
 
 
+def _with_comments_above(data: bytes, a: int, floor: int) -> int:
+    """Move a kept statement's start up over the comment lines right above it (not below `floor`)."""
+    for _ in range(3):
+        prev_end = a - 1
+        if prev_end <= floor:
+            break
+        prev_start = data.rfind(b"\n", 0, prev_end) + 1
+        if prev_start < floor or not data[prev_start:prev_end].lstrip().startswith(b"#"):
+            break
+        a = prev_start
+    return a
+
+
 def _code_hits(data: bytes, hits: list[int]) -> list[int]:
     """Hits in code: a word in a comment or a docstring makes no statement relevant."""
     quotes = [m.start() for m in _QUOTES.finditer(data)]
@@ -88,6 +101,7 @@ def select(data: bytes) -> bytes:
     out: list[bytes] = []
     pos = 0
     for a, b in keep:
+        a = _with_comments_above(data, a, pos)  # "# capability major -> ..." speaks for the table below
         out.append(b"\n" * data.count(b"\n", pos, a))
         out.append(data[a:b])
         pos = b

@@ -130,6 +130,15 @@ class _Walker:
         self.facts = facts
         self.lines = lines
 
+    def _comments_above(self, line: int) -> str:
+        """The comment block right above a line, and the line itself (a trailing comment)."""
+        out = [self.lines[line - 1]] if 0 < line <= len(self.lines) else []
+        i = line - 2
+        while i >= 0 and self.lines[i].lstrip().startswith("#"):
+            out.append(self.lines[i])
+            i -= 1
+        return "\n".join(out)
+
     def _hinted(self, node: ast.AST) -> bool:
         """Could this code read a capability (or call what does)? Keeps helpers and scopes small."""
         low = self.text(node).lower()
@@ -303,7 +312,7 @@ class _Walker:
         style, keys = classified
         for key, node in zip(keys, value.values, strict=False):
             key.value = resolve_value(node, scope)
-        above = "\n".join(self.lines[max(0, line - 4) : line])
+        above = self._comments_above(line)
         named = bool(CAP_NAME.search(name) or re.search(r"ARCH|(^|_)SM(_|$)|CAPAB|(^|_)CC(_|$)", name))
         self.facts.tables.append(
             TableDef(
