@@ -146,11 +146,17 @@ class _Walker:
 
     def _worth_binding(self, value: ast.expr) -> bool:
         """Constants (table values resolve through them) and anything that may read a capability."""
+        if isinstance(value, ast.Constant):
+            return True
         if isinstance(value, ast.Dict):
             return False
-        if all(isinstance(n, _CONSTANT_NODES) for n in ast.walk(value)):
+        if self._hinted(value):
             return True
-        return self._hinted(value)
+        short = (
+            getattr(value, "end_lineno", 0) == value.lineno
+            and (value.end_col_offset or 0) - value.col_offset < 120
+        )
+        return short and all(isinstance(n, _CONSTANT_NODES) for n in ast.walk(value))
 
     def text(self, node: ast.AST) -> str:
         """The source lines a node spans (whole lines: cheap to search before walking the node)."""
