@@ -9,12 +9,12 @@ import re
 from capgap.scan import evidence
 from capgap.scan.keys import classify_keys, resolve_value
 from capgap.scan.records import FileFacts, GateSite, HelperDef, Scope, TableDef, TableUse, bind
+from capgap.scan.statements import capish_key, exits, flat, is_negative, short, summary
 from capgap.scan.symbolic import CAP_NAME, call_name
 
 _ARCH_WORDS = re.compile(
     r"capabilit|arch|\bsm\b|sm_?\d|\bcc\b|compute|gpu|device|major|hopper|blackwell", re.I
 )
-_CAPISH = re.compile(r"capab|(^|_)sm|arch|(^|_)cc($|_)|major", re.I)
 # Text that a statement must contain before its expressions are walked for table reads.
 _HINTS = (
     "capab",
@@ -49,7 +49,6 @@ _CONSTANT_NODES = (
     ast.unaryop,
 )
 _COMMENT = re.compile(r"#[^\n]*")
-_NEGATIVE_OPS = (ast.NotEq, ast.NotIn, ast.Lt, ast.LtE)
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 
 
@@ -57,72 +56,6 @@ def extract(tree: ast.Module, lines: list[str], path: str, module: str) -> FileF
     facts = FileFacts(path, module)
     _Walker(facts, lines).block(tree.body, [], facts.module_scope, None, is_module=True)
     return facts
-
-
-def _flat(body: list[ast.stmt]) -> list[ast.stmt]:
-    """Statements of a body with if/with/try blocks opened up (not loops or nested defs)."""
-    out: list[ast.stmt] = []
-    for stmt in body:
-        if isinstance(stmt, (ast.If, ast.With, ast.AsyncWith, ast.Try)):
-            out.extend(_flat(stmt.body))
-            out.extend(_flat(getattr(stmt, "orelse", [])))
-            for handler in getattr(stmt, "handlers", []):
-                out.extend(_flat(handler.body))
-        else:
-            out.append(stmt)
-    return out
-
-
-def _summary(stmts: list[ast.stmt]) -> str:
-    """A few words for what a block does: logs '...', returns X, raises E, calls f()."""
-    parts: list[str] = []
-    for stmt in stmts[:6]:
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-            call = stmt.value
-            name = call_name(call.func)
-            msg = next(
-                (a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)), None
-            )
-            if name in {"warning", "warn", "info", "debug", "error", "warning_once", "info_once"} and msg:
-                parts.append(f"logs '{_short(msg)}'")
-            elif name:
-                parts.append(f"calls {name}()")
-        elif isinstance(stmt, ast.Return):
-            parts.append(f"returns {_short(ast.unparse(stmt.value))}" if stmt.value else "returns")
-            break
-        elif isinstance(stmt, ast.Raise):
-            exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
-            parts.append(f"raises {call_name(exc) if exc is not None else 'again'}")
-            break
-        elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
-            parts.append(f"calls {call_name(stmt.value.func)}()")
-        elif isinstance(stmt, (ast.Continue, ast.Break)):
-            parts.append("skips this item" if isinstance(stmt, ast.Continue) else "stops the loop")
-            break
-    return ", ".join(dict.fromkeys(p for p in parts if not p.endswith(" ()")))
-
-
-def _short(text: str, n: int = 90) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 3] + "..."
-
-
-def _exits(stmts: list[ast.stmt]) -> bool:
-    return bool(stmts) and isinstance(stmts[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
-
-
-def _capish_key(node: ast.AST, pattern: re.Pattern[str] = _CAPISH) -> bool:
-    for sub in ast.walk(node):
-        name = call_name(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else ""
-        if name and pattern.search(name.split(".")[-1]):
-            return True
-    return False
-
-
-def _is_negative(test: ast.expr) -> bool:
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return True
-    return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], _NEGATIVE_OPS)
 
 
 class _Walker:
@@ -238,7 +171,7 @@ class _Walker:
             # only what a predicate is made of: its returns and the assignments they may read
             body = [
                 st
-                for st in _flat(node.body)
+                for st in flat(node.body)
                 if isinstance(st, ast.Return)
                 or (isinstance(st, ast.Assign) and self._worth_binding(st.value))
             ]
@@ -344,14 +277,14 @@ class _Walker:
         negative: bool | None = None,
     ) -> None:
         low = self.text(test).lower()
-        if not any(hint in low for hint in _GATE_HINTS) or not _capish_key(test, _GATEISH):
+        if not any(hint in low for hint in _GATE_HINTS) or not capish_key(test, _GATEISH):
             return
-        negative = _is_negative(test) if negative is None else negative
+        negative = is_negative(test) if negative is None else negative
         if negative:
-            selected = orelse + (rest if _exits(body) else [])
-            fallback = _summary(body)
+            selected = orelse + (rest if exits(body) else [])
+            fallback = summary(body)
         else:
-            selected, fallback = body, _summary(orelse)
+            selected, fallback = body, summary(orelse)
         code = _COMMENT.sub(
             "", "\n".join(self.text(st) for st in selected[:40])
         )  # "no tcgen05 here" is no need
@@ -369,18 +302,18 @@ class _Walker:
             return
         for sub in ast.walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, (ast.Name, ast.Attribute)):
-                if _capish_key(sub.slice):
+                if capish_key(sub.slice):
                     self.use(
                         sub.value, sub.slice, "subscript", sub.lineno, scope, "KeyError at run time on {arch}"
                     )
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "get":
                 if (
                     sub.args
-                    and _capish_key(sub.args[0])
+                    and capish_key(sub.args[0])
                     and isinstance(sub.func.value, (ast.Name, ast.Attribute))
                 ):
                     default = ast.unparse(sub.args[1]) if len(sub.args) > 1 else "None"
-                    text = f".get() returns {_short(default, 20)} on {{arch}}" + self._after(
+                    text = f".get() returns {short(default, 20)} on {{arch}}" + self._after(
                         stmt, siblings, index
                     )
                     self.use(sub.func.value, sub.args[0], "get", sub.lineno, scope, text)
@@ -390,7 +323,7 @@ class _Walker:
                 and isinstance(sub.ops[0], (ast.In, ast.NotIn))
             ):
                 table = sub.comparators[0]
-                if isinstance(table, (ast.Name, ast.Attribute)) and _capish_key(sub.left):
+                if isinstance(table, (ast.Name, ast.Attribute)) and capish_key(sub.left):
                     missing_runs_body = isinstance(sub.ops[0], ast.NotIn)  # `if cap not in T: raise`
                     text = "the membership test is False on {arch}" + self._after(
                         stmt, siblings, index, missing_runs_body
@@ -402,15 +335,15 @@ class _Walker:
     def _after(self, stmt: ast.stmt, siblings: list[ast.stmt], index: int, body_runs: bool = False) -> str:
         """What the code does when the lookup comes up empty, as far as the code shows."""
         if isinstance(stmt, ast.If) and body_runs:
-            what = _summary(stmt.body)
+            what = summary(stmt.body)
             return f": the code {what}" if what else ": the check fails"
         if isinstance(stmt, ast.If):
-            what = _summary(stmt.orelse)
+            what = summary(stmt.orelse)
             return f": the check fails{'; falls back: ' + what if what else ''}"
         following = siblings[index + 1 :] if index >= 0 else siblings
         for nxt in following[:3]:
             if isinstance(nxt, ast.If) and re.search(r"is None|not |== 0|is not None", ast.unparse(nxt.test)):
-                what = _summary(nxt.body)
+                what = summary(nxt.body)
                 return f": silently disabled{' (' + what + ')' if what else ''}"
         return ": silently disabled"
 
@@ -424,12 +357,12 @@ class _Walker:
         caught = [h for h in stmt.handlers if h.type is None or "KeyError" in ast.unparse(h.type)]
         if not caught:
             return
-        what = _summary(caught[0].body)
+        what = summary(caught[0].body)
         for sub in ast.walk(ast.Module(body=stmt.body, type_ignores=[])):
             if (
                 isinstance(sub, ast.Subscript)
                 and isinstance(sub.value, (ast.Name, ast.Attribute))
-                and _capish_key(sub.slice)
+                and capish_key(sub.slice)
             ):
                 text = f"KeyError is caught on {{arch}}: falls back{' (' + what + ')' if what else ''}"
                 self.use(sub.value, sub.slice, "try", sub.lineno, scope, text)
