@@ -156,3 +156,20 @@ def test_installed_dist_in_another_environment(tmp_path: Path) -> None:
     assert report.targets[0].target.kind == "dist"
     assert _table_symbols(report) == EXPECTED_TABLES
     assert {f.path for f in report.findings if f.symbol == "SYMM_MAX_SIZES"} == {"toyengine/comm/sizes.py"}
+
+
+def test_an_unwritable_cache_only_costs_speed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    write_tree(tmp_path / "tree")
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the cache directory should be")
+    monkeypatch.setenv("CAPGAP_CACHE_DIR", str(blocker))
+    report = run_scan([str(tmp_path / "tree")], OPTS)
+    assert len(report.findings) == 17
+
+
+def test_environments_and_vcs_data_inside_a_tree_are_not_scanned(tmp_path: Path) -> None:
+    write_tree(tmp_path)
+    for skipped in (".venv/lib/site-packages/other", ".git/hooks"):
+        (tmp_path / skipped).mkdir(parents=True)
+        (tmp_path / skipped / "t.py").write_text('ARCH_TILES = {"9.0": 1, "10.0": 2}\n')
+    assert {f.path for f in run_scan([str(tmp_path)], OPTS).findings if "t.py" in f.path} == set()

@@ -111,3 +111,12 @@ def test_several_archs_each_finding_carries_its_arch(tree: Path) -> None:
     assert data["arch"] == ["12.0", "12.1"]
     tiles = [(f["arch"], f["missing"]) for f in data["findings"] if f["symbol"] == "TUNED_TILES"]
     assert sorted(tiles) == [("12.0", "(12, 0)"), ("12.1", "(12, 1)")]
+
+
+def test_a_comment_above_is_evidence_for_a_table_nobody_reads(tmp_path: Path) -> None:
+    (tmp_path / "tiles.py").write_text(
+        "import os\n\n# compute capability major -> tile size\nTILES = {9: 64, 10: 128}\n"
+        "PAGES = {9: 1, 10: 2}\n"
+    )
+    found = [(f.symbol, f.missing, f.extra["access"]) for f in _scan(tmp_path, "12.0").findings]
+    assert found == [("TILES", "12", "unknown")]

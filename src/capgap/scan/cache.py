@@ -8,6 +8,7 @@ touched-but-unchanged or renamed file is not parsed again; facts are arch-indepe
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import pickle  # nosec: our own cache file, written by this module only
@@ -18,7 +19,7 @@ from typing import Any
 from capgap.paths import cache_dir
 from capgap.scan.records import FileFacts
 
-VERSION = 6  # bump when extraction changes what it records
+VERSION = 10  # bump when extraction changes what it records
 
 
 @dataclass
@@ -91,14 +92,15 @@ def _load(path: Path) -> Any:
 
 
 def _dump(path: Path, obj: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
         with tmp.open("wb") as fh:
             pickle.dump(obj, fh, protocol=pickle.HIGHEST_PROTOCOL)
         os.replace(tmp, path)
-    except (OSError, pickle.PicklingError, RecursionError):
-        tmp.unlink(missing_ok=True)  # a cache that cannot be written is only slower next time
+    except (OSError, pickle.PicklingError, RecursionError):  # a cache that cannot be written is only slower
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
 
 
 def _rebased(facts: FileFacts | None, rel: str) -> FileFacts | None:

@@ -28,9 +28,8 @@ def _start_pattern(indent: bytes) -> re.Pattern[bytes]:
     return _STARTS[indent]
 
 
-def _starts(data: bytes, indent: bytes, begin: int, end: int) -> list[int]:
+def _starts(data: bytes, indent: bytes, begin: int, end: int, quotes: list[int]) -> list[int]:
     """Byte offsets in [begin, end) of lines that start a statement at exactly `indent`."""
-    quotes = [m.start() for m in _QUOTES.finditer(data, begin, end)]
     out: list[int] = []
     decorated = False
     n = len(indent)
@@ -61,19 +60,47 @@ def _keep(data: bytes, hits: list[int], a: int, b: int) -> bool:
     return data.count(b"\n", a, b) <= 3 and _SIMPLE_ASSIGN.match(data, a) is not None
 
 
+def _with_comments_above(data: bytes, a: int, floor: int) -> int:
+    """Move a kept statement's start up over the comment lines right above it (not below `floor`)."""
+    for _ in range(3):
+        prev_end = a - 1
+        if prev_end <= floor:
+            break
+        prev_start = data.rfind(b"\n", 0, prev_end) + 1
+        if prev_start < floor or not data[prev_start:prev_end].lstrip().startswith(b"#"):
+            break
+        a = prev_start
+    return a
+
+
+def _code_hits(data: bytes, hits: list[int], quotes: list[int]) -> list[int]:
+    """Hits in code: a word in a comment or a docstring makes no statement relevant."""
+    out = []
+    for pos in hits:
+        if bisect_left(quotes, pos) % 2:
+            continue
+        line_start = data.rfind(b"\n", 0, pos) + 1
+        if b"#" in data[line_start:pos]:
+            continue
+        out.append(pos)
+    return out
+
+
 def select(data: bytes) -> bytes:
     """`data` with irrelevant statements replaced by empty lines (same line count)."""
-    hits = hit_offsets(data)
-    starts = _starts(data, b"", 0, len(data))
+    quotes = [m.start() for m in _QUOTES.finditer(data)]  # parity of the count before a spot: in a string
+    hits = _code_hits(data, hit_offsets(data), quotes)
+    starts = _starts(data, b"", 0, len(data), quotes)
     if not starts:
         return data
     keep: list[tuple[int, int]] = []
     for a, b in zip(starts, [*starts[1:], len(data)], strict=True):
         if _keep(data, hits, a, b):
-            keep.extend(_cut(data, hits, a, b, b""))
+            keep.extend(_cut(data, hits, a, b, b"", quotes))
     out: list[bytes] = []
     pos = 0
     for a, b in keep:
+        a = _with_comments_above(data, a, pos)  # "# capability major -> ..." speaks for the table below
         out.append(b"\n" * data.count(b"\n", pos, a))
         out.append(data[a:b])
         pos = b
@@ -89,7 +116,9 @@ _BODY = re.compile(rb"^([ \t]+)[^ \t\r\n#]", re.M)
 _DEF_START = re.compile(rb"(?:@[^\n]*\n[ \t]*)*(?:async[ \t]+)?def\b")
 
 
-def _cut(data: bytes, hits: list[int], a: int, b: int, indent: bytes) -> list[tuple[int, int]]:
+def _cut(
+    data: bytes, hits: list[int], a: int, b: int, indent: bytes, quotes: list[int]
+) -> list[tuple[int, int]]:
     """Ranges to keep of one relevant statement: a large class or function is cut further."""
     lines = data.count(b"\n", a, b)
     start = a + len(indent)
@@ -97,14 +126,20 @@ def _cut(data: bytes, hits: list[int], a: int, b: int, indent: bytes) -> list[tu
         data.startswith(b"@", start) and b"\n" + indent + b"class " in data[a : a + 400]
     )
     if is_class and lines > _BIG_CLASS_LINES:
-        return _members(data, hits, a, b, _CLASS_HEADER, in_def=False) or [(a, b)]
+        return _members(data, hits, a, b, _CLASS_HEADER, quotes, in_def=False) or [(a, b)]
     if not is_class and lines > _BIG_DEF_LINES and _DEF_START.match(data, start):
-        return _members(data, hits, a, b, _DEF_HEADER, in_def=True) or [(a, b)]
+        return _members(data, hits, a, b, _DEF_HEADER, quotes, in_def=True) or [(a, b)]
     return [(a, b)]
 
 
 def _members(
-    data: bytes, hits: list[int], a: int, b: int, header_re: re.Pattern[bytes], in_def: bool
+    data: bytes,
+    hits: list[int],
+    a: int,
+    b: int,
+    header_re: re.Pattern[bytes],
+    quotes: list[int],
+    in_def: bool,
 ) -> list[tuple[int, int]]:
     """The header and the relevant body statements of a class or def ([]: keep it whole).
 
@@ -117,7 +152,7 @@ def _members(
     body = _BODY.search(data, header.end() + 1, b)
     if body is None:
         return []
-    members = _starts(data, body[1], body.start(), b)
+    members = _starts(data, body[1], body.start(), b, quotes)
     if not members or members[0] != body.start():
         return []
     spans = list(zip(members, [*members[1:], b], strict=True))
@@ -130,5 +165,5 @@ def _members(
     kept: list[tuple[int, int]] = [(a, body.start())]
     for i in sorted(chosen):
         m, n = spans[i]
-        kept.extend([(m, n)] if in_def else _cut(data, hits, m, n, body[1]))
+        kept.extend([(m, n)] if in_def else _cut(data, hits, m, n, body[1], quotes))
     return kept

@@ -45,9 +45,28 @@ def tokens(nodes: list[ast.AST]) -> str:
     return "\n".join(out).lower()
 
 
+# Substrings one of which each pattern above needs: plain searches rule most patterns out cheaply.
+_LITERALS: tuple[tuple[str, ...], ...] = (
+    ("wgmma", "warpgroup", "90a", "flash", "fa3", "_sm90"),
+    ("tcgen05", "tmem", "umma", "100a", "_sm100", "sm10x", "trtllm", "cutlass_mla"),
+    ("deep", "mla"),
+    ("tma",),
+    ("fp4", "e2m1"),
+    ("fp8", "e4m3", "e5m2"),
+    ("multicast", "multimem", "nvls"),
+    ("mnnvl", "nvswitch"),
+)
+_MAX_CHARS = 8000  # the guarded code's start says what it needs; a long tail only costs time
+
+
 def needs_in(text: str) -> list[tuple[str, ...]]:
     """The feature needs evident in `text` (names and strings, lowercased)."""
-    return [feats for feats, pattern in NEEDS if pattern.search(text)]
+    text = text[:_MAX_CHARS]
+    return [
+        feats
+        for (feats, pattern), literals in zip(NEEDS, _LITERALS, strict=True)
+        if any(lit in text for lit in literals) and pattern.search(text)
+    ]
 
 
 def lacking(needs: list[tuple[str, ...]], arch: ArchFacts) -> list[tuple[str, ...]]:

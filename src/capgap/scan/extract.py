@@ -9,12 +9,12 @@ import re
 from capgap.scan import evidence
 from capgap.scan.keys import classify_keys, resolve_value
 from capgap.scan.records import FileFacts, GateSite, HelperDef, Scope, TableDef, TableUse, bind
+from capgap.scan.statements import capish_key, exits, flat, is_negative, short, summary
 from capgap.scan.symbolic import CAP_NAME, call_name
 
 _ARCH_WORDS = re.compile(
     r"capabilit|arch|\bsm\b|sm_?\d|\bcc\b|compute|gpu|device|major|hopper|blackwell", re.I
 )
-_CAPISH = re.compile(r"capab|(^|_)sm|arch|(^|_)cc($|_)|major", re.I)
 # Text that a statement must contain before its expressions are walked for table reads.
 _HINTS = (
     "capab",
@@ -37,8 +37,18 @@ _GATE_HINTS = ("capab", "sm", "cc", "major", "blackwell", "hopper", "ampere", "a
 _GATEISH = re.compile(
     r"capab|(^|_)sm_?(\d|$|_|version)|(^|_)cc($|_)|major|blackwell|hopper|ampere|(^|_)arch($|_)", re.I
 )
+_CONSTANT_NODES = (
+    ast.Constant,
+    ast.BinOp,
+    ast.UnaryOp,
+    ast.Name,
+    ast.Tuple,
+    ast.List,
+    ast.Load,
+    ast.operator,
+    ast.unaryop,
+)
 _COMMENT = re.compile(r"#[^\n]*")
-_NEGATIVE_OPS = (ast.NotEq, ast.NotIn, ast.Lt, ast.LtE)
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 
 
@@ -48,62 +58,38 @@ def extract(tree: ast.Module, lines: list[str], path: str, module: str) -> FileF
     return facts
 
 
-def _summary(stmts: list[ast.stmt]) -> str:
-    """A few words for what a block does: logs '...', returns X, raises E, calls f()."""
-    parts: list[str] = []
-    for stmt in stmts[:6]:
-        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
-            call = stmt.value
-            name = call_name(call.func)
-            msg = next(
-                (a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)), None
-            )
-            if name in {"warning", "warn", "info", "debug", "error", "warning_once", "info_once"} and msg:
-                parts.append(f"logs '{_short(msg)}'")
-            elif name:
-                parts.append(f"calls {name}()")
-        elif isinstance(stmt, ast.Return):
-            parts.append(f"returns {_short(ast.unparse(stmt.value))}" if stmt.value else "returns")
-            break
-        elif isinstance(stmt, ast.Raise):
-            exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
-            parts.append(f"raises {call_name(exc) if exc is not None else 'again'}")
-            break
-        elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
-            parts.append(f"calls {call_name(stmt.value.func)}()")
-        elif isinstance(stmt, (ast.Continue, ast.Break)):
-            parts.append("skips this item" if isinstance(stmt, ast.Continue) else "stops the loop")
-            break
-    return ", ".join(dict.fromkeys(p for p in parts if not p.endswith(" ()")))
-
-
-def _short(text: str, n: int = 90) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= n else text[: n - 3] + "..."
-
-
-def _exits(stmts: list[ast.stmt]) -> bool:
-    return bool(stmts) and isinstance(stmts[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
-
-
-def _capish_key(node: ast.AST, pattern: re.Pattern[str] = _CAPISH) -> bool:
-    for sub in ast.walk(node):
-        name = call_name(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else ""
-        if name and pattern.search(name.split(".")[-1]):
-            return True
-    return False
-
-
-def _is_negative(test: ast.expr) -> bool:
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return True
-    return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], _NEGATIVE_OPS)
-
-
 class _Walker:
     def __init__(self, facts: FileFacts, lines: list[str]) -> None:
         self.facts = facts
         self.lines = lines
+
+    def _comments_above(self, line: int) -> str:
+        """The comment block right above a line, and the line itself (a trailing comment)."""
+        out = [self.lines[line - 1]] if 0 < line <= len(self.lines) else []
+        i = line - 2
+        while i >= 0 and self.lines[i].lstrip().startswith("#"):
+            out.append(self.lines[i])
+            i -= 1
+        return "\n".join(out)
+
+    def _hinted(self, node: ast.AST) -> bool:
+        """Could this code read a capability (or call what does)? Keeps helpers and scopes small."""
+        low = self.text(node).lower()
+        return any(hint in low for hint in _GATE_HINTS)
+
+    def _worth_binding(self, value: ast.expr) -> bool:
+        """Constants (table values resolve through them) and anything that may read a capability."""
+        if isinstance(value, ast.Constant):
+            return True
+        if isinstance(value, ast.Dict):
+            return False
+        if self._hinted(value):
+            return True
+        short = (
+            getattr(value, "end_lineno", 0) == value.lineno
+            and (value.end_col_offset or 0) - value.col_offset < 120
+        )
+        return short and all(isinstance(n, _CONSTANT_NODES) for n in ast.walk(value))
 
     def text(self, node: ast.AST) -> str:
         """The source lines a node spans (whole lines: cheap to search before walking the node)."""
@@ -180,9 +166,16 @@ class _Walker:
         if params and params[0] in {"self", "cls"}:
             params = params[1:]
         local = Scope({}, cls_scope or scope)
-        if is_module or cls_scope is not None:
+        if (is_module or cls_scope is not None) and self._hinted(node):
             is_method = cls_scope is not None and not is_module
-            self.facts.helpers.append(HelperDef(node.name, "def", params, node.body, local, is_method))
+            # only what a predicate is made of: its returns and the assignments they may read
+            body = [
+                st
+                for st in flat(node.body)
+                if isinstance(st, ast.Return)
+                or (isinstance(st, ast.Assign) and self._worth_binding(st.value))
+            ]
+            self.facts.helpers.append(HelperDef(node.name, "def", params, body, local, is_method))
         for dec in node.decorator_list:  # @skipIf(get_device_capability()[0] < 9, ...)
             if (
                 isinstance(dec, ast.Call)
@@ -211,15 +204,21 @@ class _Walker:
         value = stmt.value
         if value is None:
             return
-        bind(scope, targets, value)
-        attrs = [t for t in targets if isinstance(t, ast.Attribute)]
-        if attrs and cls_scope is not None and cls_scope is not scope:  # self.x = ... in a method
-            bind(cls_scope, attrs, value)
+        if self._worth_binding(value):
+            bind(scope, targets, value)
+            attrs = [t for t in targets if isinstance(t, ast.Attribute)]
+            if attrs and cls_scope is not None and cls_scope is not scope:  # self.x = ... in a method
+                bind(cls_scope, attrs, value)
         if isinstance(value, ast.Dict):
             for target in targets:
                 self.table(target, value, chain, scope, cls_scope, stmt.lineno)
         names = [t.id for t in targets if isinstance(t, ast.Name)]
-        if is_module and names and isinstance(value, (*_GATE_VALUES, ast.Lambda, ast.Name)):
+        if (
+            is_module
+            and names
+            and isinstance(value, (*_GATE_VALUES, ast.Lambda, ast.Name))
+            and self._hinted(value)
+        ):
             for name in names:
                 self.facts.helpers.append(HelperDef(name, "var", [], [ast.Expr(value)], scope))
         elif chain and not is_module and cls_scope is not scope and isinstance(value, _GATE_VALUES):
@@ -252,7 +251,7 @@ class _Walker:
         style, keys = classified
         for key, node in zip(keys, value.values, strict=False):
             key.value = resolve_value(node, scope)
-        above = "\n".join(self.lines[max(0, line - 4) : line])
+        above = self._comments_above(line)
         named = bool(CAP_NAME.search(name) or re.search(r"ARCH|(^|_)SM(_|$)|CAPAB|(^|_)CC(_|$)", name))
         self.facts.tables.append(
             TableDef(
@@ -278,14 +277,14 @@ class _Walker:
         negative: bool | None = None,
     ) -> None:
         low = self.text(test).lower()
-        if not any(hint in low for hint in _GATE_HINTS) or not _capish_key(test, _GATEISH):
+        if not any(hint in low for hint in _GATE_HINTS) or not capish_key(test, _GATEISH):
             return
-        negative = _is_negative(test) if negative is None else negative
+        negative = is_negative(test) if negative is None else negative
         if negative:
-            selected = orelse + (rest if _exits(body) else [])
-            fallback = _summary(body)
+            selected = orelse + (rest if exits(body) else [])
+            fallback = summary(body)
         else:
-            selected, fallback = body, _summary(orelse)
+            selected, fallback = body, summary(orelse)
         code = _COMMENT.sub(
             "", "\n".join(self.text(st) for st in selected[:40])
         )  # "no tcgen05 here" is no need
@@ -303,18 +302,18 @@ class _Walker:
             return
         for sub in ast.walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, (ast.Name, ast.Attribute)):
-                if _capish_key(sub.slice):
+                if capish_key(sub.slice):
                     self.use(
                         sub.value, sub.slice, "subscript", sub.lineno, scope, "KeyError at run time on {arch}"
                     )
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "get":
                 if (
                     sub.args
-                    and _capish_key(sub.args[0])
+                    and capish_key(sub.args[0])
                     and isinstance(sub.func.value, (ast.Name, ast.Attribute))
                 ):
                     default = ast.unparse(sub.args[1]) if len(sub.args) > 1 else "None"
-                    text = f".get() returns {_short(default, 20)} on {{arch}}" + self._after(
+                    text = f".get() returns {short(default, 20)} on {{arch}}" + self._after(
                         stmt, siblings, index
                     )
                     self.use(sub.func.value, sub.args[0], "get", sub.lineno, scope, text)
@@ -324,7 +323,7 @@ class _Walker:
                 and isinstance(sub.ops[0], (ast.In, ast.NotIn))
             ):
                 table = sub.comparators[0]
-                if isinstance(table, (ast.Name, ast.Attribute)) and _capish_key(sub.left):
+                if isinstance(table, (ast.Name, ast.Attribute)) and capish_key(sub.left):
                     missing_runs_body = isinstance(sub.ops[0], ast.NotIn)  # `if cap not in T: raise`
                     text = "the membership test is False on {arch}" + self._after(
                         stmt, siblings, index, missing_runs_body
@@ -336,15 +335,15 @@ class _Walker:
     def _after(self, stmt: ast.stmt, siblings: list[ast.stmt], index: int, body_runs: bool = False) -> str:
         """What the code does when the lookup comes up empty, as far as the code shows."""
         if isinstance(stmt, ast.If) and body_runs:
-            what = _summary(stmt.body)
+            what = summary(stmt.body)
             return f": the code {what}" if what else ": the check fails"
         if isinstance(stmt, ast.If):
-            what = _summary(stmt.orelse)
+            what = summary(stmt.orelse)
             return f": the check fails{'; falls back: ' + what if what else ''}"
         following = siblings[index + 1 :] if index >= 0 else siblings
         for nxt in following[:3]:
             if isinstance(nxt, ast.If) and re.search(r"is None|not |== 0|is not None", ast.unparse(nxt.test)):
-                what = _summary(nxt.body)
+                what = summary(nxt.body)
                 return f": silently disabled{' (' + what + ')' if what else ''}"
         return ": silently disabled"
 
@@ -358,12 +357,12 @@ class _Walker:
         caught = [h for h in stmt.handlers if h.type is None or "KeyError" in ast.unparse(h.type)]
         if not caught:
             return
-        what = _summary(caught[0].body)
+        what = summary(caught[0].body)
         for sub in ast.walk(ast.Module(body=stmt.body, type_ignores=[])):
             if (
                 isinstance(sub, ast.Subscript)
                 and isinstance(sub.value, (ast.Name, ast.Attribute))
-                and _capish_key(sub.slice)
+                and capish_key(sub.slice)
             ):
                 text = f"KeyError is caught on {{arch}}: falls back{' (' + what + ')' if what else ''}"
                 self.use(sub.value, sub.slice, "try", sub.lineno, scope, text)

@@ -42,22 +42,27 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
     if len(data) > MAX_BYTES:
         facts.skipped = f"too large to be hand-written source ({len(data) // (1024 * 1024)} MB); not parsed"
         return facts
-    text = _decode(data)
+    # Decode only the cut when it is clean UTF-8: the rest of the file is never looked at.
     cut = _decode(chunks.select(data)) if relevant_py else None
-    if text is None:
+    text = _decode(data) if (cut is None or relevant_build) else None
+    if cut is None and text is None:
         facts.skipped = "not valid UTF-8 (and no coding declaration that decodes it)"
         return facts
     if relevant_build:
+        assert text is not None
         facts.builds = builds.find_build_lists(text, python_module=is_python and not rel.endswith("setup.py"))
     if relevant_py:
         tree = _parse(cut, rel) if cut is not None else None
+        source = cut
         if tree is None:  # the cut guessed a boundary wrong, or the file is bad: parse it whole
+            source = text if text is not None else _decode(data)
+            assert source is not None
             try:
-                tree = _parse(text, rel, strict=True)
+                tree = _parse(source, rel, strict=True)
             except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
-                facts.skipped = _syntax_reason(text, exc)
+                facts.skipped = _syntax_reason(source, exc)
                 return facts
-        extracted = extract(tree, text.splitlines(), rel, facts.module)
+        extracted = extract(tree, source.splitlines(), rel, facts.module)  # type: ignore[union-attr]
         extracted.builds = facts.builds
         facts = extracted
     return facts if (facts.builds or facts.tables or facts.uses or facts.helpers or facts.gates) else None

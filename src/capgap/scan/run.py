@@ -51,7 +51,7 @@ class ScanReport:
 
 def run_scan(specs: list[str], options: ScanOptions, python: str | None = None) -> ScanReport:
     """Scan every target for every arch in `options` with every registered analyzer."""
-    report = ScanReport(tuple(a.cc + a.suffix for a in options.archs))
+    report = ScanReport(tuple(dict.fromkeys(a.cc for a in options.archs)))
     analyzers = load_analyzers()
     targets = [resolve_target(spec, python) for spec in specs]  # all errors before any work
     for ti, target in enumerate(targets):

@@ -50,7 +50,21 @@ def _work_chunk(items: list[tuple[str, str]]) -> list[tuple[str, str, FileFacts 
     return [_work(i) for i in items]
 
 
-_SKIP_DIRS = {".git", "__pycache__", ".hg", ".svn", ".tox", ".mypy_cache", ".ruff_cache", ".pytest_cache"}
+# Never part of the code a target ships: VCS data, caches, and environments inside a source tree.
+_SKIP_DIRS = {
+    ".git",
+    "__pycache__",
+    ".hg",
+    ".svn",
+    ".tox",
+    ".nox",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".pytest_cache",
+    ".venv",
+    "node_modules",
+    ".eggs",
+}
 
 
 def _walk_root(root: str, prefix: str, out: list[tuple[str, str]]) -> None:

@@ -1,0 +1,77 @@
+"""Small readings of statements for extraction: what a block does, which way a test points."""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from capgap.scan.symbolic import call_name
+
+CAPISH = re.compile(r"capab|(^|_)sm|arch|(^|_)cc($|_)|major", re.I)
+NEGATIVE_OPS = (ast.NotEq, ast.NotIn, ast.Lt, ast.LtE)
+
+
+def flat(body: list[ast.stmt]) -> list[ast.stmt]:
+    """Statements of a body with if/with/try blocks opened up (not loops or nested defs)."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        if isinstance(stmt, (ast.If, ast.With, ast.AsyncWith, ast.Try)):
+            out.extend(flat(stmt.body))
+            out.extend(flat(getattr(stmt, "orelse", [])))
+            for handler in getattr(stmt, "handlers", []):
+                out.extend(flat(handler.body))
+        else:
+            out.append(stmt)
+    return out
+
+
+def summary(stmts: list[ast.stmt]) -> str:
+    """A few words for what a block does: logs '...', returns X, raises E, calls f()."""
+    parts: list[str] = []
+    for stmt in stmts[:6]:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+            call = stmt.value
+            name = call_name(call.func)
+            msg = next(
+                (a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)), None
+            )
+            if name in {"warning", "warn", "info", "debug", "error", "warning_once", "info_once"} and msg:
+                parts.append(f"logs '{short(msg)}'")
+            elif name:
+                parts.append(f"calls {name}()")
+        elif isinstance(stmt, ast.Return):
+            parts.append(f"returns {short(ast.unparse(stmt.value))}" if stmt.value else "returns")
+            break
+        elif isinstance(stmt, ast.Raise):
+            exc = stmt.exc.func if isinstance(stmt.exc, ast.Call) else stmt.exc
+            parts.append(f"raises {call_name(exc) if exc is not None else 'again'}")
+            break
+        elif isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Call):
+            parts.append(f"calls {call_name(stmt.value.func)}()")
+        elif isinstance(stmt, (ast.Continue, ast.Break)):
+            parts.append("skips this item" if isinstance(stmt, ast.Continue) else "stops the loop")
+            break
+    return ", ".join(dict.fromkeys(p for p in parts if not p.endswith(" ()")))
+
+
+def short(text: str, n: int = 90) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def exits(stmts: list[ast.stmt]) -> bool:
+    return bool(stmts) and isinstance(stmts[-1], (ast.Return, ast.Raise, ast.Continue, ast.Break))
+
+
+def capish_key(node: ast.AST, pattern: re.Pattern[str] = CAPISH) -> bool:
+    for sub in ast.walk(node):
+        name = call_name(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else ""
+        if name and pattern.search(name.split(".")[-1]):
+            return True
+    return False
+
+
+def is_negative(test: ast.expr) -> bool:
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return True
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], NEGATIVE_OPS)
