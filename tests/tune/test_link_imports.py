@@ -46,3 +46,31 @@ def test_the_tune_path_imports_nothing_beyond_torch_numpy_typer_rich_matplotlib(
         env={"PYTHONPATH": str(SRC), "PATH": "/usr/bin:/bin"},
     )
     assert out.stdout.strip() == "[]"  # torch/matplotlib/pynvml load only where they are used
+
+
+def test_link_facts_come_from_the_probe_on_the_recorded_h200_pair():
+    """The worker's NVLink facts are the probe's: 18 links via NVSwitch at NVML's per-link speed."""
+    from pathlib import Path
+
+    from capgap.probe.gpus import machine_from_nvml
+    from capgap.probe.nvml_backend import ReplayNvml
+    from capgap.tune.envinfo import nvlink_info
+
+    fixtures = Path(__file__).parents[1] / "probe" / "fixtures"
+    machine = machine_from_nvml(ReplayNvml.load(fixtures / "nvml_h200x2.json"))
+    link = machine.links[0]
+    info = nvlink_info(machine.gpus[1].pci_bus_id, 1, machine)
+    assert info["active_links"] == link.nvlink_count == 18
+    assert info["speed_mbps_per_link"] == round(link.per_link_gbps * 1000)
+    limit = link_limit({"nvlink": info})
+    assert limit["source"] == "NVML per-link speed"
+    assert limit["limit_gbps"] == round(18 * link.per_link_gbps, 1)
+
+
+def test_no_nvml_is_recorded_as_an_error_not_a_limit():
+    from capgap.probe.gpus import Machine
+    from capgap.tune.envinfo import nvlink_info
+
+    info = nvlink_info(None, 0, Machine(source="none", notes=["NVML unavailable: no driver"]))
+    assert "no driver" in info["error"]
+    assert "note" in link_limit({"nvlink": info})

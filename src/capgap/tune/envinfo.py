@@ -6,9 +6,11 @@ the link limit is read on the machine that measured, not on the one that plots.
 
 from __future__ import annotations
 
-import contextlib
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from capgap.probe.gpus import Machine
 
 _ENV_KEYS = (
     "NCCL_NVLS_ENABLE",
@@ -52,50 +54,37 @@ def _pci_bus_id(props: Any) -> str | None:
     return None
 
 
-def nvlink_info(bus_id: str | None, index: int) -> dict[str, Any]:
-    """Active NVLink count, NVLink version and per-link speed of one GPU, as NVML reports them."""
-    try:
-        import pynvml
-    except ImportError:
-        return {"error": "nvidia-ml-py (pynvml) is not installed"}
-    try:
-        pynvml.nvmlInit()
-    except Exception as exc:
-        return {"error": f"NVML init failed: {exc}"}
-    info: dict[str, Any] = {}
-    try:
+def nvlink_info(bus_id: str | None, index: int, machine: Machine | None = None) -> dict[str, Any]:
+    """Active NVLink count and per-link speed of one GPU, from capgap's probe (NVML).
+
+    Behind an NVSwitch every peer pair reports the GPU's own links (NV18 to each peer), so the
+    GPU's count is the largest pair count; with direct links each pair has its own, so they add.
+    """
+    if machine is None:
+        from capgap.probe.gpus import probe_machine
+
         try:
-            handle = pynvml.nvmlDeviceGetHandleByPciBusId(bus_id) if bus_id else None
-        except pynvml.NVMLError:
-            handle = None
-        handle = handle or pynvml.nvmlDeviceGetHandleByIndex(index)
-        info["driver"] = _text(pynvml.nvmlSystemGetDriverVersion())
-        active, version = 0, None
-        for link in range(getattr(pynvml, "NVML_NVLINK_MAX_LINKS", 18)):
-            try:
-                if pynvml.nvmlDeviceGetNvLinkState(handle, link) == pynvml.NVML_FEATURE_ENABLED:
-                    active += 1
-                    version = version or pynvml.nvmlDeviceGetNvLinkVersion(handle, link)
-            except pynvml.NVMLError:
-                continue
-        info.update({"active_links": active, "version": version})
-        field = getattr(pynvml, "NVML_FI_DEV_NVLINK_SPEED_MBPS_COMMON", None)
-        if field is not None and active:
-            try:
-                value = pynvml.nvmlDeviceGetFieldValues(handle, [field])[0]
-                if value.nvmlReturn == 0:
-                    info["speed_mbps_per_link"] = int(value.value.uiVal)
-                else:
-                    info["speed_nvml_return"] = int(value.nvmlReturn)
-            except Exception as exc:  # older drivers lack the field
-                info["speed_error"] = str(exc)
-    except Exception as exc:
-        info["error"] = f"NVML query failed: {exc}"
-    finally:
-        with contextlib.suppress(Exception):
-            pynvml.nvmlShutdown()
+            machine = probe_machine()
+        except Exception as exc:  # the probe failing must not lose the measurements
+            return {"error": f"probe failed: {exc}"}
+    if machine.source != "nvml":
+        return {"error": f"NVML unavailable ({'; '.join(machine.notes) or machine.source})"}
+    gpu = next((g for g in machine.gpus if bus_id and g.pci_bus_id.upper() == bus_id.upper()), None)
+    gpu = gpu or next((g for g in machine.gpus if g.index == index), None)
+    if gpu is None:
+        return {"error": f"the probe does not list GPU {bus_id or index}"}
+    links = [lk for lk in machine.links if lk.kind == "nvlink" and gpu.index in (lk.a, lk.b)]
+    if not links:
+        return {"active_links": 0, "version": None, "source": "capgap probe (NVML)"}
+    switched = any(lk.via_nvswitch for lk in links)
+    counts = [lk.nvlink_count for lk in links]
+    info: dict[str, Any] = {
+        "active_links": max(counts) if switched else sum(counts),
+        "version": None,
+        "via_nvswitch": switched,
+        "source": "capgap probe (NVML)",
+    }
+    speeds = [lk.per_link_gbps for lk in links if lk.per_link_gbps]
+    if speeds:
+        info["speed_mbps_per_link"] = round(min(speeds) * 1000)
     return info
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

@@ -2,8 +2,9 @@
 
 The limit is active links x per-link speed in one direction (an all-reduce's bus bandwidth, as
 nccl-tests defines it, is what one GPU moves each way). Link count and version come from NVML
-on the machine that measured (recorded by the worker in the raw file's environment). Per-link
-speed: NVML's own field when the driver reports it, else the datasheet figure for the version.
+on the machine that measured, through capgap's probe (recorded by the worker in the raw file's
+environment). Per-link speed: NVML's per-link speed when the driver reports it, else the
+datasheet figure for the version.
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ def link_limit(environment: dict[str, Any]) -> dict[str, Any]:
         "limit_gbps": round(links * per_link, 1),
         "links": links,
         "per_link_gbps": per_link,
-        "link": name or f"NVML version {nvlink.get('version')}",
+        "link": name or ("NVLink" if nvlink.get("version") is None else f"NVML version {nvlink['version']}"),
         "source": source,
     }
 
