@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from capgap.arch import ArchSpec, all_facts
+from capgap.arch.keys import format_key
 from capgap.scan.records import Scope, TableKey
 
 _SM = re.compile(r"^(sm|SM)_?(\d{2,3})[af]?$")
@@ -88,19 +89,8 @@ def classify_keys(
 
 
 def key_for(style: str, arch: ArchSpec, present: list[str]) -> str:
-    """The key to add for `arch`, written as the table writes its keys."""
-    if style == "major-int":
-        return str(arch.major)
-    if style == "number-int":
-        return str(arch.number)
-    if style == "tuple":
-        return f"({arch.major}, {arch.minor})"
-    quote = "'" if present and present[0].startswith("'") else '"'
-    if style == "dotted-str":
-        return f"{quote}{arch.cc}{quote}"
-    sample = present[0].strip("'\"") if present else "sm_90"
-    prefix = sample[:2] + ("_" if "_" in sample else "")
-    return f"{quote}{prefix}{arch.number}{quote}"
+    """The key to add for `arch`, written as the table writes its keys (no a/f suffix)."""
+    return format_key(ArchSpec(arch.major, arch.minor), style, present[0] if present else None)
 
 
 def covers(style: str, key_cc: str, arch: ArchSpec) -> bool:

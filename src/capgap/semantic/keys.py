@@ -10,6 +10,9 @@ import ast
 import re
 
 from capgap.arch import ArchSpec, try_parse_arch
+from capgap.arch.keys import format_key
+
+__all__ = ["STYLES", "arch_of_key", "format_key", "key_style_of", "order_of", "same_arch", "table_style"]
 
 STYLES = ("major-int", "number-int", "dotted-str", "sm-str", "tuple")
 
@@ -63,32 +66,6 @@ def table_style(key_srcs: list[str]) -> str | None:
     if len(styles) != 1 or None in styles:
         return None
     return styles.pop()
-
-
-def _quote_of(template: str | None) -> str:
-    if template and template.strip()[:1] in ("'", '"'):
-        return template.strip()[0]
-    return '"'
-
-
-def format_key(spec: ArchSpec, style: str, template: str | None = None) -> str:
-    """Source text of `spec` as a key of `style`; `template` (a neighbour key) gives the quotes."""
-    q = _quote_of(template)
-    if style == "major-int":
-        return str(spec.major)
-    if style == "number-int":
-        return str(spec.number)
-    if style == "dotted-str":
-        return f"{q}{spec.cc}{spec.suffix}{q}"
-    if style == "sm-str":
-        prefix = "sm_"
-        if template:
-            m = re.match(r"^['\"]?(sm_?)", template.strip(), re.I)
-            prefix = m.group(1) if m else prefix
-        return f"{q}{prefix}{spec.number}{spec.suffix}{q}"
-    if style == "tuple":
-        return f"({spec.major}, {spec.minor})"
-    raise ValueError(f"unknown key style {style!r}")
 
 
 def same_arch(a: ArchSpec, b: ArchSpec, style: str) -> bool:
