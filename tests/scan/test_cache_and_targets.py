@@ -30,7 +30,7 @@ def test_warm_scan_reads_nothing_and_finds_the_same(tmp_path: Path, monkeypatch:
     cold = run_scan([str(tmp_path)], OPTS)
     parsed: list[str] = []
     real = source._work
-    monkeypatch.setattr(source, "_work", lambda item: parsed.append(item[0]) or real(item))
+    monkeypatch.setattr(source, "_work", lambda item, h=True: parsed.append(item[0]) or real(item, h))
     warm = run_scan([str(tmp_path)], OPTS)
     assert parsed == []
     assert _keys(warm) == _keys(cold) and len(_keys(cold)) == 17
@@ -47,7 +47,7 @@ def test_no_cache_parses_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     run_scan([str(tmp_path)], OPTS)
     parsed: list[str] = []
     real = source._work
-    monkeypatch.setattr(source, "_work", lambda item: parsed.append(item[0]) or real(item))
+    monkeypatch.setattr(source, "_work", lambda item, h=True: parsed.append(item[0]) or real(item, h))
     run_scan([str(tmp_path)], ScanOptions(archs=OPTS.archs, use_cache=False))
     assert len(parsed) == 9
 

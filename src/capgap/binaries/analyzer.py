@@ -24,12 +24,13 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
         return AnalyzerResult()
     from capgap.binaries.audit import audit_files, findings
     from capgap.binaries.cache import BinaryCache
+    from capgap.binaries.reader import is_candidate_name
     from capgap.paths import cache_dir
     from capgap.targets import iter_files
 
     ccs = list(dict.fromkeys((a.major, a.minor) for a in options.archs))
     cache = BinaryCache(cache_dir()) if options.use_cache else None
-    audit = audit_files(iter_files(target), target.root, ccs, cache)
+    audit = audit_files(iter_files(target, is_candidate_name), target.root, ccs, cache)
     result = AnalyzerResult(skipped=list(audit.skipped), files=audit.files)
     for report in audit.libraries:
         result.findings.extend(findings(report))

@@ -84,7 +84,10 @@ def _kernel_image(section: str, e: FatbinEntry) -> bool:
 
 def is_candidate(path: Path) -> bool:
     """A file name that may hold kernels: *.so, *.so.N..., *.cubin, *.fatbin."""
-    name = path.name
+    return is_candidate_name(path.name)
+
+
+def is_candidate_name(name: str) -> bool:
     return name.endswith((".so", ".cubin", ".fatbin")) or ".so." in name
 
 

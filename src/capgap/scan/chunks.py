@@ -14,37 +14,42 @@ from bisect import bisect_left
 
 from capgap.scan.prefilter import hit_offsets
 
-_CONTINUES = (b"else", b"elif", b"except", b"finally", b"case")
 _SIMPLE_ASSIGN = re.compile(rb"[ \t]*[A-Za-z_][\w.]*[ \t]*(?::[^=\n]+)?=[^=]")
-_QUOTES = re.compile(rb"\"\"\"|'''")
+_QUOTES = (re.compile(rb'"""'), re.compile(rb"'''"))  # one literal each: searched by skipping
 _BIG_CLASS_LINES = 40
 _BIG_DEF_LINES = 30
 _STARTS: dict[bytes, re.Pattern[bytes]] = {}
 
 
 def _start_pattern(indent: bytes) -> re.Pattern[bytes]:
+    # Led by the literal newline + indent: the regex engine jumps between candidates (a `^` with
+    # re.M would make it try every byte). A continuation keyword (`else:`) starts no statement.
     if indent not in _STARTS:
-        _STARTS[indent] = re.compile(rb"^" + re.escape(indent) + rb"(?=[^ \t\r\n#)\]}])", re.M)
+        not_continuation = rb"(?!(?:else|elif|except|finally|case)(?:[ :(\r\n]|\Z))"
+        _STARTS[indent] = re.compile(rb"\n" + re.escape(indent) + rb"(?=[^ \t\r\n#)\]}])" + not_continuation)
     return _STARTS[indent]
 
 
 def _starts(data: bytes, indent: bytes, begin: int, end: int, quotes: list[int]) -> list[int]:
-    """Byte offsets in [begin, end) of lines that start a statement at exactly `indent`."""
+    """Byte offsets in [begin, end) of lines that start a statement at exactly `indent`.
+
+    `begin` is 0 or the start of a line.
+    """
     out: list[int] = []
     decorated = False
     n = len(indent)
-    for m in _start_pattern(indent).finditer(data, begin, end):
-        pos = m.start()
+    pattern = _start_pattern(indent)
+    found = [m.start() + 1 for m in pattern.finditer(data, max(begin - 1, 0), end)]
+    if begin == 0 and (m := pattern.match(b"\n" + data[: n + 16])) and m.end() <= end + 1:
+        found.insert(0, 0)
+    for pos in found:
         if bisect_left(quotes, pos) % 2:  # inside a triple-quoted string
             continue
-        head = data[pos + n : pos + n + 9]
-        word = re.split(rb"[ :(\r\n]", head, maxsplit=1)[0]
-        if word in _CONTINUES:
-            continue
+        at = data[pos + n : pos + n + 1] == b"@"
         if decorated:  # the decorated def belongs to its decorator's statement
-            decorated = word.startswith(b"@")
+            decorated = at
             continue
-        decorated = word.startswith(b"@")
+        decorated = at
         out.append(pos)
     return out
 
@@ -88,7 +93,8 @@ def _code_hits(data: bytes, hits: list[int], quotes: list[int]) -> list[int]:
 
 def select(data: bytes) -> bytes:
     """`data` with irrelevant statements replaced by empty lines (same line count)."""
-    quotes = [m.start() for m in _QUOTES.finditer(data)]  # parity of the count before a spot: in a string
+    # parity of the count before a spot: in a string
+    quotes = sorted(m.start() for q in _QUOTES for m in q.finditer(data))
     hits = _code_hits(data, hit_offsets(data), quotes)
     starts = _starts(data, b"", 0, len(data), quotes)
     if not starts:

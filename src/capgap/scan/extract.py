@@ -58,6 +58,15 @@ def extract(tree: ast.Module, lines: list[str], path: str, module: str) -> FileF
     return facts
 
 
+def _refuses(body: list[ast.stmt]) -> bool:
+    """Does this branch turn the caller away (raise, skip, a bare or constant return)?"""
+    last = body[-1] if body else None
+    if isinstance(last, ast.Return):
+        value = last.value
+        return value is None or (isinstance(value, ast.Constant) and value.value in (None, False))
+    return isinstance(last, (ast.Raise, ast.Continue))
+
+
 class _Walker:
     def __init__(self, facts: FileFacts, lines: list[str]) -> None:
         self.facts = facts
@@ -124,8 +133,8 @@ class _Walker:
                 self.exprs(stmt.test, stmt, body, i, scope)
                 self.block(stmt.body, chain, scope, cls_scope, is_module)
                 self.block(stmt.orelse, chain, scope, cls_scope, is_module)
-            elif isinstance(stmt, ast.Assert):
-                self.gate(stmt.test, rest, [], [], chain, scope, stmt.lineno)
+            elif isinstance(stmt, ast.Assert):  # what follows runs when the test is true, `!=` or not
+                self.gate(stmt.test, rest, [], [], chain, scope, stmt.lineno, negative=False)
             elif isinstance(stmt, ast.Try):
                 self.block(stmt.body, chain, scope, cls_scope, is_module)
                 for handler in stmt.handlers:
@@ -222,7 +231,8 @@ class _Walker:
             for name in names:
                 self.facts.helpers.append(HelperDef(name, "var", [], [ast.Expr(value)], scope))
         elif chain and not is_module and cls_scope is not scope and isinstance(value, _GATE_VALUES):
-            self.gate(value, rest, [], [], chain, scope, stmt.lineno)
+            # `flag = arch != 90` is true where the test is: the value's own polarity, never flipped
+            self.gate(value, rest, [], [], chain, scope, stmt.lineno, negative=False)
         self.exprs(value, stmt, rest, -1, scope)
 
     def table(
@@ -279,7 +289,10 @@ class _Walker:
         low = self.text(test).lower()
         if not any(hint in low for hint in _GATE_HINTS) or not capish_key(test, _GATEISH):
             return
-        negative = is_negative(test) if negative is None else negative
+        if negative is None:
+            # `if arch != 90: return` / `elif major not in (8, 12): unsupported.append(...)`: a negated
+            # branch handles the archs turned away; what the gate guards runs where the test is false
+            negative = is_negative(test)
         if negative:
             selected = orelse + (rest if exits(body) else [])
             fallback = summary(body)
@@ -328,7 +341,13 @@ class _Walker:
                     text = "the membership test is False on {arch}" + self._after(
                         stmt, siblings, index, missing_runs_body
                     )
-                    self.use(table, sub.left, "in", sub.lineno, scope, text)
+                    denies = (
+                        isinstance(sub.ops[0], ast.In)
+                        and isinstance(stmt, ast.If)
+                        and stmt.test is sub
+                        and _refuses(stmt.body)
+                    )
+                    self.use(table, sub.left, "in", sub.lineno, scope, text, denies)
             elif isinstance(sub, ast.IfExp):
                 self.gate(sub.test, [ast.Expr(sub.body)], [ast.Expr(sub.orelse)], [], [], scope, sub.lineno)
 
@@ -348,10 +367,17 @@ class _Walker:
         return ": silently disabled"
 
     def use(
-        self, table: ast.expr, key: ast.expr, access: str, line: int, scope: Scope, consequence: str
+        self,
+        table: ast.expr,
+        key: ast.expr,
+        access: str,
+        line: int,
+        scope: Scope,
+        consequence: str,
+        denies: bool = False,
     ) -> None:
         name = table.id if isinstance(table, ast.Name) else table.attr  # type: ignore[union-attr]
-        self.facts.uses.append(TableUse(name, line, access, key, scope, consequence))
+        self.facts.uses.append(TableUse(name, line, access, key, scope, consequence, denies))
 
     def try_uses(self, stmt: ast.Try, scope: Scope) -> None:
         caught = [h for h in stmt.handlers if h.type is None or "KeyError" in ast.unparse(h.type)]

@@ -8,6 +8,7 @@ only to confirm a hit, and only where they start with a literal.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 # Any one of these (in the lowercased bytes) makes a file or statement worth parsing.
 CAP_TOKENS = (
@@ -23,7 +24,9 @@ CAP_TOKENS = (
 _SM = re.compile(rb"sm_?\d\d")
 # Dict entries keyed like a compute capability: `9: `, `10: `, `"9.0": `, `(9, 0): `, `"sm_90": `.
 CC_KEY_TOKENS = (b"9: ", b"10: ", b'.0": ', b".0': ", b", 0): ")
-_SM_KEY = re.compile(rb"[\"']sm_?\d{2,3}[af]?[\"']\s*:")
+# Starts with the literal `sm` so the regex engine can jump between candidates (a leading class
+# such as `["']` makes it try every byte); the opening quote is checked by hand.
+_SM_KEY_TAIL = re.compile(rb"sm_?\d{2,3}[af]?[\"']\s*:")
 _BEFORE_KEY = b" \t{,\n"
 
 
@@ -48,7 +51,15 @@ def has_cc_key(low: bytes) -> bool:
                 return True
             i = low.find(tok, i + 1)
             tries += 1
-    return b"sm_" in low and _SM_KEY.search(low) is not None
+    return b"sm_" in low and any(True for _ in _sm_keys(low))
+
+
+def _sm_keys(low: bytes) -> Iterator[int]:
+    """Offsets of `"sm_90": `-style keys (the opening quote included)."""
+    for m in _SM_KEY_TAIL.finditer(low):
+        i = m.start()
+        if i > 0 and low[i - 1] in b"\"'":
+            yield i - 1
 
 
 def worth_parsing(data: bytes) -> bool:
@@ -66,7 +77,8 @@ def hit_offsets(data: bytes) -> list[int]:
             if _is_key(low, i, tok):
                 offsets.append(i)
             i = low.find(tok, i + 1)
-    for pattern in (_SM, _SM_KEY):
-        offsets.extend(m.start() for m in pattern.finditer(low))
+    offsets.extend(m.start() for m in _SM.finditer(low))
+    if b"sm_" in low:
+        offsets.extend(_sm_keys(low))
     offsets.sort()
     return offsets

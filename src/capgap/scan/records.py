@@ -56,6 +56,7 @@ class TableUse:
     key: ast.expr
     scope: Scope
     consequence: str  # what a missing key does here, "{arch}" left to fill
+    denies: bool = False  # `if cap in T: raise/return`: a hit refuses, so a missing key is no gap
 
 
 @dataclass

@@ -7,6 +7,7 @@ build-missing-arch (medium). Rule ids and severities are part of the output cont
 from __future__ import annotations
 
 import ast
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
@@ -20,6 +21,13 @@ from capgap.scan.symbolic import Context, evaluate
 
 _ACCESS_RANK = {"subscript": 0, "get": 1, "in": 2, "try": 3}
 _STRONG_STYLES = {"dotted-str", "sm-str", "tuple"}
+# Names of tables that list what is refused, not what is supported (REFUSED_CAPABILITY_REASONS).
+_DENY_NAME = re.compile(
+    r"(?:^|_)(?:refuse[ds]?|refusals?|deny|denied|denylist|blocked|blocklist|blacklist(?:ed)?|unsupported"
+    r"|not_supported|broken|skip(?:s|ped)?|exclude[ds]?|exclusions?|disallowed|banned|incompatible"
+    r"|disabled?)(?:_|$)",
+    re.I,
+)
 
 
 class Registry:
@@ -83,6 +91,8 @@ def table_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Reg
             ]
             if not (uses or table.named_like_arch or table.style in _STRONG_STYLES):
                 continue
+            if _DENY_NAME.search(table.name) or any(u.denies for _, u in uses):
+                continue  # a table of refusals lacking the arch refuses nothing there: no gap
             for arch in archs:
                 if any(covers(table.style, k.cc, arch) for k in table.keys):
                     continue

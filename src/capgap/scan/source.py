@@ -29,8 +29,8 @@ def _relevant(path: Path) -> bool:
     return path.suffix == ".py" or is_build_file(path.name)
 
 
-def _work(item: tuple[str, str]) -> tuple[str, str, FileFacts | None, str]:
-    """Read and extract one file: (rel, digest, facts, unreadable-reason)."""
+def _work(item: tuple[str, str], hashed: bool = True) -> tuple[str, str, FileFacts | None, str]:
+    """Read and extract one file: (rel, digest, facts, unreadable-reason); no digest unless `hashed`."""
     from capgap.scan.fileparse import facts_for_bytes
 
     rel, full = item
@@ -43,11 +43,13 @@ def _work(item: tuple[str, str]) -> tuple[str, str, FileFacts | None, str]:
         facts = facts_for_bytes(rel, data, rel.endswith(".py"))
     except RecursionError:
         facts = FileFacts(rel, "", skipped="too deeply nested to analyse")
-    return rel, digest(data), facts, ""
+    return rel, digest(data) if hashed else "", facts, ""
 
 
-def _work_chunk(items: list[tuple[str, str]]) -> list[tuple[str, str, FileFacts | None, str]]:
-    return [_work(i) for i in items]
+def _work_chunk(
+    items: list[tuple[str, str]], hashed: bool = True
+) -> list[tuple[str, str, FileFacts | None, str]]:
+    return [_work(i, hashed) for i in items]
 
 
 # Never part of the code a target ships: VCS data, caches, and environments inside a source tree.
@@ -127,7 +129,7 @@ def collect(
         else:
             todo.append((rel, paths[rel]))
     with output.progress(len(todo), "capgap scan") as bar:
-        for rel, dig, got, unreadable in _run(todo, options, bar):
+        for rel, dig, got, unreadable in _run(todo, options, bar, hashed=cache.path is not None):
             if unreadable:
                 skipped.append(Skipped(rel, unreadable))
                 continue
@@ -140,7 +142,7 @@ def collect(
 
 
 def _run(
-    todo: list[tuple[str, str]], options: ScanOptions, bar: object
+    todo: list[tuple[str, str]], options: ScanOptions, bar: object, hashed: bool = True
 ) -> Iterator[tuple[str, str, FileFacts | None, str]]:
     jobs = options.jobs or (os.cpu_count() or 1)
     if jobs > 1 and len(todo) >= _POOL_MIN_FILES:
@@ -150,12 +152,13 @@ def _run(
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
         chunks = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as pool:
-            for chunk, results in zip(chunks, pool.map(_work_chunk, chunks), strict=False):
+            done = pool.map(_work_chunk, chunks, [hashed] * len(chunks))
+            for chunk, results in zip(chunks, done, strict=False):
                 yield from results
                 bar.advance(len(chunk))  # type: ignore[attr-defined]
         return
     for item in todo:
-        yield _work(item)
+        yield _work(item, hashed)
         bar.advance()  # type: ignore[attr-defined]
 
 
