@@ -24,7 +24,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    rich_markup_mode=None,  # plain click help: rich's help renderer costs ~100 ms at startup
+    # Plain click help: typer's rich help pulls in rich.markdown, markdown_it and pygments, which
+    # cost more than the 150 ms start-up budget (benchmarks/startup.py measures it).
+    rich_markup_mode=None,
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 

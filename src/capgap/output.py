@@ -40,7 +40,7 @@ def stderr() -> Console:
     if _stderr is None:
         from rich.console import Console
 
-        _stderr = Console(stderr=True, highlight=False)
+        _stderr = Console(stderr=True, highlight=False, soft_wrap=True)  # one message, one line
     return _stderr
 
 
@@ -62,6 +62,12 @@ def _json_default(value: Any) -> Any:
     if isinstance(value, (set, frozenset)):
         return sorted(value)
     return str(value)
+
+
+def raw(text: str) -> None:
+    """Write text to stdout exactly as it is: no markup, no wrapping (diffs users pipe to `patch`)."""
+    sys.stdout.write(text)
+    sys.stdout.flush()
 
 
 def show(renderable: RenderableType | str) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from capgap.patches.store import Store
 from tests.cli_runner import run_cli
 from tests.patches.conftest import GATE_V1, TABLES_V1, with_local_edit
 from tests.patches.helpers import build_wheel
@@ -31,9 +32,9 @@ class Toy:
     def pip(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "pip", "--python", self.python, *args]
 
-    def install(self, version: str) -> None:
+    def install(self, version: str, *extra: str) -> None:
         wheel = self.wheels / f"toypkg-{version}-py3-none-any.whl"
-        subprocess.run(self.pip("install", "-q", "--no-index", "--no-deps", str(wheel)), check=True)
+        subprocess.run(self.pip("install", "-q", "--no-index", "--no-deps", *extra, str(wheel)), check=True)
 
     def cli(self, *args: str):  # noqa: ANN201
         cut = args.index("--") if "--" in args else len(args)  # options go before `-- CMD`
@@ -76,9 +77,8 @@ def toy(toy_env: tuple[str, Path, Path], tmp_path: Path, monkeypatch: pytest.Mon
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     env = Toy(python, site, wheels, tmp_path / "store")
-    subprocess.run(env.pip("uninstall", "-q", "-y", "toypkg"), capture_output=True, check=False)
-    shutil.rmtree(site / "toypkg", ignore_errors=True)
-    env.install("1.0")
+    shutil.rmtree(site / "toypkg", ignore_errors=True)  # files an earlier test added
+    env.install("1.0", "--force-reinstall")  # one pip call: whatever was installed goes
     return env
 
 
@@ -126,7 +126,7 @@ def test_upgrade_pip_install_carries_edits_over_changed_and_moved_files(toy: Toy
     assert toy.cli("patch", "apply", "toypkg", "--strict").code == 1
 
 
-def test_for_range_reverse_and_not_installed(toy: Toy) -> None:
+def test_for_range_reverse_and_not_installed(toy: Toy, tmp_path: Path) -> None:
     _edit_site(toy)
     assert toy.cli("patch", "save", "bw", "toypkg", "--for", "toypkg<2").code == 0
     bad = toy.cli("patch", "save", "other", "toypkg", "--for", "sglang<2")
@@ -144,17 +144,29 @@ def test_for_range_reverse_and_not_installed(toy: Toy) -> None:
     listed = json.loads(toy.cli("patch", "list", "--format", "json").out)["patches"][0]
     assert listed["status"] == "outside its --for range" and listed["for"] == "toypkg<2"
 
-    subprocess.run(toy.pip("uninstall", "-q", "-y", "toypkg"), check=True)
-    res = toy.cli("patch", "apply")
+    # an environment without toypkg: a patch for it is an error, not a silent skip
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    other = ("--store", str(toy.store), "--python", str(bare / "bin/python"))
+    res = run_cli("patch", "apply", *other)
     assert res.code == 2 and "'toypkg' is not installed" in res.err
-    assert toy.cli("patch", "apply", "toypkg").code == 2
-    listed = json.loads(toy.cli("patch", "list", "--format", "json").out)["patches"][0]
+    assert run_cli("patch", "apply", "toypkg", *other).code == 2
+    listed = json.loads(run_cli("patch", "list", "--format", "json", *other).out)["patches"][0]
     assert listed["status"] == "not installed"
 
 
 def test_edit_then_commit_stores_and_applies_without_touching_site_packages_by_hand(
-    toy: Toy, tmp_path: Path
+    toy: Toy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # an edit in site-packages whose pristine copy can't be found anywhere: upgrade refuses, touching nothing
+    monkeypatch.delenv("PIP_FIND_LINKS")
+    (toy.site / "toypkg/gate.py").write_text(GATE_FIXED)
+    res = toy.cli("upgrade", "toypkg", "--", sys.executable, "-c", "raise SystemExit(0)")
+    assert res.code == 2 and "cannot find the pristine toypkg/gate.py of toypkg 1.0" in res.err
+    assert (toy.site / "toypkg/gate.py").read_text() == GATE_FIXED
+    assert Store(toy.store).names() == []
+    (toy.site / "toypkg/gate.py").write_text(GATE_V1)
+
     edit_dir = tmp_path / "edit"
     res = toy.cli("patch", "edit", "toypkg", "--dir", str(edit_dir))
     assert res.code == 0, res.err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from tests.cli_runner import run_cli
 from tests.patches.conftest import GATE_V1, LOCAL_ENTRY, TABLES_V1, Repos, with_local_edit
@@ -207,3 +208,25 @@ def test_patch_save_refuses_when_nothing_changed_and_bad_names(repos: Repos) -> 
     res = run_cli("patch", "save", "../evil", str(repos.work), "--store", str(repos.store))
     assert res.code == 2 and "invalid patch name" in res.err
     assert run_cli("patch", "apply", str(repos.work.parent / "nope"), "--store", str(repos.store)).code == 2
+
+
+def test_target_lock_serialises_runs_from_different_stores(repos: Repos, tmp_path: Path) -> None:
+    from capgap.patches.store import target_lock
+
+    _edit_and_save(repos)
+    with target_lock(repos.work):
+        res = run_cli("patch", "apply", str(repos.work), "--store", str(tmp_path / "other-store"))
+    assert res.code == 2 and "another capgap run is working on" in res.err
+
+
+def test_dry_run_reports_outcomes_and_writes_nothing(repos: Repos) -> None:
+    _edit_and_save(repos)
+    git(repos.work, "checkout", "--", ".")
+    (repos.work / "pkg/sm120.py").unlink()
+    before = tree_sums(repos.work)
+    res = run_cli(
+        "patch", "apply", str(repos.work), "--dry-run", "--store", str(repos.store), "--format", "json"
+    )
+    files = json.loads(res.out)["targets"][0]["patches"][0]["files"]
+    assert res.code == 0 and [f["outcome"] for f in files] == ["applied", "applied", "applied"]
+    assert tree_sums(repos.work) == before

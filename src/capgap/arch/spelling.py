@@ -59,22 +59,31 @@ def _from_number(num: int) -> tuple[int, int]:
 
 
 def _canonical(text: str) -> str:
-    s = text.strip().strip("'\"").strip()
-    s = re.sub(r"\s*\+\s*ptx$", "", s, flags=re.I)
-    s = re.sub(r"-(real|virtual)$", "", s, flags=re.I)
-    return s.lower()
+    return _split_qualifier(text)[0]
+
+
+def _split_qualifier(text: str) -> tuple[str, str]:
+    """Strip quotes and a CMake `-real`/`-virtual` or torch `+PTX` qualifier; return (core, kind)."""
+    s = text.strip().strip("'\"").strip().lower()
+    kind = ""
+    if m := re.search(r"-(real|virtual)$", s):
+        kind = "sm" if m.group(1) == "real" else "compute"
+        s = s[: m.start()]
+    s = re.sub(r"\s*\+\s*ptx$", "", s)
+    return s, kind
 
 
 def try_parse_arch(text: str) -> ArchSpec | None:
     """Parse any accepted spelling to a known arch, or None (engine scanners use this)."""
-    spec = _parse_shape(_canonical(text))
+    core, kind = _split_qualifier(text)
+    spec = _parse_shape(core)
     if spec is None:
         return None
     cc = RENAMED.get(spec.cc, spec.cc)
     if cc not in all_facts():
         return None
     major, minor = (int(p) for p in cc.split("."))
-    return ArchSpec(major, minor, spec.suffix, spec.kind)
+    return ArchSpec(major, minor, spec.suffix, kind or spec.kind)
 
 
 def _parse_shape(s: str) -> ArchSpec | None:
@@ -98,9 +107,14 @@ def parse_arch(text: str) -> ArchSpec:
     if spec is None:
         raise UsageError(f"unknown GPU architecture {text!r}; closest known: {', '.join(closest(text))}")
     if spec.suffix == "a" and spec.major < 9:
-        raise UsageError(f"{text!r}: arch-specific 'a' targets exist from 9.0 on")
+        raise UsageError(
+            f"{text!r}: arch-specific 'a' targets exist from 9.0 on; closest valid: sm_{spec.number}, sm_90a"
+        )
     if spec.suffix == "f" and spec.major < 10:
-        raise UsageError(f"{text!r}: family 'f' targets exist from 10.0 on (CUDA 12.9)")
+        raise UsageError(
+            f"{text!r}: family 'f' targets exist from 10.0 on (CUDA 12.9); "
+            f"closest valid: sm_{spec.number}, sm_100f"
+        )
     return spec
 
 

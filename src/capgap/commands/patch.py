@@ -69,9 +69,12 @@ def list_(store: str | None = STORE, python: str | None = PYTHON, fmt: Format = 
     from capgap import output
     from capgap.patches.status import statuses
 
-    rows = statuses(_store(store), python)
+    st = _store(store)
+    rows = statuses(st, python)
     if fmt == Format.json:
         output.emit_json({"patches": rows})
+    elif not rows:
+        output.info(f"no saved patches in {st.path}")
     else:
         output.table(
             None,
@@ -164,7 +167,8 @@ def apply(
         )
     else:
         for tgt, rs, _m in runs:
-            print_results(rs, f"{'reverse ' if reverse else ''}apply on {tgt.label()}")
+            if rs:
+                print_results(rs, f"{'reverse ' if reverse else ''}apply on {tgt.label()}")
     finish(exit_code(results, strict))
 
 

@@ -15,7 +15,8 @@ Semantic slot contract. When a patch's semantic.json holds records whose "path" 
 returns an object or dict with `outcome` ("semantic" | "upstreamed" | "applied-already" |
 "not-found"), `files` (dict rel_path -> new text, possibly another file than the patch's when the
 table moved to another module; written here, journaled and atomically, never outside the root)
-and `detail` (str). "not-found" falls through to steps 5 and 6.
+and `detail` (str). "not-found" falls through to steps 5 and 6, as does an exception raised by
+reapply (its message is added to the conflict's detail).
 `capgap.semantic.lift(rel_path, pristine_text, patched_text) -> list[dict] | None` is called by
 `patch save`; each record is stored with "path" set to its file (when lift didn't set it).
 
@@ -25,11 +26,13 @@ next run on the target.
 
 from __future__ import annotations
 
+import os
+import re
 from dataclasses import dataclass, field
 
 from capgap.patches.detect import PatchTarget
 from capgap.patches.journal import Journal, sha256
-from capgap.patches.merge import change_present, find_moved, merge3
+from capgap.patches.merge import Merge, change_present, find_moved, merge3
 from capgap.patches.safepath import check_rel
 from capgap.patches.store import FileEntry, Patch, Store
 
@@ -43,6 +46,7 @@ class FileResult:
     detail: str = ""
     conflict: str = ""  # both sides of each conflicting region
     writes: dict[str, bytes | None] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)  # e.g. the semantic step's hardware sense
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"path": self.path, "outcome": self.outcome, "detail": self.detail}
@@ -76,6 +80,31 @@ class _View:
         self.target = target
         self.planned: dict[str, bytes | None] = {}
         self.original: dict[str, bytes | None] = {}
+        self.merges: dict[tuple[bytes, bytes, bytes, tuple[str, str, str]], Merge] = {}
+
+    def merge(self, current: bytes, base: bytes, theirs: bytes, labels: tuple[str, str, str]) -> Merge:
+        key = (current, base, theirs, labels)
+        if key not in self.merges:
+            self.merges[key] = merge3(current, base, theirs, labels)
+        return self.merges[key]
+
+    def prefetch_merges(self, patches: list[Patch], reverse: bool) -> None:
+        """Run the merges the plan will need in parallel (each is a `git merge-file` process)."""
+        jobs = []
+        for patch in patches:
+            for entry in patch.files:
+                pristine, patched = patch.contents(entry)
+                if reverse:
+                    pristine, patched = patched, pristine
+                current = self.read_original(entry.path)
+                if current is not None and patched is not None and current not in (pristine, patched):
+                    jobs.append((current, pristine or b"", patched, _labels(entry.path, patch)))
+        if len(jobs) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 1)) as pool:
+                for job, merged in zip(jobs, pool.map(lambda j: merge3(*j), jobs), strict=True):
+                    self.merges[job] = merged
 
     def read(self, rel: str) -> bytes | None:
         if rel in self.planned:
@@ -86,6 +115,10 @@ class _View:
         if rel not in self.original:
             self.original[rel] = self.target.current(rel)
         return self.original[rel]
+
+
+def _labels(where: str, patch: Patch) -> tuple[str, str, str]:
+    return (f"{where} (current)", "pristine", f"patch {patch.name}")
 
 
 def _text(data: bytes | None) -> str | None:
@@ -103,17 +136,21 @@ def _semantic(target: PatchTarget, patch: Patch, rel: str, current: bytes | None
     reapply = getattr(semantic, "reapply", None)
     if reapply is None:
         return None
-    res = reapply(records, root=target.root, rel_path=rel, current_text=_text(current))
+    try:
+        res = reapply(records, root=target.root, rel_path=rel, current_text=_text(current))
+    except Exception as exc:  # a bug in the semantic step must not stop the line-based outcome
+        return FileResult(rel, "not-found", f"semantic step failed: {type(exc).__name__}: {exc}")
     get = res.get if isinstance(res, dict) else lambda key, default=None: getattr(res, key, default)
     outcome, detail = str(get("outcome", "not-found")), str(get("detail", "") or "")
     if outcome == "semantic":
         files = {
             check_rel(p): str(t).encode("utf-8", "surrogateescape") for p, t in (get("files") or {}).items()
         }
-        return FileResult(rel, "semantic", detail or "re-applied by meaning", writes=files)
+        warnings = [str(w) for w in get("warnings", None) or []]
+        return FileResult(rel, "semantic", detail or "re-applied by meaning", writes=files, warnings=warnings)
     if outcome in {"upstreamed", "applied-already"}:
         return FileResult(rel, outcome, detail)
-    return None
+    return FileResult(rel, "not-found", f"semantic: {detail}" if detail else "")
 
 
 def plan_file(
@@ -136,9 +173,7 @@ def plan_file(
         if moved is not None:
             where, current = moved, view.read(moved)
     if current is not None and patched is not None:
-        merged = merge3(
-            current, pristine or b"", patched, (f"{where} (current)", "pristine", f"patch {patch.name}")
-        )
+        merged = view.merge(current, pristine or b"", patched, _labels(where, patch))
         moved_note = f"file moved upstream: {rel} -> {where}; " if where != rel else ""
         if merged.conflicts == 0 and merged.text == current:
             if not reverse and _is_upstream(target, where, current, pristine):
@@ -152,18 +187,21 @@ def plan_file(
         merged = None
     if not reverse:
         sem = _semantic(target, patch, rel, view.read(rel))
-        if sem is not None:
+        if sem is not None and sem.outcome != "not-found":
             return sem
+        sem_note = f"; {sem.detail}" if sem is not None and sem.detail else ""
         if current is not None and change_present(current, pristine, patched):
             return FileResult(rel, "upstreamed", "upstream already contains the patch's lines")
+    else:
+        sem_note = ""
     if merged is None:
         what = "is gone upstream" if current is None else "changed upstream and the patch deletes it"
-        return FileResult(rel, "conflict", f"{rel} {what}")
+        return FileResult(rel, "conflict", f"{rel} {what}{sem_note}")
     writes = {where: merged.text} if markers else {}
     return FileResult(
         rel,
         "conflict",
-        f"{merged.conflicts} conflicting region(s) in {where}",
+        f"{merged.conflicts} conflicting region(s) in {where}{sem_note}",
         conflict=merged.conflict_regions(),
         writes=writes,
     )
@@ -191,10 +229,13 @@ def version_check(target: PatchTarget, patch: Patch) -> tuple[bool, list[str]]:
     return True, []
 
 
+def canonical(name: object) -> str:
+    """PEP 503 name normalisation (packaging's costs 0.1 s to import)."""
+    return re.sub(r"[-_.]+", "-", str(name)).lower()
+
+
 def select(store: Store, target: PatchTarget, names: list[str] | None = None) -> list[Patch]:
     """The store's patches for this target (or the named ones), oldest first."""
-    from packaging.utils import canonicalize_name
-
     if names:
         patches = [store.load(n) for n in names]
     else:
@@ -202,7 +243,7 @@ def select(store: Store, target: PatchTarget, names: list[str] | None = None) ->
             p
             for p in store.patches()
             if p.target.get("kind") == target.kind
-            and canonicalize_name(str(p.target.get("name"))) == canonicalize_name(target.name)
+            and canonical(p.target.get("name")) == canonical(target.name)
         ]
     return sorted(patches, key=lambda p: (str(p.meta.get("created")), p.name))
 
@@ -218,6 +259,7 @@ def apply_patches(
     journal: Journal | None = None,
 ) -> list[PatchResult]:
     view = _View(target)
+    view.prefetch_merges(patches, reverse)
     results: list[PatchResult] = []
     for patch in reversed(patches) if reverse else patches:
         in_range, warnings = version_check(target, patch)
@@ -242,6 +284,7 @@ def apply_patches(
                 if f.writes:
                     f.detail += " (not written: another file of this patch conflicts)"
                     f.writes = {}
+        warnings += [w for f in files for w in f.warnings]
         results.append(PatchResult(patch.name, outcome, files, warnings))
     if dry_run:
         return results

@@ -158,6 +158,27 @@ def resolve(spec: str, python: str | None = None) -> PatchTarget:
     return PatchTarget("dist", dist_name, base, version=version, python=python, record=record)
 
 
+def _own_dirs(record: dict[str, str | None]) -> tuple[set[str], set[str]]:
+    """Directories whose new files belong to this dist: each top package (the outermost dir
+    with an `__init__.py` in RECORD) as a whole tree, and, for files outside any package (in a
+    namespace like `nvidia/` that other dists share), only their own directory."""
+    inits = {r.rsplit("/", 1)[0] for r in record if r.endswith("/__init__.py")}
+    trees: set[str] = set()
+    flat: set[str] = set()
+    for rel in record:
+        if "/" not in rel:
+            continue
+        parts = rel.split("/")[:-1]
+        top = next(
+            ("/".join(parts[:n]) for n in range(1, len(parts) + 1) if "/".join(parts[:n]) in inits), None
+        )
+        if top is not None:
+            trees.add(top)
+        else:
+            flat.add("/".join(parts))
+    return trees, flat - trees
+
+
 def local_changes(
     target: PatchTarget, exclude: Path | None = None
 ) -> dict[str, tuple[str | None, bytes | None]]:
@@ -171,6 +192,7 @@ def local_changes(
             for p in git(target.root, "ls-files", "--others", "--exclude-standard", "-z").decode().split("\0")
             if p
         ]
+        rels = [r for r in rels if ".capgap-tmp" not in r.rsplit("/", 1)[-1]]  # a killed write's leftovers
         if exclude is not None:
             ex = os.path.realpath(exclude)
             rels = [r for r in rels if not os.path.realpath(target.root / r).startswith(ex + os.sep)]
@@ -184,16 +206,12 @@ def local_changes(
         cur = read_bytes(target.root / rel)
         if digest is not None and sha256(cur) != digest:
             changes[rel] = (digest, cur)
-    packages = {r.split("/", 1)[0] for r in target.record if "/" in r}
-    for pkg in sorted(packages):
-        for dirpath, dirnames, filenames in os.walk(target.root / pkg):
-            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS)
+    trees, flat = _own_dirs(target.record)
+    for top in sorted(trees | flat):
+        for dirpath, dirnames, filenames in os.walk(target.root / top):
+            dirnames[:] = sorted(d for d in dirnames if d not in _SKIP_DIRS) if top in trees else []
             for fn in filenames:
                 rel = os.path.relpath(os.path.join(dirpath, fn), target.root).replace(os.sep, "/")
-                if (
-                    rel not in target.record
-                    and not fn.endswith((".pyc", ".capgap-tmp"))
-                    and ".capgap-tmp" not in fn
-                ):
+                if rel not in target.record and not fn.endswith(".pyc") and ".capgap-tmp" not in fn:
                     changes[rel] = (None, read_bytes(target.root / rel))
     return changes

@@ -56,8 +56,8 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write via a temp file in the same directory: readers see old or new, never half."""
+def _write_temp(path: Path, data: bytes, mode: int | None = None) -> Path:
+    """The new content in a temp file next to `path` (same mode), not yet in place."""
     path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         try:
@@ -70,9 +70,21 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+    os.chmod(tmp, mode)  # umask may have narrowed it
+    return tmp
+
+
+def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write via a temp file in the same directory (fsync, rename): readers see old or new."""
+    tmp = _write_temp(path, data, mode)
+    fd = os.open(tmp, os.O_RDONLY)
+    try:
         os.fsync(fd)
     finally:
         os.close(fd)
+    crash_point()  # dying here leaves a temp file: recovery removes it
     os.replace(tmp, path)
     _fsync_dir(path.parent)
     crash_point()
@@ -131,34 +143,64 @@ class Journal:
         changes: list[tuple[str, bytes | None, bytes | None]],
         known_copy: Callable[[str], Path | None] = lambda sha: None,
     ) -> None:
-        """Back up, journal, then write each (rel, before, after); None means absent."""
+        """Journal, back up, then write each (rel, before, after); None means absent.
+
+        Order: journal records (fsync) -> backups and temp files -> one os.sync() -> renames ->
+        one fsync per directory. One flush for the batch instead of one per file; a crash at
+        any point leaves every file at its before or after content, and the journal knows both.
+        """
+        if not changes:
+            return
         records: list[dict[str, object]] = []
+        backups: list[tuple[Path, bytes]] = []
         for rel, before, after in changes:
             before_sha, backup = sha256(before), None
             if before is not None:
                 known = known_copy(before_sha or "")
-                if known is not None:
-                    backup = str(known)
-                else:
-                    blob = self.run_dir / "blobs" / str(before_sha)
-                    if not blob.exists():
-                        atomic_write(blob, before, 0o644)
-                    backup = str(blob)
+                if known is None:
+                    known = self.run_dir / "blobs" / str(before_sha)
+                    backups.append((known, before))
+                backup = str(known)
             records.append(
                 {"op": "write", "path": rel, "before": before_sha, "after": sha256(after), "backup": backup}
             )
-        if records:
-            self._append(records)
-        for rel, _before, after in changes:
-            set_content(self.root, rel, after)
+        self._append(records)
+        for blob, data in backups:
+            if not blob.exists():
+                _write_temp(blob, data, 0o644).replace(blob)
+        paths = [safe_join(self.root, rel) for rel, _b, _a in changes]
+        temps = [
+            None if after is None else _write_temp(path, after)
+            for path, (_r, _b, after) in zip(paths, changes, strict=True)
+        ]
+        os.sync()  # backups and new contents are on disk before any of them replaces a file
+        crash_point()
+        for path, tmp in zip(paths, temps, strict=True):
+            if tmp is None:
+                path.unlink(missing_ok=True)
+            else:
+                os.replace(tmp, path)
+            crash_point()
+        for parent in sorted({p.parent for p in paths}):
+            if parent.exists():
+                _fsync_dir(parent)
 
     def finish(self) -> None:
         """The run completed: drop backups and journal."""
         self._append([{"op": "end"}])
         shutil.rmtree(self.run_dir, ignore_errors=True)
 
+    def remove_temps(self) -> None:
+        """Temp files a killed write left next to its target (never renamed into place)."""
+        for rec in self.records:
+            if rec["op"] == "write":
+                path = safe_join(self.root, str(rec["path"]))
+                for tmp in path.parent.glob(f".{path.name}.capgap-tmp*"):
+                    tmp.unlink(missing_ok=True)
+
     def rollback(self, on_phase: Callable[[str], None] | None = None) -> list[str]:
         """Undo this run's writes, newest first; returns warnings about files left alone."""
+        self.remove_temps()
         warnings: list[str] = []
         for rec in reversed(self.records):
             if rec["op"] == "phase" and on_phase is not None:

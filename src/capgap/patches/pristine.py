@@ -7,8 +7,6 @@ exactly that version (into capgap's cache).
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -27,21 +25,15 @@ def _norm(name: str) -> str:
 
 
 def _pip_cache_wheel(name: str, version: str) -> Path | None:
-    try:
-        proc = subprocess.run(
-            [sys.executable, "-m", "pip", "cache", "list", "--format=abspath", f"{_norm(name)}-{version}-*"],
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
+    """The wheel pip built and cached for exactly this version (what `pip cache list` shows)."""
+    import os
+
+    from platformdirs import user_cache_dir
+
+    base = Path(os.environ.get("PIP_CACHE_DIR") or user_cache_dir("pip", appauthor=False)) / "wheels"
+    if not base.is_dir():
         return None
-    for line in proc.stdout.splitlines():
-        path = Path(line.strip())
-        if path.suffix == ".whl" and path.is_file():
-            return path
-    return None
+    return next(iter(sorted(base.rglob(f"{_norm(name)}-{version}-*.whl"))), None)
 
 
 class Pristine:

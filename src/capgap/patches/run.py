@@ -3,10 +3,12 @@ earlier run left half-done (its journal), so that no crash ever loses a file."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from capgap.errors import StoreError
 from capgap.patches.apply import apply_patches, select
 from capgap.patches.detect import PatchTarget
 from capgap.patches.journal import last_phase, load_pending
@@ -18,10 +20,13 @@ def recover(store: Store, target: PatchTarget) -> list[str]:
     journal = load_pending(store.run_dir(target.root))
     if journal is None:
         return []
+    if os.path.realpath(journal.root) != os.path.realpath(target.root):
+        raise StoreError(f"the journal in {journal.run_dir} names another root ({journal.root}); refusing it")
     kind = str(journal.records[0].get("kind"))
     if kind == "upgrade" and last_phase(journal) in {"cmd", "reapply"}:
         # The upgrade command ran (or may have): every local change is saved as a patch, so the
         # way forward is to re-apply them all on whatever is installed now.
+        journal.remove_temps()
         shutil.rmtree(journal.run_dir)
         results = apply_patches(store, target, select(store, target))
         done = ", ".join(f"{r.name}: {r.outcome}" for r in results)

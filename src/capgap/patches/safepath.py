@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from capgap.errors import StoreError
 
@@ -23,8 +23,7 @@ def check_rel(rel: str) -> str:
     """A file path inside a target: relative, '/'-separated, no '..', no empty parts."""
     if not rel or "\x00" in rel or "\\" in rel or rel.startswith("/") or re.match(r"^[A-Za-z]:", rel):
         raise StoreError(f"refusing path {rel!r}: not a relative path inside the target")
-    parts = PurePosixPath(rel).parts
-    if any(p in {"..", "."} for p in parts) or "//" in rel or rel.endswith("/"):
+    if any(p in {"..", ".", ""} for p in rel.split("/")):
         raise StoreError(f"refusing path {rel!r}: '..' or empty components lead outside the target")
     return rel
 

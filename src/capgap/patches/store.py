@@ -14,7 +14,6 @@ Layout (one directory per patch; everything else in the store is dot-named and g
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import json
 import os
@@ -22,8 +21,7 @@ import re
 import shutil
 import stat
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -31,6 +29,7 @@ from capgap import __version__
 from capgap.errors import StoreError
 from capgap.patches.diff import patch_diff
 from capgap.patches.journal import atomic_write, crash_point, sha256
+from capgap.patches.lock import flock
 from capgap.patches.safepath import check_name, check_rel
 
 DEFAULT_DIR = "capgap-patches"
@@ -66,6 +65,7 @@ class Patch:
     meta: dict[str, object]
     files: tuple[FileEntry, ...]
     semantic: list[dict[str, object]] | None = field(default=None)
+    _blobs: dict[str, bytes] = field(default_factory=dict, repr=False)  # verified copies, read once
 
     @property
     def target(self) -> dict[str, object]:
@@ -80,6 +80,8 @@ class Patch:
         """A stored copy by hash; refuses symlinks and content that doesn't match its name."""
         if sha is None:
             return None
+        if sha in self._blobs:
+            return self._blobs[sha]
         path = self.dir / "blobs" / sha
         try:
             st = os.lstat(path)
@@ -90,6 +92,7 @@ class Patch:
         data = path.read_bytes()
         if hashlib.sha256(data).hexdigest() != sha:
             raise StoreError(f"patch {self.name}: stored copy {sha[:12]} does not match its hash")
+        self._blobs[sha] = data
         return data
 
     def blob_path(self, sha: str) -> Path:
@@ -116,6 +119,15 @@ def _read_regular(path: Path, name: str) -> bytes:
     if not stat.S_ISREG(st.st_mode):
         raise StoreError(f"patch {name}: {path.name} is not a regular file (symlink?)")
     return path.read_bytes()
+
+
+def _write_new(path: Path, data: bytes) -> None:
+    """A file inside a patch's temp dir (atomicity comes from renaming the whole dir)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 def _entries(name: str, meta: dict[str, object]) -> tuple[FileEntry, ...]:
@@ -195,7 +207,7 @@ class Store:
         for rel, (pristine, patched) in sorted(files.items()):
             for data in (pristine, patched):
                 if data is not None:
-                    atomic_write(tmp / "blobs" / str(sha256(data)), data, 0o644)
+                    _write_new(tmp / "blobs" / str(sha256(data)), data)
             entries.append(
                 {"path": rel, "pristine_sha256": sha256(pristine), "patched_sha256": sha256(patched)}
             )
@@ -209,10 +221,11 @@ class Store:
             "note": note,
             "files": entries,
         }
-        atomic_write(tmp / "patch.diff", patch_diff(files).encode("utf-8", "surrogateescape"), 0o644)
+        _write_new(tmp / "patch.diff", patch_diff(files).encode("utf-8", "surrogateescape"))
         if semantic:
-            atomic_write(tmp / "semantic.json", json.dumps(semantic, indent=1).encode(), 0o644)
-        atomic_write(tmp / "meta.json", (json.dumps(meta, indent=1) + "\n").encode(), 0o644)
+            _write_new(tmp / "semantic.json", json.dumps(semantic, indent=1).encode())
+        _write_new(tmp / "meta.json", (json.dumps(meta, indent=1) + "\n").encode())
+        crash_point()  # a crash before the rename leaves only a temp dir, removed by the next run
         final = self.path / name
         if final.exists():
             trash = self.path / f".trash-{name}-{os.getpid()}"
@@ -262,38 +275,15 @@ class Store:
         for tmp in self.path.glob(".tmp-*"):
             shutil.rmtree(tmp, ignore_errors=True)
 
-    @contextmanager
-    def lock(self) -> Iterator[None]:
+    def lock(self) -> AbstractContextManager[None]:
         """Serialise runs on this store (fails at once, naming the holder, when taken)."""
         self._init()
-        fd = os.open(self.path / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
-                raise StoreError(f"{self.path} is locked by another capgap run (pid {holder})") from None
-            os.ftruncate(fd, 0)
-            os.pwrite(fd, str(os.getpid()).encode(), 0)
-            yield
-        finally:
-            os.close(fd)
+        return flock(self.path / ".lock", f"{self.path} is locked by another capgap run")
 
 
-@contextmanager
-def target_lock(root: Path) -> Iterator[None]:
+def target_lock(root: Path) -> AbstractContextManager[None]:
     """Serialise runs on one target, whichever store they use."""
     from capgap.paths import cache_dir
 
     key = hashlib.sha256(str(Path(os.path.realpath(root))).encode()).hexdigest()[:16]
-    path = cache_dir() / "locks" / f"{key}.lock"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise StoreError(f"another capgap run is working on {root}") from None
-        yield
-    finally:
-        os.close(fd)
+    return flock(cache_dir() / "locks" / f"{key}.lock", f"another capgap run is working on {root}")

@@ -54,22 +54,15 @@ class UpgradeReport:
 def versions(target: PatchTarget) -> dict[str, str]:
     """The stack inventory's versions when the probe is there, else the target's own."""
     out: dict[str, str] = {}
+    from capgap.probe.stack import inventory
+
     try:
-        from capgap.probe.stack import inventory  # type: ignore[import-not-found]
-    except ImportError:
-        inventory = None
-    if inventory is not None:
-        try:
-            inv = inventory(python=target.python)
-        except Exception:  # the probe failing must not stop an upgrade: fall back to our own
-            inv = None
-        items = inv.items() if isinstance(inv, dict) else [(None, e) for e in inv or []]
-        for key, entry in items:
-            get = entry.get if isinstance(entry, dict) else lambda k, e=entry: getattr(e, k, None)
-            name = key or get("name")
-            version = entry if isinstance(entry, str) else get("version")
-            if name and version:
-                out[str(name)] = str(version)
+        stack = inventory(python=target.python)
+    except Exception:  # the probe failing must not stop an upgrade: fall back to our own
+        stack = None
+    if stack is not None:
+        for name, pkg in {**stack.components(), **stack.nccl()}.items():
+            out[name] = pkg.version
     if target.version:
         out.setdefault(target.name, target.version)
     if target.commit:
@@ -135,10 +128,8 @@ def upgrade(
         )
         journal.phase("restore")
         journal.write_files(restore)
-        if target.kind == "git" and restore:
-            tracked = [rel for rel, _cur, up in restore if up is not None]
-            if tracked:  # staged edits would make `git pull` refuse just the same
-                git(target.root, "reset", "-q", "--", *tracked)
+        if target.kind == "git" and restore:  # staged edits would make `git pull` refuse just the same
+            git(target.root, "reset", "-q", "--", *[rel for rel, _cur, _up in restore])
         journal.phase("cmd")
         report.command_rc, report.command_output = _run(
             cmd, str(target.root) if target.kind == "git" else None

@@ -1,0 +1,153 @@
+"""Re-apply 100 saved patches over 100 files, side by side with `git apply` of the same diffs.
+
+Target (issue 4): at most 1 s, and at most 3x `git apply`. Both run in one process, on the same
+tree, alternating, REPS times; the tree is reset between runs (not timed). Prints raw samples,
+medians, ratios and the environment.
+
+    .venv/bin/python benchmarks/patch_apply.py [--reps 7] [--files 100]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+GIT_ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "b",
+    "GIT_AUTHOR_EMAIL": "b@b",
+    "GIT_COMMITTER_NAME": "b",
+    "GIT_COMMITTER_EMAIL": "b@b",
+    "GIT_CONFIG_GLOBAL": "/dev/null",
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(repo: Path, *args: str) -> None:
+    subprocess.run(["git", *args], cwd=repo, env=GIT_ENV, check=True, capture_output=True)
+
+
+def source(i: int, lines: int = 200) -> str:
+    return "".join(f"VALUE_{i}_{n} = {n}  # line {n}\n" for n in range(lines))
+
+
+def build(base: Path, nfiles: int) -> tuple[Path, Path, list[Path]]:
+    from capgap.patches.store import Store
+
+    repo, store = base / "repo", base / "store"
+    (repo / "pkg").mkdir(parents=True)
+    for i in range(nfiles):
+        (repo / f"pkg/mod{i:03d}.py").write_text(source(i))
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "base")
+    st = Store(store)
+    diffs = []
+    for i in range(nfiles):
+        rel = f"pkg/mod{i:03d}.py"
+        pristine = source(i).encode()
+        patched = pristine.replace(f"VALUE_{i}_100 = 100".encode(), f"VALUE_{i}_100 = 12000".encode())
+        patch = st.save_patch(
+            f"p{i:03d}", {"kind": "git", "name": "repo", "root": str(repo)}, {rel: (pristine, patched)}
+        )
+        diffs.append(patch.dir / "patch.diff")
+    return repo, store, diffs
+
+
+def upstream_change(repo: Path, nfiles: int) -> None:
+    """A change upstream, 50 lines from each patched line: capgap merges, git apply offsets."""
+    for i in range(nfiles):
+        path = repo / f"pkg/mod{i:03d}.py"
+        path.write_text(path.read_text().replace(f"VALUE_{i}_50 = 50", f"VALUE_{i}_50 = 51"))
+    git(repo, "commit", "-qam", "upstream")
+
+
+def reset(repo: Path) -> None:
+    git(repo, "checkout", "-q", "--", ".")
+    # A real tree has been on disk for a while: flush it, so that neither tool is timed
+    # replacing files whose blocks were never allocated (ext4 delayed allocation makes that free).
+    os.sync()
+
+
+def time_capgap(repo: Path, store: Path) -> float:
+    from capgap.patches.apply import apply_patches, select
+    from capgap.patches.detect import resolve
+    from capgap.patches.run import session
+    from capgap.patches.store import Store
+
+    t0 = time.perf_counter()
+    st = Store(store)
+    target = resolve(str(repo))
+    with session(st, target):
+        results = apply_patches(st, target, select(st, target))
+    elapsed = time.perf_counter() - t0
+    assert all(r.outcome in {"applied", "merged"} for r in results), {r.outcome for r in results}
+    return elapsed
+
+
+def time_cli(repo: Path, store: Path) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "capgap", "patch", "apply", str(repo), "--store", str(store)],
+        check=True,
+        capture_output=True,
+    )
+    return time.perf_counter() - t0
+
+
+def time_git_apply(repo: Path, diffs: list[Path]) -> float:
+    t0 = time.perf_counter()
+    subprocess.run(["git", "apply", *map(str, diffs)], cwd=repo, check=True, capture_output=True)
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=7)
+    ap.add_argument("--files", type=int, default=100)
+    args = ap.parse_args()
+    git_version = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
+    print(
+        f"python {platform.python_version()}, {git_version}, {os.cpu_count()} cpus, "
+        f"load {os.getloadavg()[0]:.1f}, {args.files} patches over {args.files} files, {args.reps} reps"
+    )
+    with tempfile.TemporaryDirectory(prefix="capgap-bench-") as tmp:
+        repo, store, diffs = build(Path(tmp), args.files)
+        for scenario in ("exact (tree == pristine)", "3-way (upstream changed each file)"):
+            if scenario.startswith("3-way"):
+                upstream_change(repo, args.files)
+            samples: dict[str, list[float]] = {
+                "capgap (library)": [],
+                "capgap (CLI process)": [],
+                "git apply": [],
+            }
+            for _ in range(args.reps):
+                reset(repo)
+                samples["git apply"].append(time_git_apply(repo, diffs))
+                reset(repo)
+                samples["capgap (library)"].append(time_capgap(repo, store))
+                reset(repo)
+                samples["capgap (CLI process)"].append(time_cli(repo, store))
+            reset(repo)
+            base = statistics.median(samples["git apply"])
+            print(f"\n{scenario}")
+            for name, values in samples.items():
+                med = statistics.median(values)
+                spread = (max(values) - min(values)) / med if med else 0.0
+                raw = " ".join(f"{v * 1000:.0f}" for v in values)
+                warn = "  (spread > 50%: busy machine?)" if spread > 0.5 else ""
+                ratio = med / base
+                print(
+                    f"  {name:22s} median {med * 1000:7.1f} ms  {ratio:5.2f}x git apply   raw ms: {raw}{warn}"
+                )
+
+
+if __name__ == "__main__":
+    main()

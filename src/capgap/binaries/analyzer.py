@@ -1,0 +1,33 @@
+"""The `binaries` scan analyzer: rule binary-missing-arch over a target's shared objects and cubins.
+
+A library with kernels but no SASS or PTX a target GPU can run fails at its first kernel launch
+with "no kernel image is available for execution on the device". Libraries without CUDA code
+produce nothing; unreadable binaries are reported as skipped.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from capgap.scan.analyzers import AnalyzerResult
+
+if TYPE_CHECKING:
+    from capgap.scan.analyzers import ScanOptions
+    from capgap.targets import Target
+
+ANALYZER_ID = "binaries"
+RULES = ("binary-missing-arch",)
+
+
+def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
+    if not options.binaries or not options.archs:
+        return AnalyzerResult()
+    from capgap.binaries.audit import audit_files, findings
+    from capgap.targets import iter_files
+
+    ccs = list(dict.fromkeys((a.major, a.minor) for a in options.archs))
+    audit = audit_files(iter_files(target), target.root, ccs)
+    result = AnalyzerResult(skipped=list(audit.skipped), files=audit.files)
+    for report in audit.libraries:
+        result.findings.extend(findings(report))
+    return result

@@ -1,0 +1,118 @@
+"""Audit a target's compiled kernels: read every candidate binary once, judge it for each arch."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from capgap.binaries.compat import MISSING, NO_IMAGE, Verdict, judge
+from capgap.binaries.reader import CudaBinary, UnreadableBinary, is_candidate, read_binary
+from capgap.findings import Finding, Skipped
+
+RULE = "binary-missing-arch"
+
+
+@dataclass(frozen=True)
+class LibraryReport:
+    path: str  # relative to the target root
+    binary: CudaBinary
+    verdicts: tuple[Verdict, ...]  # one per asked arch, in the order asked
+
+    @property
+    def missing(self) -> list[Verdict]:
+        return [v for v in self.verdicts if v.status == MISSING]
+
+    def to_json(self) -> dict[str, object]:
+        b = self.binary
+        return {
+            "path": self.path,
+            "library": b.path.name,
+            "size": b.size,
+            "format": b.format,
+            "sass": list(b.sass),
+            "ptx": list(b.ptx),
+            "ptx_isa_versions": sorted(
+                {f"{e.ptx_version[0]}.{e.ptx_version[1]}" for e in b.loadable if e.ptx_version},
+                key=lambda v: tuple(int(x) for x in v.split(".")),
+            ),
+            "images": len(b.loadable),
+            "compressed_images": b.compressed,
+            "modules": len([m for m in b.modules() if m]),
+            "verdicts": [v.to_json() for v in self.verdicts],
+        }
+
+
+@dataclass
+class Audit:
+    libraries: list[LibraryReport] = field(default_factory=list)
+    skipped: list[Skipped] = field(default_factory=list)
+    files: int = 0  # candidate binaries read (with or without kernels)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def audit_files(files: Iterable[Path], root: Path, ccs: Sequence[tuple[int, int]]) -> Audit:
+    """Read each candidate file (symlinked duplicates once) and judge it for every (major, minor)."""
+    out = Audit()
+    seen: set[tuple[int, int]] = set()
+    for path in files:
+        if not is_candidate(path):
+            continue
+        try:
+            st = path.stat()
+        except OSError as exc:
+            out.skipped.append(Skipped(_relative(path, root), f"cannot stat: {exc.strerror or exc}"))
+            continue
+        if (st.st_dev, st.st_ino) in seen or not os.path.isfile(path):
+            continue
+        seen.add((st.st_dev, st.st_ino))
+        try:
+            binary = read_binary(path)
+        except UnreadableBinary as exc:
+            out.skipped.append(Skipped(_relative(path, root), f"unreadable binary: {exc}"))
+            continue
+        if binary is None:
+            continue
+        out.files += 1
+        if not binary.has_kernels:
+            continue
+        modules = binary.modules()
+        verdicts = tuple(judge(modules, major, minor) for major, minor in ccs)
+        out.libraries.append(LibraryReport(_relative(path, root), binary, verdicts))
+    return out
+
+
+def findings(report: LibraryReport) -> list[Finding]:
+    """One high finding per arch the library has no image for."""
+    b = report.binary
+    present = b.sass + b.ptx
+    out = []
+    for v in report.missing:
+        sm = "sm_" + v.cc.replace(".", "")
+        out.append(
+            Finding(
+                rule=RULE,
+                severity="high",
+                path=report.path,
+                line=0,
+                symbol=b.path.name,
+                present=present,
+                missing=sm,
+                consequence=NO_IMAGE,
+                message=(
+                    f"{b.path.name} carries no SASS or PTX a {v.cc} GPU can run; launching its kernels "
+                    f"fails with cudaErrorNoKernelImageForDevice"
+                ),
+                arch=v.cc,
+                source=f"SASS: {' '.join(b.sass) or 'none'} | PTX: {' '.join(b.ptx) or 'none'}",
+                extra={"size": b.size, "modules": v.modules},
+            )
+        )
+    return out

@@ -1,0 +1,92 @@
+"""Read one file's CUDA kernel images: shared objects, bare cubins and bare fatbins alike."""
+
+from __future__ import annotations
+
+import mmap
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from capgap.binaries.compat import Image, sort_names
+from capgap.binaries.elf import BinaryReadError, read_elf
+from capgap.binaries.fatbin import FatbinEntry, FatbinError, parse
+
+ELF_MAGIC = b"\x7fELF"
+FATBIN_MAGIC = b"\x50\xed\x55\xba"
+LOADABLE = ("", ".nv_fatbin")  # "" = a bare .cubin/.fatbin file
+
+
+class UnreadableBinary(Exception):
+    """A file that looks like a binary capgap reads, but cannot be parsed; becomes a Skipped."""
+
+
+@dataclass(frozen=True)
+class CudaBinary:
+    path: Path
+    size: int
+    format: str  # "elf" | "cubin" | "fatbin"
+    entries: tuple[tuple[str, FatbinEntry], ...]  # (section, entry) in file order
+
+    @property
+    def loadable(self) -> list[FatbinEntry]:
+        """Entries the CUDA runtime can load (not relocatable device code awaiting a device link)."""
+        return [e for s, e in self.entries if s in LOADABLE and e.kind in ("sass", "ptx")]
+
+    @property
+    def images(self) -> list[Image]:
+        return [Image.from_sm(e.kind, e.sm, e.suffix) for e in self.loadable]
+
+    @property
+    def has_kernels(self) -> bool:
+        return bool(self.loadable)
+
+    @property
+    def sass(self) -> tuple[str, ...]:
+        return sort_names(i for i in self.images if i.kind == "sass")
+
+    @property
+    def ptx(self) -> tuple[str, ...]:
+        return sort_names(i for i in self.images if i.kind == "ptx")
+
+    @property
+    def compressed(self) -> int:
+        return sum(1 for e in self.loadable if e.compression)
+
+    def modules(self) -> list[list[Image]]:
+        """The images grouped by fatbin container (one container per compiled module)."""
+        groups: dict[tuple[str, int], list[Image]] = {}
+        for section, e in self.entries:
+            if section in LOADABLE and e.kind in ("sass", "ptx"):
+                groups.setdefault((section, e.container), []).append(Image.from_sm(e.kind, e.sm, e.suffix))
+        return list(groups.values())
+
+
+def is_candidate(path: Path) -> bool:
+    """A file name that may hold kernels: *.so, *.so.N..., *.cubin, *.fatbin."""
+    name = path.name
+    return name.endswith((".so", ".cubin", ".fatbin")) or ".so." in name
+
+
+def read_binary(path: Path) -> CudaBinary | None:
+    """The CUDA images in `path`; None when it is neither ELF nor fatbin (not a binary at all).
+
+    Raises UnreadableBinary when the file claims to be one but is truncated or corrupted.
+    """
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(4)
+            size = os.fstat(fh.fileno()).st_size
+            if head not in (ELF_MAGIC, FATBIN_MAGIC):
+                return None
+            if size == 0:
+                return None
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                if head == FATBIN_MAGIC:
+                    entries = tuple(("", e) for e in parse(mm))
+                    return CudaBinary(path, size, "fatbin", entries)
+                fmt, located = read_elf(fh, mm)
+                return CudaBinary(path, size, fmt, tuple(located))
+    except (BinaryReadError, FatbinError) as exc:
+        raise UnreadableBinary(str(exc)) from exc
+    except OSError as exc:
+        raise UnreadableBinary(f"cannot read: {exc.strerror or exc}") from exc

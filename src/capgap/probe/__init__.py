@@ -1,0 +1,1 @@
+"""What this machine is: its GPUs and how they are joined (`gpus`), and the installed stack (`stack`)."""

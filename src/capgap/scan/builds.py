@@ -1,0 +1,78 @@
+"""Find arch lists in build files and build strings (no syntax tree needed: line patterns).
+
+`TORCH_CUDA_ARCH_LIST="8.0 9.0+PTX"`, `-gencode arch=compute_90a,code=sm_90a`,
+`CMAKE_CUDA_ARCHITECTURES 80;90`, `cuda_archs_loose_intersection(X_ARCHS "9.0a;10.0a" ...)`,
+`cuda_archs = [...]`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from capgap.arch import ArchSpec, try_parse_arch
+from capgap.scan.records import BuildList
+
+BUILD_NAMES = {"setup.py", "CMakeLists.txt", "pyproject.toml", "setup.cfg", "Makefile", "build.sh"}
+BUILD_SUFFIXES = (".cmake", ".sh")
+# Bytes that must occur in a file before its lines are read for arch lists.
+BUILD_TOKENS = (b"ARCH_LIST", b"gencode", b"ARCHITECTURES", b"cuda_archs", b"CUDA_ARCHS", b"generate-code")
+
+_NAMED = re.compile(
+    r"(?P<sym>TORCH_CUDA_ARCH_LIST|CMAKE_CUDA_ARCHITECTURES|CUDA_ARCHITECTURES|\w*CUDA_ARCHS|cuda_archs"
+    r"|cuda_archs_\w+\(\s*(?P<var>\w+))[\s\"'=:(\[{,]*(?P<list>[^\n#]*)"
+)
+_GENCODE = re.compile(r"(?:arch|code)\s*=\s*\[?\s*((?:sm|compute)_\d{2,3}[af]?)")
+_ITEM = re.compile(r"(?:sm_|compute_)?\d{1,2}(?:\.\d)?\d?[af]?(?:\+PTX|-real|-virtual)?", re.I)
+
+
+def is_build_file(name: str) -> bool:
+    return name in BUILD_NAMES or name.endswith(BUILD_SUFFIXES) or name.startswith("Dockerfile")
+
+
+def find_build_lists(text: str) -> list[BuildList]:
+    out: list[BuildList] = []
+    gencode_block: list[tuple[int, str, list[str]]] = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if len(line) > 2000:
+            continue
+        if m := _NAMED.search(line):
+            items = [i for i in _ITEM.findall(m["list"]) if try_parse_arch(i) is not None]
+            if items:
+                out.append(BuildList(lineno, m["var"] or m["sym"], items, line.strip()))
+                continue
+        archs = _GENCODE.findall(line)
+        if archs:
+            if gencode_block and lineno - gencode_block[-1][0] > 3:
+                out.extend(_flush(gencode_block))
+                gencode_block = []
+            gencode_block.append((lineno, line.strip(), archs))
+    out.extend(_flush(gencode_block))
+    return out
+
+
+def _flush(block: list[tuple[int, str, list[str]]]) -> list[BuildList]:
+    archs = list(dict.fromkeys(a for _, _, items in block for a in items))
+    ccs = {try_parse_arch(a).cc for a in archs if try_parse_arch(a) is not None}  # type: ignore[union-attr]
+    if len(ccs) < 2:  # one arch per JIT build is a deliberate per-arch kernel, not an arch list
+        return []
+    return [BuildList(block[0][0], "-gencode", archs, block[0][1])]
+
+
+def coverage(items: list[str], target: ArchSpec) -> str:
+    """'sass' when some listed cubin runs on the target, 'ptx' when only JIT from PTX, else ''."""
+    ptx = False
+    for item in items:
+        spec = try_parse_arch(item)
+        if spec is None:
+            continue
+        plus_ptx = "+ptx" in item.lower()
+        is_ptx = spec.kind == "compute" or plus_ptx
+        if spec.suffix == "a":
+            if spec.cc == target.cc and not plus_ptx:
+                return "sass"
+            continue
+        if spec.major == target.major and spec.minor <= target.minor:
+            return "sass"
+        if is_ptx and spec.suffix == "" and spec.number <= target.number:
+            ptx = True
+    return "ptx" if ptx else ""

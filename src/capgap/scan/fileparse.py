@@ -1,0 +1,98 @@
+"""One file's bytes -> `FileFacts` (or the reason it was skipped). Runs in worker processes.
+
+Never imports or runs the file. Bad files (binary, non-UTF-8, Python 2, syntax errors, huge)
+come back with `skipped` set.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import warnings
+
+from capgap.scan import builds, chunks, prefilter
+from capgap.scan.extract import extract
+from capgap.scan.records import FileFacts
+
+MAX_BYTES = 4 * 1024 * 1024  # larger .py files are generated tables, not engine logic
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+_PY2 = re.compile(
+    r"^\s*(print\s+[\"'\w]|exec\s+[\"']|except\s+\w+\s*,\s*\w+\s*:)|\bur[\"']|0[0-7]+L?\b|\d+L\b", re.M
+)
+
+
+def module_name(rel: str) -> str:
+    parts = rel[:-3].split("/") if rel.endswith(".py") else rel.split("/")
+    if parts and parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
+    """Facts of one file, None when nothing in it can matter."""
+    facts = FileFacts(rel, module_name(rel))
+    if is_python and b"\0" in data:
+        facts.skipped = "binary data, not Python source"
+        return facts
+    relevant_build = any(tok in data for tok in builds.BUILD_TOKENS)
+    relevant_py = is_python and prefilter.worth_parsing(data)
+    if not (relevant_build or relevant_py):
+        return None
+    if len(data) > MAX_BYTES:
+        facts.skipped = f"too large to be hand-written source ({len(data) // (1024 * 1024)} MB); not parsed"
+        return facts
+    text = _decode(data)
+    cut = _decode(chunks.select(data)) if relevant_py else None
+    if text is None:
+        facts.skipped = "not valid UTF-8 (and no coding declaration that decodes it)"
+        return facts
+    if relevant_build:
+        facts.builds = builds.find_build_lists(text)
+    if relevant_py:
+        tree = _parse(cut, rel) if cut is not None else None
+        if tree is None:  # the cut guessed a boundary wrong, or the file is bad: parse it whole
+            try:
+                tree = _parse(text, rel, strict=True)
+            except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+                facts.skipped = _syntax_reason(text, exc)
+                return facts
+        extracted = extract(tree, text.splitlines(), rel, facts.module)
+        extracted.builds = facts.builds
+        facts = extracted
+    return facts if (facts.builds or facts.tables or facts.uses or facts.helpers or facts.gates) else None
+
+
+def _parse(text: str, rel: str, strict: bool = False) -> ast.Module | None:
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarning for invalid escapes in old code
+            return ast.parse(text, filename=rel)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        if strict:
+            raise
+        return None
+
+
+def _decode(data: bytes) -> str | None:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    for line in data.split(b"\n", 2)[:2]:
+        if m := _CODING.match(line):
+            try:
+                return data.decode(m[1].decode("ascii"))
+            except (LookupError, UnicodeDecodeError):
+                return None
+    return None
+
+
+def _syntax_reason(text: str, exc: BaseException) -> str:
+    line = getattr(exc, "lineno", None)
+    where = f" (line {line})" if line else ""
+    if isinstance(exc, SyntaxError) and _PY2.search(text):
+        return f"Python 2 source, not parsed{where}"
+    if isinstance(exc, (RecursionError, MemoryError)):
+        return "too deeply nested to parse"
+    msg = getattr(exc, "msg", None) or str(exc)
+    return f"syntax error: {msg}{where}"

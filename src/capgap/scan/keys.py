@@ -1,0 +1,150 @@
+"""Recognise compute-capability keys in their engines' spellings, and write new ones alike.
+
+Styles: `major-int` (9, 10: SGLang), `number-int` (90, 100), `dotted-str` ("9.0": vLLM),
+`sm-str` ("sm_90"), `tuple` ((9, 0)). A table is a capability table only when *every* key
+reads as a known arch in one style: world sizes (2, 4, 8) and batch sizes (1, 16, 64) do not.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Any
+
+from capgap.arch import ArchSpec, all_facts
+from capgap.scan.records import Scope, TableKey
+
+_SM = re.compile(r"^(sm|SM)_?(\d{2,3})[af]?$")
+_DOTTED = re.compile(r"^(\d{1,2})\.(\d)$")
+# Keys a capability table may carry besides archs.
+_NEUTRAL = {"default", "other", "others", "*", "fallback", "unknown"}
+
+
+def _majors() -> set[int]:
+    return {f.major for f in all_facts().values()}
+
+
+def _cc_of_number(n: int) -> str | None:
+    cc = f"{n // 10}.{n % 10}"
+    return cc if cc in all_facts() else None
+
+
+def _key_cc(node: ast.expr) -> tuple[str, str] | None:
+    """(style, cc) for one key node, or None."""
+    if isinstance(node, ast.Constant):
+        v = node.value
+        if isinstance(v, bool):
+            return None
+        if isinstance(v, int):
+            if v in _majors():
+                return "major-int", f"{v}.0"
+            cc = _cc_of_number(v) if v >= 20 else None
+            return ("number-int", cc) if cc else None
+        if isinstance(v, str):
+            if m := _DOTTED.match(v):
+                cc = f"{int(m[1])}.{m[2]}"
+                return ("dotted-str", cc) if cc in all_facts() else None
+            if m := _SM.match(v):
+                cc = _cc_of_number(int(m[2]))
+                return ("sm-str", cc) if cc else None
+        return None
+    if isinstance(node, ast.Tuple) and len(node.elts) == 2:
+        a, b = node.elts
+        ints = isinstance(a, ast.Constant) and isinstance(b, ast.Constant)
+        if ints and type(a.value) is int and type(b.value) is int:  # type: ignore[union-attr]
+            cc = f"{a.value}.{b.value}"  # type: ignore[union-attr]
+            return ("tuple", cc) if cc in all_facts() else None
+    return None
+
+
+def classify_keys(nodes: list[ast.expr | None]) -> tuple[str, list[TableKey]] | None:
+    """(style, keys) when every key of a dict literal is an arch in one style; else None."""
+    keys: list[TableKey] = []
+    styles: set[str] = set()
+    for node in nodes:
+        if node is None:  # **spread
+            return None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.lower() in _NEUTRAL:
+            continue
+        got = _key_cc(node)
+        if got is None:
+            return None
+        styles.add(got[0])
+        keys.append(TableKey(ast.unparse(node), got[1]))
+    if len(styles) != 1 or not keys:
+        return None
+    return styles.pop(), keys
+
+
+def key_for(style: str, arch: ArchSpec, present: list[str]) -> str:
+    """The key to add for `arch`, written as the table writes its keys."""
+    if style == "major-int":
+        return str(arch.major)
+    if style == "number-int":
+        return str(arch.number)
+    if style == "tuple":
+        return f"({arch.major}, {arch.minor})"
+    quote = "'" if present and present[0].startswith("'") else '"'
+    if style == "dotted-str":
+        return f"{quote}{arch.cc}{quote}"
+    sample = present[0].strip("'\"") if present else "sm_90"
+    prefix = sample[:2] + ("_" if "_" in sample else "")
+    return f"{quote}{prefix}{arch.number}{quote}"
+
+
+def covers(style: str, key_cc: str, arch: ArchSpec) -> bool:
+    """Does a key (its cc) cover the arch? A major-int key covers every minor of its major."""
+    if style == "major-int":
+        return int(key_cc.split(".")[0]) == arch.major
+    return key_cc == arch.cc
+
+
+def resolve_value(node: ast.expr, scope: Scope, depth: int = 0) -> Any:
+    """A table entry's value with simple constants resolved (`64 * MiB` -> 67108864), or None."""
+    try:
+        return _resolve(node, scope, depth)
+    except (ValueError, TypeError, ZeroDivisionError, OverflowError, RecursionError):
+        return None
+
+
+_OPS = {
+    ast.Add: lambda a, b: a + b,
+    ast.Sub: lambda a, b: a - b,
+    ast.Mult: lambda a, b: a * b,
+    ast.FloorDiv: lambda a, b: a // b,
+    ast.Div: lambda a, b: a / b,
+    ast.Pow: lambda a, b: a**b if abs(b) < 64 else None,
+    ast.LShift: lambda a, b: a << b if b < 64 else None,
+}
+
+
+def _resolve(node: ast.expr, scope: Scope, depth: int) -> Any:
+    if depth > 6:
+        raise ValueError("too deep")
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool, type(None))):
+        return node.value
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        return [_resolve(e, scope, depth + 1) for e in node.elts]
+    if isinstance(node, ast.Dict):
+        out = {}
+        for k, v in zip(node.keys, node.values, strict=False):
+            if k is None:
+                raise ValueError("spread")
+            key = _resolve(k, scope, depth + 1)
+            out[str(key) if not isinstance(key, str) else key] = _resolve(v, scope, depth + 1)
+        return out
+    if isinstance(node, ast.Name):
+        found = scope.lookup(node.id)
+        if found is None:
+            raise ValueError(node.id)
+        return _resolve(found, scope, depth + 1)
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
+        result = _OPS[type(node.op)](
+            _resolve(node.left, scope, depth + 1), _resolve(node.right, scope, depth + 1)
+        )
+        if result is None:
+            raise ValueError("too large")
+        return result
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -_resolve(node.operand, scope, depth + 1)
+    raise ValueError(type(node).__name__)

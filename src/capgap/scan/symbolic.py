@@ -1,0 +1,295 @@
+"""Evaluate capability expressions symbolically: which archs does a predicate admit?
+
+An expression is evaluated to a `Sym`: a constant, a capability value (a function of the arch:
+`get_device_capability()` -> (12, 0), `[0]` -> 12, `major * 10 + minor` -> 120), a predicate
+(arch -> bool), or unknown. Helpers such as `is_sm100_supported()` are followed to their
+definitions (plain `def`s, module variables, `lru_cache(partial(f, majors=[10]))`), with Python's
+own operator semantics, so `"12.0" >= "9.0"` is as wrong here as it is in the scanned code.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from capgap.arch import ArchFacts
+
+# Calls that read the device's compute capability, and the value they give.
+CAP_CALLS: dict[str, Callable[[ArchFacts], Any]] = {
+    "get_device_capability": lambda a: (a.major, a.minor),
+    "get_compute_capability": lambda a: (a.major, a.minor),
+}
+# Platform checks that are false on every NVIDIA GPU / true on every one.
+FALSE_ON_CUDA = {"is_hip", "is_npu", "is_cpu", "is_xpu", "is_musa", "is_rocm", "is_mps", "is_tpu", "_is_hip"}
+TRUE_ON_CUDA = {"is_cuda", "is_cuda_alike", "_is_cuda", "is_available", "is_nvidia"}
+# Names whose value evidently is a capability; the compared constant says which spelling.
+CAP_NAME = re.compile(r"capabilit|(^|_)cc($|_)|(^|_)sm($|_)|sm_?version|(^|_)arch($|_)|major", re.I)
+
+_CMP: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.In: lambda a, b: a in b,
+    ast.NotIn: lambda a, b: a not in b,
+}
+_BIN: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+}
+
+
+@dataclass
+class Sym:
+    kind: str  # "const" | "cap" | "namecap" | "pred" | "unknown"
+    value: Any = None  # const value, or arch -> value / arch -> bool
+    names: tuple[str, ...] = ()  # what was compared (helper, variable, call), for `symbol`
+
+
+UNKNOWN = Sym("unknown")
+
+
+def namecap_value(style_of: Any, arch: ArchFacts) -> Any:
+    """A capability-named variable's value, in the spelling of the constant it is compared with."""
+    sample = style_of
+    if isinstance(sample, (list, tuple, set, frozenset)) and sample and not _is_cc_tuple(sample):
+        sample = next(iter(sample))
+    if _is_cc_tuple(sample):
+        return (arch.major, arch.minor)
+    if isinstance(sample, bool):
+        return None
+    if isinstance(sample, int):
+        return arch.major if sample < 20 else arch.number
+    if isinstance(sample, str):
+        if sample.lower().startswith("sm"):
+            return f"sm_{arch.number}" if "_" in sample else f"sm{arch.number}"
+        if "." in sample:
+            return arch.cc
+        return str(arch.number)
+    return None
+
+
+def _is_cc_tuple(v: Any) -> bool:
+    return (
+        isinstance(v, tuple)
+        and len(v) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+    )
+
+
+@dataclass
+class Context:
+    """Where names come from: local assignments, module constants and helper definitions."""
+
+    lookup: Callable[[str], Any]  # name -> ast.expr | Sym | None
+    helper: Callable[[str], Any]  # name -> HelperDef | None
+    depth: int = 0
+    seen: set[str] = field(default_factory=set)
+
+
+def call_name(node: ast.AST) -> str:
+    """`torch.cuda.get_device_capability` -> "get_device_capability"; `self.x` -> "self.x"."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        if isinstance(node.value, ast.Name) and node.value.id in {"self", "cls"}:
+            return f"{node.value.id}.{node.attr}"
+        return node.attr
+    return ""
+
+
+def evaluate(node: ast.AST, ctx: Context) -> Sym:
+    try:
+        return _eval(node, ctx)
+    except (TypeError, ValueError, ZeroDivisionError, RecursionError, AttributeError):
+        return UNKNOWN
+
+
+def _eval(node: ast.AST, ctx: Context) -> Sym:  # noqa: C901 - one dispatch over node types
+    if isinstance(node, ast.Constant):
+        return Sym("const", node.value)
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        items = [_eval(e, ctx) for e in node.elts]
+        if all(i.kind == "const" for i in items):
+            vals = [i.value for i in items]
+            return Sym("const", set(vals) if isinstance(node, ast.Set) else tuple(vals))
+        return UNKNOWN
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return _eval_name(node, ctx)
+    if isinstance(node, ast.Call):
+        return _eval_call(node, ctx)
+    if isinstance(node, ast.Subscript):
+        base = _eval(node.value, ctx)
+        idx = _eval(node.slice, ctx)
+        if base.kind == "cap" and idx.kind == "const":
+            fn, i = base.value, idx.value
+            return Sym("cap", lambda a: fn(a)[i], base.names)
+        return UNKNOWN
+    if isinstance(node, ast.BinOp) and type(node.op) in _BIN:
+        return _eval_binop(node, ctx)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _eval(node.operand, ctx)
+        if inner.kind == "pred":
+            fn = inner.value
+            return Sym("pred", lambda a: not fn(a), inner.names)
+        if inner.kind == "const":
+            return Sym("const", not inner.value)
+        return UNKNOWN
+    if isinstance(node, ast.BoolOp):
+        return _eval_boolop(node, ctx)
+    if isinstance(node, ast.Compare):
+        return _eval_compare(node, ctx)
+    return UNKNOWN
+
+
+def _eval_name(node: ast.Name | ast.Attribute, ctx: Context) -> Sym:
+    name = call_name(node)
+    if isinstance(node, ast.Attribute) and node.attr in {"major", "minor"}:
+        base = _eval(node.value, ctx)
+        idx = 0 if node.attr == "major" else 1
+        if base.kind == "cap":
+            fn = base.value
+            return Sym("cap", lambda a: fn(a)[idx], base.names)
+        if "prop" in ast.unparse(node.value).lower() or "capab" in ast.unparse(node.value).lower():
+            return Sym("cap", lambda a: (a.major, a.minor)[idx], (ast.unparse(node),))
+    found = ctx.lookup(name) if name and name not in ctx.seen else None
+    if isinstance(found, Sym):
+        return found
+    if isinstance(found, ast.AST) and ctx.depth < 8:
+        ctx.seen.add(name)
+        try:
+            inner = _eval(found, Context(ctx.lookup, ctx.helper, ctx.depth + 1, ctx.seen))
+        finally:
+            ctx.seen.discard(name)
+        if inner.kind != "unknown":
+            return Sym(inner.kind, inner.value, inner.names or (name,))
+    helper = ctx.helper(name) if name else None
+    if helper is not None and helper.kind == "var" and ctx.depth < 8:
+        return _eval_helper(helper, name, [], {}, ctx)
+    short = name.split(".")[-1]
+    if short and CAP_NAME.search(short):
+        return Sym("namecap", None, (name,))
+    return UNKNOWN
+
+
+def _eval_call(node: ast.Call, ctx: Context) -> Sym:
+    name = call_name(node.func)
+    short = name.split(".")[-1]
+    if short in CAP_CALLS:
+        return Sym("cap", CAP_CALLS[short], (short,))
+    if short in FALSE_ON_CUDA:
+        return Sym("const", False)
+    if short in TRUE_ON_CUDA:
+        return Sym("const", True)
+    if short in {"tuple", "list"} and node.args:
+        return _eval(node.args[0], ctx)
+    if short in {"int"} and len(node.args) == 1:
+        return _eval(node.args[0], ctx)
+    helper = ctx.helper(name) or (ctx.helper(short) if short != name else None)
+    if helper is None or ctx.depth >= 8 or name in ctx.seen:
+        return UNKNOWN
+    args = [_eval(a, ctx) for a in node.args]
+    kwargs = {k.arg: _eval(k.value, ctx) for k in node.keywords if k.arg}
+    return _eval_helper(helper, short, args, kwargs, ctx)
+
+
+def _eval_helper(helper: Any, name: str, args: list[Sym], kwargs: dict[str, Sym], ctx: Context) -> Sym:
+    """Run a helper's definition with its arguments bound; its first capability return wins."""
+    ctx.seen.add(name)
+    try:
+        result = helper.evaluate(args, kwargs, ctx)
+    finally:
+        ctx.seen.discard(name)
+    if result.kind in {"pred", "cap"}:
+        return Sym(result.kind, result.value, (name,))
+    return result if result.kind == "const" else UNKNOWN
+
+
+def _eval_binop(node: ast.BinOp, ctx: Context) -> Sym:
+    left, right = _eval(node.left, ctx), _eval(node.right, ctx)
+    op = _BIN[type(node.op)]
+    if left.kind == "namecap" or right.kind == "namecap":
+        return UNKNOWN
+    if left.kind == "const" and right.kind == "const":
+        return Sym("const", op(left.value, right.value))
+    if {left.kind, right.kind} <= {"cap", "const"}:
+        lf = left.value if left.kind == "cap" else (lambda a, v=left.value: v)
+        rf = right.value if right.kind == "cap" else (lambda a, v=right.value: v)
+        return Sym("cap", lambda a: op(lf(a), rf(a)), left.names + right.names)
+    return UNKNOWN
+
+
+def _eval_boolop(node: ast.BoolOp, ctx: Context) -> Sym:
+    parts = [_eval(v, ctx) for v in node.values]
+    preds = [p for p in parts if p.kind == "pred"]
+    consts = [p for p in parts if p.kind == "const"]
+    others = [p for p in parts if p.kind not in {"pred", "const"}]
+    names = tuple(n for p in preds for n in p.names)
+    if isinstance(node.op, ast.And):
+        if any(not c.value for c in consts):
+            return Sym("const", False)
+        if not preds:
+            return UNKNOWN if others else Sym("const", True)
+        fns = [p.value for p in preds]  # unknown conjuncts (flags, dtypes) are left out: the arch part
+        return Sym("pred", lambda a: all(f(a) for f in fns), names)
+    if any(c.value for c in consts):
+        return Sym("const", True)
+    if others or not preds:  # an unknown disjunct could admit anything
+        return UNKNOWN
+    fns = [p.value for p in preds]
+    return Sym("pred", lambda a: any(f(a) for f in fns), names)
+
+
+def _eval_compare(node: ast.Compare, ctx: Context) -> Sym:
+    operands = [_eval(n, ctx) for n in [node.left, *node.comparators]]
+    preds: list[Callable[[ArchFacts], bool]] = []
+    names: tuple[str, ...] = ()
+    for op, left, right in zip(node.ops, operands, operands[1:], strict=False):
+        fn = _CMP.get(type(op))
+        if fn is None:
+            return UNKNOWN
+        pred = _compare_pair(fn, left, right)
+        if pred is None:
+            return UNKNOWN
+        preds.append(pred)
+        names += left.names + right.names
+    return Sym("pred", lambda a: all(p(a) for p in preds), names)
+
+
+def _compare_pair(fn: Callable[[Any, Any], Any], left: Sym, right: Sym) -> Callable[[ArchFacts], bool] | None:
+    def side(s: Sym, other: Sym) -> Callable[[ArchFacts], Any] | None:
+        if s.kind == "cap":
+            return s.value
+        if s.kind == "const":
+            return lambda a, v=s.value: v
+        if s.kind == "namecap" and other.kind == "const" and _cc_like(other.value):
+            return lambda a, o=other.value: namecap_value(o, a)
+        return None
+
+    lf, rf = side(left, right), side(right, left)
+    if lf is None or rf is None or (left.kind == "const" and right.kind == "const"):
+        return None
+    return lambda a: bool(fn(lf(a), rf(a)))
+
+
+def _cc_like(value: Any) -> bool:
+    """Could this constant be (a collection of) compute capabilities?"""
+    from capgap.arch import try_parse_arch
+
+    if isinstance(value, (set, frozenset, list)) or (isinstance(value, tuple) and not _is_cc_tuple(value)):
+        return bool(value) and all(_cc_like(v) for v in value)
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, (int, str)) or _is_cc_tuple(value):
+        text = str(value) if not isinstance(value, tuple) else f"{value[0]}.{value[1]}"
+        return try_parse_arch(text) is not None
+    return False

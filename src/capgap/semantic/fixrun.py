@@ -1,0 +1,173 @@
+"""`capgap fix` end to end: scan, plan, warn, then write through the patch store (or only diff).
+
+The command module only parses options and prints; everything it needs comes from `run_fix`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from capgap.arch import ArchSpec, parse_arch
+from capgap.errors import EnvironmentProblem, TargetError, UsageError
+from capgap.findings import Finding
+from capgap.semantic.fixer import FixPlan, plan_fix
+from capgap.semantic.hardware import Machine, declared_machine, probed_machine
+
+# (target spec, arch, python) -> (scan root, findings)
+Scanner = Callable[[str, ArchSpec, "str | None"], tuple[Path, list[Finding]]]
+
+
+@dataclass(frozen=True)
+class FixOptions:
+    target: str
+    arch: str
+    values: Path | None = None
+    like: str | None = None
+    dry_run: bool = False
+    store: str | None = None
+    prefer: str = "upstream"
+    configs: bool = False
+    device: str | None = None
+    python: str | None = None
+    name: str | None = None
+
+
+@dataclass
+class FixRun:
+    plan: FixPlan
+    machine: Machine
+    patch: str | None = None  # the saved patch's name
+    store: str | None = None
+    messages: list[str] = field(default_factory=list)
+    configs: list[Any] | None = None  # capgap.configs.fixer.ConfigCopy, one per missing shape
+
+    def to_json(self) -> dict[str, Any]:
+        out = {
+            **self.plan.to_json(),
+            "dry_run": self.patch is None,
+            "patch": self.patch,
+            "store": self.store,
+            "machine": dataclasses.asdict(self.machine),
+        }
+        if self.configs is not None:
+            out["configs"] = [c.to_json() for c in self.configs]
+        return out
+
+
+def scan_tables(spec: str, arch: ArchSpec, python: str | None) -> tuple[Path, list[Finding]]:
+    """Run the scan (source rules only) and return its root and findings."""
+    try:
+        from capgap.scan.run import run_scan  # type: ignore[import-not-found]
+    except ImportError as exc:
+        raise EnvironmentProblem(f"capgap's scan is not available here ({exc})") from exc
+    result = run_scan([spec], archs=[arch], python=python, binaries=False)
+    roots = [Path(t.root) for t in result.targets]
+    return roots[0], [f for f in result.findings if f.rule == "table-missing-arch"]
+
+
+def _machine(device: str | None) -> Machine:
+    return declared_machine(device) if device else probed_machine()
+
+
+def _patch_target(opts: FixOptions) -> Any:
+    from capgap.patches.detect import resolve
+
+    try:
+        return resolve(opts.target, opts.python)
+    except TargetError as exc:
+        if opts.dry_run:
+            return None
+        raise TargetError(
+            f"{exc}; capgap fix writes only to a git checkout or an installed "
+            "distribution, so the edit is kept as a patch (--dry-run shows the diff)"
+        ) from exc
+
+
+def _rebase(findings: list[Finding], scan_root: Path, root: Path) -> list[Finding]:
+    """Finding paths relative to the patch target's root (a git checkout's top, not the subdir)."""
+    if scan_root.resolve() == root.resolve():
+        return findings
+    out = []
+    for f in findings:
+        rel = (scan_root / f.path).resolve().relative_to(root.resolve()).as_posix()
+        out.append(dataclasses.replace(f, path=rel))
+    return out
+
+
+def run_fix(opts: FixOptions, scan: Scanner = scan_tables) -> FixRun:
+    arch = parse_arch(opts.arch)
+    like = parse_arch(opts.like) if opts.like else None
+    if opts.prefer not in ("upstream", "ours"):
+        raise UsageError(f"--prefer must be 'ours' or 'upstream', not {opts.prefer!r}")
+    measured = None
+    if opts.values is not None:
+        from capgap.semantic.values import measured_lookup
+        from capgap.tune.values import load_values
+
+        measured = measured_lookup(load_values(opts.values))
+    target = _patch_target(opts)
+    scan_root, findings = scan(opts.target, arch, opts.python)
+    root = Path(target.root) if target is not None else scan_root
+    machine = _machine(opts.device)
+    plan = plan_fix(
+        _rebase(findings, scan_root, root),
+        root,
+        arch,
+        like=like,
+        measured=measured,
+        machine=machine,
+        prefer=opts.prefer,
+    )
+    run = FixRun(plan, machine)
+    if not opts.dry_run and plan.changed:
+        from capgap.patches.store import Store, store_dir
+        from capgap.semantic.writer import write_plan
+
+        store = Store(store_dir(opts.store))
+        note = f"capgap fix --arch {arch.cc}: {len(plan.records())} table entries"
+        patch, run.messages = write_plan(plan, store, target, name=opts.name, note=note)
+        run.patch, run.store = patch.name, str(store.path)
+    if opts.configs:
+        run.configs = _fix_configs(opts, arch, target)
+    return run
+
+
+class _StoreFor:
+    """The store as `fix_configs` uses it, with the patch target's description on every patch."""
+
+    def __init__(self, store: Any, target: Any) -> None:
+        self.store, self.target = store, target
+
+    def save_patch(self, name: str, _desc: Any, files: dict, **kwargs: Any) -> Any:
+        from capgap.semantic.writer import unique_name
+
+        return self.store.save_patch(unique_name(self.store, name), self.target.desc(), files, **kwargs)
+
+
+def _fix_configs(opts: FixOptions, arch: ArchSpec, patch_target: Any) -> list[Any]:
+    """`--configs`: copy the device's missing tuned-config files (capgap.configs.fixer)."""
+    from capgap.configs.fixer import fix_configs
+    from capgap.targets import resolve_target
+
+    devices = [opts.device] if opts.device else _probed_gpu_names()
+    store = None
+    if not opts.dry_run and patch_target is not None:
+        from capgap.patches.store import Store, store_dir
+
+        store = _StoreFor(Store(store_dir(opts.store)), patch_target)
+    return fix_configs(
+        resolve_target(opts.target, opts.python), devices, (arch,), dry_run=opts.dry_run, store=store
+    )
+
+
+def _probed_gpu_names() -> list[str]:
+    try:
+        from capgap.probe.gpus import probe_machine  # type: ignore[import-not-found]
+
+        return [g.name for g in probe_machine().gpus]
+    except Exception:  # no probe, no driver: fix_configs asks for --device
+        return []

@@ -1,0 +1,119 @@
+"""The `binaries` scan analyzer over a fixture tree: exact findings, skips, --no-binaries."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from capgap.arch import parse_arch
+from capgap.binaries import analyzer
+from capgap.binaries.compat import NO_IMAGE
+from capgap.findings import Finding, Skipped
+from capgap.scan.analyzers import ScanOptions
+from capgap.targets import resolve_target
+
+
+def _host_only_library() -> Path | None:
+    """A shared object of this Python's standard library: an ELF with no CUDA code."""
+    libs = sorted(Path(sys.base_prefix).glob("lib/python3*/lib-dynload/*.so"))
+    return libs[0] if libs else None
+
+
+@pytest.fixture
+def tree(tmp_path: Path, data_dir: Path) -> Path:
+    root = tmp_path / "pkg"
+    (root / "lib").mkdir(parents=True)
+    (root / "kernels").mkdir()
+    for name in ("multi.so", "compressed.so", "ptx_only.so"):
+        shutil.copy(data_dir / name, root / "lib" / name)
+    (root / "lib" / "libmulti.so.1").symlink_to("multi.so")  # read once, not twice
+    shutil.copy(data_dir / "sm120a.cubin", root / "kernels" / "sm120a.cubin")
+    shutil.copy(data_dir / "ptx_af.fatbin", root / "kernels" / "ptx_af.fatbin")
+    (root / "lib" / "libbroken.so").write_bytes((data_dir / "multi.so").read_bytes()[:3000])
+    (root / "README.so.txt").write_text("not a binary at all\n")
+    host = _host_only_library()
+    if host is not None:
+        shutil.copy(host, root / "lib" / "host_only.so")
+    return root
+
+
+def _missing(path: str, symbol: str, present: tuple[str, ...], cc: str, source: str) -> Finding:
+    return Finding(
+        rule="binary-missing-arch",
+        severity="high",
+        path=path,
+        line=0,
+        symbol=symbol,
+        present=present,
+        missing="sm_" + cc.replace(".", ""),
+        consequence=NO_IMAGE,
+        message=(
+            f"{symbol} carries no SASS or PTX a {cc} GPU can run; launching its kernels "
+            "fails with cudaErrorNoKernelImageForDevice"
+        ),
+        arch=cc,
+        source=source,
+    )
+
+
+PTX_AF = ("kernels/ptx_af.fatbin", "ptx_af.fatbin", ("sm_103a", "compute_90a", "compute_100f"))
+SM120A = ("kernels/sm120a.cubin", "sm120a.cubin", ("sm_120a",))
+
+
+@pytest.mark.parametrize(
+    ("arch", "expected"),
+    [
+        ("12.0", [(*PTX_AF, "12.0", "SASS: sm_103a | PTX: compute_90a compute_100f")]),
+        ("sm_90a", [(*SM120A, "9.0", "SASS: sm_120a | PTX: none")]),
+        ("10.3", [(*SM120A, "10.3", "SASS: sm_120a | PTX: none")]),
+        (
+            "12.1",
+            [
+                (*PTX_AF, "12.1", "SASS: sm_103a | PTX: compute_90a compute_100f"),
+                (*SM120A, "12.1", "SASS: sm_120a | PTX: none"),
+            ],
+        ),
+    ],
+)
+def test_findings_per_arch(tree: Path, arch: str, expected: list[tuple]) -> None:
+    result = analyzer.analyze(resolve_target(str(tree)), ScanOptions(archs=(parse_arch(arch),)))
+    assert sorted(result.findings, key=lambda f: f.path) == [_missing(*e) for e in expected]
+    assert [s.path for s in result.skipped] == ["lib/libbroken.so"]
+    assert isinstance(result.skipped[0], Skipped)
+    # multi, compressed, ptx_only, the cubin and the fatbin, plus host_only when this Python has one
+    assert result.files == 5 + (_host_only_library() is not None)
+
+
+def test_several_archs_give_one_finding_each(tree: Path) -> None:
+    options = ScanOptions(archs=(parse_arch("9.0"), parse_arch("12.0"), parse_arch("sm_90a")))
+    result = analyzer.analyze(resolve_target(str(tree)), options)
+    assert sorted((f.symbol, f.arch) for f in result.findings) == [
+        ("ptx_af.fatbin", "12.0"),
+        ("sm120a.cubin", "9.0"),
+    ]
+
+
+def test_no_binaries_option_skips_the_analyzer(tree: Path) -> None:
+    result = analyzer.analyze(
+        resolve_target(str(tree)), ScanOptions(archs=(parse_arch("12.0"),), binaries=False)
+    )
+    assert (result.findings, result.skipped, result.files) == ([], [], 0)
+
+
+def test_libraries_without_cuda_code_produce_nothing(tmp_path: Path) -> None:
+    host = _host_only_library()
+    if host is None:
+        pytest.skip(f"no lib-dynload shared objects in {sys.prefix}")
+    shutil.copy(host, tmp_path / "libplain.so")
+    result = analyzer.analyze(resolve_target(str(tmp_path)), ScanOptions(archs=(parse_arch("12.0"),)))
+    assert (result.findings, result.skipped, result.files) == ([], [], 1)
+
+
+def test_analyzer_is_registered() -> None:
+    from capgap.scan.analyzers import load_analyzers
+
+    assert analyzer.ANALYZER_ID == "binaries"
+    assert analyzer in load_analyzers()

@@ -1,0 +1,43 @@
+"""The journal on its own: rollback restores from backups and never clobbers a third party's edit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from capgap.patches.journal import Journal, load_pending, sha256
+
+
+def test_rollback_restores_backups_and_leaves_files_changed_since_alone(tmp_path: Path) -> None:
+    root, run = tmp_path / "root", tmp_path / "run"
+    root.mkdir()
+    (root / "a.py").write_bytes(b"a0\n")
+    (root / "b.py").write_bytes(b"b0\n")
+    journal = Journal.start(run, root, "apply")
+    journal.write_files([("a.py", b"a0\n", b"a1\n"), ("b.py", b"b0\n", b"b1\n"), ("new.py", None, b"n\n")])
+    assert (root / "a.py").read_bytes() == b"a1\n" and (root / "new.py").exists()
+    (root / "b.py").write_bytes(b"someone else\n")  # changed after our write
+
+    pending = load_pending(run)  # as the next process sees it
+    assert pending is not None and [r["path"] for r in pending.records if r["op"] == "write"] == [
+        "a.py",
+        "b.py",
+        "new.py",
+    ]
+    warnings = pending.rollback()
+    assert (root / "a.py").read_bytes() == b"a0\n"
+    assert not (root / "new.py").exists()
+    assert (root / "b.py").read_bytes() == b"someone else\n"
+    assert warnings == ["b.py: changed by someone else since the run; left as it is"]
+    assert sha256(b"a0\n") in {r.get("before") for r in pending.records}
+
+
+def test_finished_run_leaves_no_journal_or_backup(tmp_path: Path) -> None:
+    root, run = tmp_path / "root", tmp_path / "run"
+    root.mkdir()
+    (root / "a.py").write_bytes(b"a0\n")
+    journal = Journal.start(run, root, "apply")
+    journal.write_files([("a.py", b"a0\n", b"a1\n")])
+    assert (run / "blobs" / str(sha256(b"a0\n"))).read_bytes() == b"a0\n"  # backup kept while running
+    journal.finish()
+    assert not run.exists() and load_pending(run) is None
+    assert [p.name for p in root.iterdir()] == ["a.py"]  # no temp file left behind
