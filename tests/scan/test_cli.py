@@ -127,3 +127,18 @@ def test_two_targets_one_report(tree: Path, tmp_path: Path) -> None:
     assert [t["spec"] for t in data["targets"]] == [str(tree), str(other)]
     mine = [f for f in data["findings"] if f["target"] == str(other)]
     assert [(f["path"], f["symbol"], f["missing"]) for f in mine] == [("t.py", "ARCH_TILES", '"12.0"')]
+
+
+def test_text_output_shows_config_coverage_as_a_shape_table_per_directory(tmp_path) -> None:
+    from tests.configs.test_fixer import RTX_FILE, D, _tree
+
+    _tree(tmp_path)
+    res = run_cli(
+        "scan", str(tmp_path), "--arch", "12.0", "--no-cache",
+        "--device", "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+    )
+    assert res.code == 0, res.err  # config-missing-device is medium: below the default --fail-on
+    flat = " ".join(res.out.split())
+    assert f"{D}: {RTX_FILE} (cc 12.0) lacks" in flat
+    assert "shape family" in flat and "siblings have" in flat
+    assert "config-missing-device" not in res.out  # not repeated as a generic finding line

@@ -32,7 +32,9 @@ def register(app: typer.Typer) -> None:
         ),
         configs: bool = typer.Option(False, "--configs", help="Also add the arch's kernel config files."),
         device: str | None = typer.Option(
-            None, "--device", help="Declare the GPU (e.g. 'RTX PRO 6000') instead of probing this machine."
+            None,
+            "--device",
+            help="Declare the GPU (e.g. 'NVIDIA RTX PRO 6000 Blackwell Server Edition') instead of probing.",
         ),
         python: str | None = typer.Option(
             None, "--python", help="Interpreter whose environment holds TARGET."

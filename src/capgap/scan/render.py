@@ -23,9 +23,12 @@ def render_text(report: ScanReport, show_all: bool) -> None:
         for f, ti in zip(report.findings, report.finding_targets, strict=True)
         if show_all or f.severity != "low"
     ]
+    # tuned-config findings read best as one shape table per directory (capgap.configs.report)
+    configs = [f for f, _ in shown if f.rule == "config-missing-device"]
     by_file: dict[tuple[int, str], list] = defaultdict(list)
     for f, ti in shown:
-        by_file[(ti, f.path)].append(f)
+        if f.rule != "config-missing-device":
+            by_file[(ti, f.path)].append(f)
     several = len(report.targets) > 1
     for (ti, path), items in sorted(by_file.items()):
         prefix = f"{report.targets[ti].target.spec}: " if several else ""
@@ -38,6 +41,11 @@ def render_text(report: ScanReport, show_all: bool) -> None:
             if f.source:
                 _show(f"         [dim]{escape(f.source[:160])}[/dim]")
             _show(f"         -> {escape(f.consequence)}")
+    if configs:
+        from capgap.configs.report import show_config_findings
+
+        _show("")
+        show_config_findings(configs)
     counts = Counter(f.severity for f in report.findings)
     hidden = 0 if show_all else counts.get("low", 0)
     parts = [f"{counts.get(s, 0)} {s}" for s in ("high", "medium", "low")]
