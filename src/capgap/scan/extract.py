@@ -7,6 +7,7 @@ import ast
 import re
 
 from capgap.scan import evidence
+from capgap.scan.hintlines import HintLines
 from capgap.scan.keys import classify_keys, resolve_value
 from capgap.scan.records import FileFacts, GateSite, HelperDef, Scope, TableDef, TableUse, bind
 from capgap.scan.statements import capish_key, exits, flat, is_negative, short, summary
@@ -71,6 +72,13 @@ class _Walker:
     def __init__(self, facts: FileFacts, lines: list[str]) -> None:
         self.facts = facts
         self.lines = lines
+        self._gate_hints = HintLines(lines, _GATE_HINTS)
+        self._use_hints = HintLines(lines, _HINTS)
+
+    @staticmethod
+    def _span(node: ast.AST) -> tuple[int, int]:
+        start = getattr(node, "lineno", 0)
+        return start, getattr(node, "end_lineno", start) or start
 
     def _comments_above(self, line: int) -> str:
         """The comment block right above a line, and the line itself (a trailing comment)."""
@@ -83,8 +91,7 @@ class _Walker:
 
     def _hinted(self, node: ast.AST) -> bool:
         """Could this code read a capability (or call what does)? Keeps helpers and scopes small."""
-        low = self.text(node).lower()
-        return any(hint in low for hint in _GATE_HINTS)
+        return self._gate_hints.any_in(*self._span(node))
 
     def _worth_binding(self, value: ast.expr) -> bool:
         """Constants (table values resolve through them) and anything that may read a capability."""
@@ -286,8 +293,7 @@ class _Walker:
         line: int,
         negative: bool | None = None,
     ) -> None:
-        low = self.text(test).lower()
-        if not any(hint in low for hint in _GATE_HINTS) or not capish_key(test, _GATEISH):
+        if not self._gate_hints.any_in(*self._span(test)) or not capish_key(test, _GATEISH):
             return
         if negative is None:
             # `if arch != 90: return` / `elif major not in (8, 12): unsupported.append(...)`: a negated
@@ -310,8 +316,7 @@ class _Walker:
         self, node: ast.AST, stmt: ast.stmt, siblings: list[ast.stmt], index: int, scope: Scope
     ) -> None:
         """Reads of tables with capability-looking keys, and conditional-expression gates."""
-        low = self.text(node).lower()
-        if not any(hint in low for hint in _HINTS):
+        if not self._use_hints.any_in(*self._span(node)):
             return
         for sub in ast.walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, (ast.Name, ast.Attribute)):
