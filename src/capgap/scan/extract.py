@@ -38,17 +38,6 @@ _GATE_HINTS = ("capab", "sm", "cc", "major", "blackwell", "hopper", "ampere", "a
 _GATEISH = re.compile(
     r"capab|(^|_)sm_?(\d|$|_|version)|(^|_)cc($|_)|major|blackwell|hopper|ampere|(^|_)arch($|_)", re.I
 )
-_CONSTANT_NODES = (
-    ast.Constant,
-    ast.BinOp,
-    ast.UnaryOp,
-    ast.Name,
-    ast.Tuple,
-    ast.List,
-    ast.Load,
-    ast.operator,
-    ast.unaryop,
-)
 _COMMENT = re.compile(r"#[^\n]*")
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 
@@ -66,6 +55,19 @@ def _refuses(body: list[ast.stmt]) -> bool:
         value = last.value
         return value is None or (isinstance(value, ast.Constant) and value.value in (None, False))
     return isinstance(last, (ast.Raise, ast.Continue))
+
+
+def _made_of_constants(node: ast.expr) -> bool:
+    """Only constants, names, arithmetic, tuples and lists: a value table entries can resolve through."""
+    if isinstance(node, (ast.Constant, ast.Name)):
+        return True
+    if isinstance(node, ast.BinOp):
+        return _made_of_constants(node.left) and _made_of_constants(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return _made_of_constants(node.operand)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_made_of_constants(e) for e in node.elts)
+    return False
 
 
 class _Walker:
@@ -105,7 +107,7 @@ class _Walker:
             getattr(value, "end_lineno", 0) == value.lineno
             and (value.end_col_offset or 0) - value.col_offset < 120
         )
-        return short and all(isinstance(n, _CONSTANT_NODES) for n in ast.walk(value))
+        return short and _made_of_constants(value)
 
     def text(self, node: ast.AST) -> str:
         """The source lines a node spans (whole lines: cheap to search before walking the node)."""

@@ -17,16 +17,18 @@ class HintLines:
         if len(low) != len(joined):  # a character whose lowercase is longer: offsets shift, go per line
             self._lines = [i for i, line in enumerate(lines) if any(h in line.lower() for h in hints)]
             return
-        starts = [0]
-        for line in lines:
-            starts.append(starts[-1] + len(line) + 1)
         found: set[int] = set()
-        for hint in hints:
+        for hint in hints:  # C-level find/count; Python steps only from one hit line to the next
+            line, pos = 0, 0
             i = low.find(hint)
             while i != -1:
-                line = bisect_left(starts, i + 1) - 1  # the line whose span holds offset i
+                line += low.count("\n", pos, i)
                 found.add(line)
-                i = low.find(hint, starts[line + 1]) if line + 1 < len(starts) else -1
+                eol = low.find("\n", i)
+                if eol == -1:
+                    break
+                line, pos = line + 1, eol + 1
+                i = low.find(hint, pos)
         self._lines = sorted(found)
 
     def any_in(self, first: int, last: int) -> bool:
