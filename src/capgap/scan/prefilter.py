@@ -41,16 +41,30 @@ def _is_key(low: bytes, i: int, tok: bytes) -> bool:
     return True
 
 
+# Each key token is searched by a part that ends in a rarer byte than a space: the byte search
+# skips ahead by the needle's last byte, and code is full of spaces. (anchor, its offset in token)
+_ANCHORS = {
+    b"9: ": (b"9:", 0),
+    b"10: ": (b"10:", 0),
+    b'.0": ': (b'0":', 1),
+    b".0': ": (b"0':", 1),
+    b", 0): ": (b"0):", 2),
+}
+
+
 def has_cc_key(low: bytes) -> bool:
     """Is there a dict entry keyed like a compute capability?"""
     for tok in CC_KEY_TOKENS:
-        i = low.find(tok)
+        anchor, k = _ANCHORS[tok]
+        j = low.find(anchor)
         tries = 0
-        while i != -1 and tries < 64:
-            if _is_key(low, i, tok):
-                return True
-            i = low.find(tok, i + 1)
-            tries += 1
+        while j != -1 and tries < 64:
+            i = j - k
+            if i >= 0 and low.startswith(tok, i):
+                if _is_key(low, i, tok):
+                    return True
+                tries += 1
+            j = low.find(anchor, j + 1)
     return b"sm_" in low and any(True for _ in _sm_keys(low))
 
 
