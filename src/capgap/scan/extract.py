@@ -10,7 +10,16 @@ from capgap.scan import evidence
 from capgap.scan.hintlines import HintLines
 from capgap.scan.keys import classify_keys, resolve_value
 from capgap.scan.records import FileFacts, GateSite, HelperDef, Scope, TableDef, TableUse, bind
-from capgap.scan.statements import capish_key, exits, flat, is_negative, short, summary
+from capgap.scan.statements import (
+    capish_key,
+    exits,
+    flat,
+    is_negative,
+    made_of_constants,
+    refuses,
+    short,
+    summary,
+)
 from capgap.scan.symbolic import CAP_NAME, call_name
 
 _ARCH_WORDS = re.compile(
@@ -46,28 +55,6 @@ def extract(tree: ast.Module, lines: list[str], path: str, module: str) -> FileF
     facts = FileFacts(path, module)
     _Walker(facts, lines).block(tree.body, [], facts.module_scope, None, is_module=True)
     return facts
-
-
-def _refuses(body: list[ast.stmt]) -> bool:
-    """Does this branch turn the caller away (raise, skip, a bare or constant return)?"""
-    last = body[-1] if body else None
-    if isinstance(last, ast.Return):
-        value = last.value
-        return value is None or (isinstance(value, ast.Constant) and value.value in (None, False))
-    return isinstance(last, (ast.Raise, ast.Continue))
-
-
-def _made_of_constants(node: ast.expr) -> bool:
-    """Only constants, names, arithmetic, tuples and lists: a value table entries can resolve through."""
-    if isinstance(node, (ast.Constant, ast.Name)):
-        return True
-    if isinstance(node, ast.BinOp):
-        return _made_of_constants(node.left) and _made_of_constants(node.right)
-    if isinstance(node, ast.UnaryOp):
-        return _made_of_constants(node.operand)
-    if isinstance(node, (ast.Tuple, ast.List)):
-        return all(_made_of_constants(e) for e in node.elts)
-    return False
 
 
 class _Walker:
@@ -107,7 +94,7 @@ class _Walker:
             getattr(value, "end_lineno", 0) == value.lineno
             and (value.end_col_offset or 0) - value.col_offset < 120
         )
-        return short and _made_of_constants(value)
+        return short and made_of_constants(value)
 
     def text(self, node: ast.AST) -> str:
         """The source lines a node spans (whole lines: cheap to search before walking the node)."""
@@ -352,7 +339,7 @@ class _Walker:
                         isinstance(sub.ops[0], ast.In)
                         and isinstance(stmt, ast.If)
                         and stmt.test is sub
-                        and _refuses(stmt.body)
+                        and refuses(stmt.body)
                     )
                     self.use(table, sub.left, "in", sub.lineno, scope, text, denies)
             elif isinstance(sub, ast.IfExp):
