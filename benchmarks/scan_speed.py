@@ -7,6 +7,8 @@ Downloads the wheel with `pip download --no-deps` into a cache (CAPGAP_BENCH_CAC
   grep   grep -rEn 'capability|sm_?[0-9]{2,3}' TREE
   cold   capgap scan TREE --arch 12.0 --no-cache --format json
   warm   capgap scan TREE --arch 12.0 --format json   (after one run that fills the cache)
+  start  capgap scan EMPTY --arch 12.0 --no-cache --format json  (a one-file tree: what start-up
+         and the scan's fixed costs take before any work; printed as a share of cold)
 Each is a fresh process (startup included, as a user sees it); peak memory is the largest sum
 of RSS over capgap and its worker processes, sampled every 10 ms. Prints raw samples, the
 environment, medians and the ratios the issue sets: cold <= 3x grep, warm <= 1.5x, peak <= 300 MB.
@@ -41,7 +43,9 @@ class Spec:
 
 @dataclass
 class Samples:
-    seconds: dict[str, list[float]] = field(default_factory=lambda: {"grep": [], "cold": [], "warm": []})
+    seconds: dict[str, list[float]] = field(
+        default_factory=lambda: {"grep": [], "cold": [], "warm": [], "start": []}
+    )
     peak_mb: dict[str, list[float]] = field(default_factory=lambda: {"cold": [], "warm": []})
     env: dict[str, object] = field(default_factory=dict)
 
@@ -110,11 +114,14 @@ def timed(cmd: list[str], env: dict[str, str]) -> tuple[float, float]:
 def measure(spec: Spec) -> Samples:
     samples = Samples()
     capgap = [sys.executable, "-m", "capgap", "scan", spec.tree, "--arch", spec.arch, "--format", "json"]
-    with tempfile.TemporaryDirectory() as cache:
+    with tempfile.TemporaryDirectory() as cache, tempfile.TemporaryDirectory() as tiny:
         env = {**os.environ, "CAPGAP_CACHE_DIR": cache}
+        Path(tiny, "empty.py").write_text("x = 1\n")
+        start = [*capgap[:4], tiny, *capgap[5:], "--no-cache"]
         timed(capgap, env)  # fill the cache (and the page cache) once
         for _ in range(spec.rounds):
             samples.seconds["grep"].append(timed([*GREP, spec.tree], env)[0])
+            samples.seconds["start"].append(timed(start, env)[0])
             for kind, extra in (("cold", ["--no-cache"]), ("warm", [])):
                 wall, peak = timed([*capgap, *extra], env)
                 samples.seconds[kind].append(wall)
@@ -145,6 +152,8 @@ def present(spec: Spec, samples: Samples) -> int:
         print(
             f"{kind:6} {med[kind]:9.3f} {ratio:7.2f} {limit:7.1f}{'' if ratio <= limit else '  OVER'}{note}"
         )
+    share = f"({med['start'] / med['cold']:.0%} of cold)"
+    print(f"{'start':6} {med['start']:9.3f} {med['start'] / med['grep']:7.2f}   {share}")
     peak = max(max(v) for v in samples.peak_mb.values())
     failed |= peak > PEAK_MB
     print(f"peak memory {peak:.0f} MB (target {PEAK_MB}){'' if peak <= PEAK_MB else '  OVER'}")

@@ -7,9 +7,19 @@ import ast
 import re
 
 from capgap.scan import evidence
+from capgap.scan.hintlines import HintLines
 from capgap.scan.keys import classify_keys, resolve_value
 from capgap.scan.records import FileFacts, GateSite, HelperDef, Scope, TableDef, TableUse, bind
-from capgap.scan.statements import capish_key, exits, flat, is_negative, short, summary
+from capgap.scan.statements import (
+    capish_key,
+    exits,
+    flat,
+    is_negative,
+    made_of_constants,
+    refuses,
+    short,
+    summary,
+)
 from capgap.scan.symbolic import CAP_NAME, call_name
 
 _ARCH_WORDS = re.compile(
@@ -37,17 +47,6 @@ _GATE_HINTS = ("capab", "sm", "cc", "major", "blackwell", "hopper", "ampere", "a
 _GATEISH = re.compile(
     r"capab|(^|_)sm_?(\d|$|_|version)|(^|_)cc($|_)|major|blackwell|hopper|ampere|(^|_)arch($|_)", re.I
 )
-_CONSTANT_NODES = (
-    ast.Constant,
-    ast.BinOp,
-    ast.UnaryOp,
-    ast.Name,
-    ast.Tuple,
-    ast.List,
-    ast.Load,
-    ast.operator,
-    ast.unaryop,
-)
 _COMMENT = re.compile(r"#[^\n]*")
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 
@@ -58,19 +57,17 @@ def extract(tree: ast.Module, lines: list[str], path: str, module: str) -> FileF
     return facts
 
 
-def _refuses(body: list[ast.stmt]) -> bool:
-    """Does this branch turn the caller away (raise, skip, a bare or constant return)?"""
-    last = body[-1] if body else None
-    if isinstance(last, ast.Return):
-        value = last.value
-        return value is None or (isinstance(value, ast.Constant) and value.value in (None, False))
-    return isinstance(last, (ast.Raise, ast.Continue))
-
-
 class _Walker:
     def __init__(self, facts: FileFacts, lines: list[str]) -> None:
         self.facts = facts
         self.lines = lines
+        self._gate_hints = HintLines(lines, _GATE_HINTS)
+        self._use_hints = HintLines(lines, _HINTS)
+
+    @staticmethod
+    def _span(node: ast.AST) -> tuple[int, int]:
+        start = getattr(node, "lineno", 0)
+        return start, getattr(node, "end_lineno", start) or start
 
     def _comments_above(self, line: int) -> str:
         """The comment block right above a line, and the line itself (a trailing comment)."""
@@ -83,8 +80,7 @@ class _Walker:
 
     def _hinted(self, node: ast.AST) -> bool:
         """Could this code read a capability (or call what does)? Keeps helpers and scopes small."""
-        low = self.text(node).lower()
-        return any(hint in low for hint in _GATE_HINTS)
+        return self._gate_hints.any_in(*self._span(node))
 
     def _worth_binding(self, value: ast.expr) -> bool:
         """Constants (table values resolve through them) and anything that may read a capability."""
@@ -98,7 +94,7 @@ class _Walker:
             getattr(value, "end_lineno", 0) == value.lineno
             and (value.end_col_offset or 0) - value.col_offset < 120
         )
-        return short and all(isinstance(n, _CONSTANT_NODES) for n in ast.walk(value))
+        return short and made_of_constants(value)
 
     def text(self, node: ast.AST) -> str:
         """The source lines a node spans (whole lines: cheap to search before walking the node)."""
@@ -286,8 +282,7 @@ class _Walker:
         line: int,
         negative: bool | None = None,
     ) -> None:
-        low = self.text(test).lower()
-        if not any(hint in low for hint in _GATE_HINTS) or not capish_key(test, _GATEISH):
+        if not self._gate_hints.any_in(*self._span(test)) or not capish_key(test, _GATEISH):
             return
         if negative is None:
             # `if arch != 90: return` / `elif major not in (8, 12): unsupported.append(...)`: a negated
@@ -310,8 +305,7 @@ class _Walker:
         self, node: ast.AST, stmt: ast.stmt, siblings: list[ast.stmt], index: int, scope: Scope
     ) -> None:
         """Reads of tables with capability-looking keys, and conditional-expression gates."""
-        low = self.text(node).lower()
-        if not any(hint in low for hint in _HINTS):
+        if not self._use_hints.any_in(*self._span(node)):
             return
         for sub in ast.walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, (ast.Name, ast.Attribute)):
@@ -345,7 +339,7 @@ class _Walker:
                         isinstance(sub.ops[0], ast.In)
                         and isinstance(stmt, ast.If)
                         and stmt.test is sub
-                        and _refuses(stmt.body)
+                        and refuses(stmt.body)
                     )
                     self.use(table, sub.left, "in", sub.lineno, scope, text, denies)
             elif isinstance(sub, ast.IfExp):

@@ -41,16 +41,36 @@ def _is_key(low: bytes, i: int, tok: bytes) -> bool:
     return True
 
 
+# Each key token is searched by a part that ends in a rarer byte than a space: the byte search
+# skips ahead by the needle's last byte, and code is full of spaces. (anchor, its offset in token)
+_ANCHORS = {
+    b"9: ": (b"9:", 0),
+    b"10: ": (b"10:", 0),
+    b'.0": ': (b'0":', 1),
+    b".0': ": (b"0':", 1),
+    b", 0): ": (b"0):", 2),
+}
+
+
+def _occurrences(low: bytes, tok: bytes) -> Iterator[int]:
+    """Every offset of `tok` in `low` (overlapping ones too), found through its anchor."""
+    anchor, k = _ANCHORS.get(tok, (tok, 0))
+    j = low.find(anchor)
+    while j != -1:
+        i = j - k
+        if i >= 0 and (k == 0 and anchor == tok or low.startswith(tok, i)):
+            yield i
+        j = low.find(anchor, j + 1)
+
+
 def has_cc_key(low: bytes) -> bool:
     """Is there a dict entry keyed like a compute capability?"""
     for tok in CC_KEY_TOKENS:
-        i = low.find(tok)
-        tries = 0
-        while i != -1 and tries < 64:
+        for tries, i in enumerate(_occurrences(low, tok)):
+            if tries >= 64:
+                break
             if _is_key(low, i, tok):
                 return True
-            i = low.find(tok, i + 1)
-            tries += 1
     return b"sm_" in low and any(True for _ in _sm_keys(low))
 
 
@@ -72,13 +92,9 @@ def hit_offsets(data: bytes) -> list[int]:
     low = data.lower()
     offsets: list[int] = []
     for tok in CAP_TOKENS + CC_KEY_TOKENS:
-        i = low.find(tok)
-        while i != -1:
-            if _is_key(low, i, tok):
-                offsets.append(i)
-            i = low.find(tok, i + 1)
+        offsets.extend(i for i in _occurrences(low, tok) if _is_key(low, i, tok))
     offsets.extend(m.start() for m in _SM.finditer(low))
-    if b"sm_" in low:
+    if b"sm" in low:  # `"sm90": ` as well as `"sm_90": `
         offsets.extend(_sm_keys(low))
     offsets.sort()
     return offsets

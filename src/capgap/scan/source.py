@@ -149,6 +149,8 @@ def _run(
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
+        from capgap.scan import fileparse  # noqa: F401 - imported before the fork: workers inherit it
+
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
         chunks = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as pool:

@@ -75,3 +75,27 @@ def is_negative(test: ast.expr) -> bool:
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return True
     return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], NEGATIVE_OPS)
+
+
+def refuses(body: list[ast.stmt]) -> bool:
+    """Does this branch turn the caller away (raise, continue, a bare / None / False return)?"""
+    last = body[-1] if body else None
+    if isinstance(last, ast.Return):
+        value = last.value
+        if value is None:
+            return True
+        return isinstance(value, ast.Constant) and (value.value is None or value.value is False)
+    return isinstance(last, (ast.Raise, ast.Continue))
+
+
+def made_of_constants(node: ast.expr) -> bool:
+    """Only constants, names, arithmetic, tuples and lists: a value table entries can resolve through."""
+    if isinstance(node, (ast.Constant, ast.Name)):
+        return True
+    if isinstance(node, ast.BinOp):
+        return made_of_constants(node.left) and made_of_constants(node.right)
+    if isinstance(node, ast.UnaryOp):
+        return made_of_constants(node.operand)
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(made_of_constants(e) for e in node.elts)
+    return False

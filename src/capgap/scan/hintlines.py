@@ -1,0 +1,39 @@
+"""Which lines of a file mention a hint word, found once per file.
+
+The extractor asks "does this node's source mention a capability hint?" tens of thousands of
+times per engine; joining and lowercasing a node's lines each time cost more than the parse.
+A hint never spans lines, so "any hint on lines a..b" answers the same question.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+
+
+class HintLines:
+    def __init__(self, lines: list[str], hints: tuple[str, ...]) -> None:
+        joined = "\n".join(lines)
+        low = joined.lower()
+        if len(low) != len(joined):  # a character whose lowercase is longer: offsets shift, go per line
+            self._lines = [i for i, line in enumerate(lines) if any(h in line.lower() for h in hints)]
+            return
+        found: set[int] = set()
+        for hint in hints:  # C-level find/count; Python steps only from one hit line to the next
+            line, pos = 0, 0
+            i = low.find(hint)
+            while i != -1:
+                line += low.count("\n", pos, i)
+                found.add(line)
+                eol = low.find("\n", i)
+                if eol == -1:
+                    break
+                line, pos = line + 1, eol + 1
+                i = low.find(hint, pos)
+        self._lines = sorted(found)
+
+    def any_in(self, first: int, last: int) -> bool:
+        """Is a hint on any of the 1-based lines first..last?"""
+        if first <= 0:
+            return False
+        i = bisect_left(self._lines, first - 1)
+        return i < len(self._lines) and self._lines[i] <= last - 1
