@@ -26,13 +26,12 @@ next run on the target.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 
 from capgap.patches.detect import PatchTarget
 from capgap.patches.journal import Journal, sha256
-from capgap.patches.merge import Merge, change_present, find_moved, merge3
+from capgap.patches.merge import Merge, MergeJob, change_present, find_moved, merge3, merge_many
 from capgap.patches.safepath import check_rel
 from capgap.patches.store import FileEntry, Patch, Store
 
@@ -80,7 +79,7 @@ class _View:
         self.target = target
         self.planned: dict[str, bytes | None] = {}
         self.original: dict[str, bytes | None] = {}
-        self.merges: dict[tuple[bytes, bytes, bytes, tuple[str, str, str]], Merge] = {}
+        self.merges: dict[MergeJob, Merge] = {}
 
     def merge(self, current: bytes, base: bytes, theirs: bytes, labels: tuple[str, str, str]) -> Merge:
         key = (current, base, theirs, labels)
@@ -89,8 +88,8 @@ class _View:
         return self.merges[key]
 
     def prefetch_merges(self, patches: list[Patch], reverse: bool) -> None:
-        """Run the merges the plan will need in parallel (each is a `git merge-file` process)."""
-        jobs = []
+        """Run the merges the plan will need up front, together (see merge_many)."""
+        jobs: dict[MergeJob, None] = {}  # ordered and without duplicates
         for patch in patches:
             for entry in patch.files:
                 pristine, patched = patch.contents(entry)
@@ -98,13 +97,9 @@ class _View:
                     pristine, patched = patched, pristine
                 current = self.read_original(entry.path)
                 if current is not None and patched is not None and current not in (pristine, patched):
-                    jobs.append((current, pristine or b"", patched, _labels(entry.path, patch)))
+                    jobs[(current, pristine or b"", patched, _labels(entry.path, patch))] = None
         if len(jobs) > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 1)) as pool:
-                for job, merged in zip(jobs, pool.map(lambda j: merge3(*j), jobs), strict=True):
-                    self.merges[job] = merged
+            self.merges.update(zip(jobs, merge_many(list(jobs)), strict=True))
 
     def read(self, rel: str) -> bytes | None:
         if rel in self.planned:

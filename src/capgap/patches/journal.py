@@ -1,7 +1,8 @@
 """Atomic, journaled file writes, and recovery after a crash.
 
 Every write is atomic (temp file in the same directory, fsync, rename, fsync of the directory).
-A run first makes a backup of each file it will replace (or names an immutable copy of it, a
+A run first makes a backup of each file it will replace (a hard link to it where it can, as
+files are only ever replaced by rename; else a copy; or it names an immutable copy of it, a
 store blob), then appends one journal record per planned write (path, sha256 before and after),
 and only then touches the tree. If the process dies anywhere, the next run on that target reads
 the journal and puts back every file whose content is the run's "after" (from its backup); a
@@ -76,6 +77,22 @@ def _write_temp(path: Path, data: bytes, mode: int | None = None) -> Path:
     return tmp
 
 
+def _link_backup(path: Path, blob: Path, digest: str) -> bool:
+    """Keep the file about to be replaced as its own backup: a hard link to it, no copy. Files
+    are only ever replaced by rename, never rewritten in place, so the linked content stays as
+    it is; and the rename then frees nothing, the backup's removal does (once, not twice).
+    False (and nothing left behind) when linking isn't possible or the content isn't `digest`."""
+    blob.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(path, blob)
+    except OSError:  # another filesystem, no hard links there, not ours to link, ...
+        return False
+    if sha256(read_bytes(blob)) == digest:
+        return True
+    blob.unlink()  # changed since it was read: back up what was read instead
+    return False
+
+
 def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
     """Write via a temp file in the same directory (fsync, rename): readers see old or new."""
     tmp = _write_temp(path, data, mode)
@@ -145,28 +162,29 @@ class Journal:
     ) -> None:
         """Journal, back up, then write each (rel, before, after); None means absent.
 
-        Order: journal records (fsync) -> backups and temp files -> one os.sync() -> renames ->
-        one fsync per directory. One flush for the batch instead of one per file; a crash at
-        any point leaves every file at its before or after content, and the journal knows both.
+        Order: journal records (fsync) -> backups (hard links to the files, else copies) and temp
+        files -> one os.sync() -> renames -> one fsync per directory. One flush for the batch
+        instead of one per file; a crash at any point leaves every file at its before or after
+        content, and the journal knows both.
         """
         if not changes:
             return
         records: list[dict[str, object]] = []
-        backups: list[tuple[Path, bytes]] = []
+        backups: list[tuple[Path, str, bytes, str]] = []
         for rel, before, after in changes:
             before_sha, backup = sha256(before), None
             if before is not None:
                 known = known_copy(before_sha or "")
                 if known is None:
                     known = self.run_dir / "blobs" / str(before_sha)
-                    backups.append((known, before))
+                    backups.append((known, rel, before, str(before_sha)))
                 backup = str(known)
             records.append(
                 {"op": "write", "path": rel, "before": before_sha, "after": sha256(after), "backup": backup}
             )
         self._append(records)
-        for blob, data in backups:
-            if not blob.exists():
+        for blob, rel, data, digest in backups:
+            if not blob.exists() and not _link_backup(safe_join(self.root, rel), blob, digest):
                 _write_temp(blob, data, 0o644).replace(blob)
         paths = [safe_join(self.root, rel) for rel, _b, _a in changes]
         temps = [
