@@ -89,3 +89,19 @@ def test_backup_holds_what_was_read_when_the_file_changed_since(tmp_path: Path) 
     backup = run / "blobs" / str(sha256(b"a0\n"))
     assert backup.read_bytes() == b"a0\n"  # a copy of what the journal calls "before", not a link
     assert [p.name for p in backup.parent.iterdir()] == [backup.name]
+
+
+def test_lazy_journal_writes_its_begin_with_the_first_records(tmp_path: Path) -> None:
+    root, run = tmp_path / "root", tmp_path / "run"
+    root.mkdir()
+    (root / "a.py").write_bytes(b"a0\n")
+    journal = Journal.start(run, root, "apply", lazy=True)
+    assert not run.exists()  # dying here leaves nothing to recover: nothing was written
+    journal.write_files([("a.py", b"a0\n", b"a1\n")])
+    pending = load_pending(run)
+    assert pending is not None and [r["op"] for r in pending.records] == ["begin", "write"]
+    assert pending.rollback() == [] and (root / "a.py").read_bytes() == b"a0\n"
+
+    idle = Journal.start(tmp_path / "idle", root, "apply", lazy=True)
+    idle.finish()
+    assert not (tmp_path / "idle").exists()

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from capgap.patches.detect import PatchTarget
 from capgap.patches.journal import Journal, sha256
 from capgap.patches.merge import Merge, MergeJob, change_present, find_moved, merge3, merge_many
-from capgap.patches.safepath import check_rel
+from capgap.patches.safepath import Joiner, check_rel
 from capgap.patches.store import FileEntry, Patch, Store
 
 RANK = ("skipped", "applied-already", "upstreamed", "applied", "merged", "semantic", "conflict")
@@ -77,6 +77,7 @@ class _View:
 
     def __init__(self, target: PatchTarget) -> None:
         self.target = target
+        self.join = Joiner(target.root)
         self.planned: dict[str, bytes | None] = {}
         self.original: dict[str, bytes | None] = {}
         self.merges: dict[MergeJob, Merge] = {}
@@ -108,7 +109,7 @@ class _View:
 
     def read_original(self, rel: str) -> bytes | None:
         if rel not in self.original:
-            self.original[rel] = self.target.current(rel)
+            self.original[rel] = self.target.current(rel, self.join)
         return self.original[rel]
 
 
@@ -296,7 +297,7 @@ def apply_patches(
             for e_sha in (e.pristine_sha, e.patched_sha)
             if e_sha
         }
-        own = journal or Journal.start(store.run_dir(target.root), target.root, "apply")
+        own = journal or Journal.start(store.run_dir(target.root), target.root, "apply", lazy=True)
         own.write_files(changes, known_copy=blobs.get)
         if journal is None:
             own.finish()

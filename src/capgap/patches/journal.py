@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from capgap.patches.safepath import safe_join
+from capgap.patches.safepath import Joiner, safe_join
 
 _steps = 0
 
@@ -59,21 +59,25 @@ def _fsync_dir(path: Path) -> None:
 
 def _write_temp(path: Path, data: bytes, mode: int | None = None) -> Path:
     """The new content in a temp file next to `path` (same mode), not yet in place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         try:
-            mode = path.stat().st_mode & 0o7777
+            mode = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o644
     tmp = path.with_name(f".{path.name}.capgap-tmp{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
     try:
+        fd = os.open(tmp, flags, mode)
+    except FileNotFoundError:  # a new file in a new directory
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, flags, mode)
+    try:
+        os.fchmod(fd, mode)  # umask may have narrowed it
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
-    os.chmod(tmp, mode)  # umask may have narrowed it
     return tmp
 
 
@@ -132,19 +136,28 @@ class Journal:
     run_dir: Path
     root: Path
     records: list[dict[str, object]] = field(default_factory=list)
+    _unwritten: list[dict[str, object]] = field(default_factory=list, repr=False)
 
     @property
     def path(self) -> Path:
         return self.run_dir / "journal.jsonl"
 
     @classmethod
-    def start(cls, run_dir: Path, root: Path, kind: str, **extra: object) -> Journal:
-        run_dir.mkdir(parents=True, exist_ok=True)
+    def start(cls, run_dir: Path, root: Path, kind: str, *, lazy: bool = False, **extra: object) -> Journal:
+        """lazy: the begin record goes to disk with the first records that follow it (one
+        flush, not two; a run that dies before writing anything leaves no journal to undo)."""
         journal = cls(run_dir, root)
-        journal._append([{"op": "begin", "kind": kind, "root": str(root), "time": time.time(), **extra}])
+        begin = {"op": "begin", "kind": kind, "root": str(root), "time": time.time(), **extra}
+        if lazy:
+            journal._unwritten.append(begin)
+        else:
+            journal._append([begin])
         return journal
 
     def _append(self, records: list[dict[str, object]]) -> None:
+        records = self._unwritten + records
+        self._unwritten = []
+        self.run_dir.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write("".join(json.dumps(r) + "\n" for r in records))
             fh.flush()
@@ -183,10 +196,11 @@ class Journal:
                 {"op": "write", "path": rel, "before": before_sha, "after": sha256(after), "backup": backup}
             )
         self._append(records)
+        join = Joiner(self.root)
         for blob, rel, data, digest in backups:
-            if not blob.exists() and not _link_backup(safe_join(self.root, rel), blob, digest):
+            if not blob.exists() and not _link_backup(join(rel), blob, digest):
                 _write_temp(blob, data, 0o644).replace(blob)
-        paths = [safe_join(self.root, rel) for rel, _b, _a in changes]
+        paths = [join(rel) for rel, _b, _a in changes]
         temps = [
             None if after is None else _write_temp(path, after)
             for path, (_r, _b, after) in zip(paths, changes, strict=True)
@@ -205,7 +219,8 @@ class Journal:
 
     def finish(self) -> None:
         """The run completed: drop backups and journal."""
-        self._append([{"op": "end"}])
+        if self.records:  # else (lazy, nothing written) there is nothing on disk to close
+            self._append([{"op": "end"}])
         shutil.rmtree(self.run_dir, ignore_errors=True)
 
     def remove_temps(self) -> None:
