@@ -4,7 +4,10 @@ Target (issue 4): at most 1 s, and at most 3x `git apply`. Both run in one proce
 tree, alternating, REPS times; the tree is reset between runs (not timed). Prints raw samples,
 medians, ratios and the environment.
 
-    .venv/bin/python benchmarks/patch_apply.py [--reps 7] [--files 100]
+    .venv/bin/python benchmarks/patch_apply.py [--reps 7] [--files 100] [--against OLD/src]
+
+--against times another capgap source tree (e.g. `git archive main src | tar -x -C /tmp/old`)
+in the same rounds, library and CLI, so a change is judged by ratios taken side by side.
 """
 
 from __future__ import annotations
@@ -92,14 +95,37 @@ def time_capgap(repo: Path, store: Path) -> float:
     return elapsed
 
 
-def time_cli(repo: Path, store: Path) -> float:
+def time_cli(repo: Path, store: Path, src: Path | None = None) -> float:
+    env = None if src is None else {**os.environ, "PYTHONPATH": str(src)}
     t0 = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "capgap", "patch", "apply", str(repo), "--store", str(store)],
         check=True,
         capture_output=True,
+        env=env,
     )
     return time.perf_counter() - t0
+
+
+_LIBRARY_RUN = """
+import sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+import capgap.patches.run, capgap.patches.status  # imports are not timed (as in-process)
+from patch_apply import time_capgap
+print(time_capgap(Path(sys.argv[3]), Path(sys.argv[4])))
+"""
+
+
+def time_library_of(src: Path, repo: Path, store: Path) -> float:
+    """The library of another source tree, timed inside a process of its own."""
+    here = str(Path(__file__).resolve().parent)
+    cmd = [sys.executable, "-c", _LIBRARY_RUN, str(src), here, str(repo), str(store)]
+    out = subprocess.run(
+        cmd, check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ""}
+    )
+    return float(out.stdout.strip())
 
 
 def time_git_apply(repo: Path, diffs: list[Path]) -> float:
@@ -112,7 +138,9 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--files", type=int, default=100)
+    ap.add_argument("--against", type=Path, help="another capgap src/ directory, timed alongside")
     args = ap.parse_args()
+    here = Path(__file__).resolve().parents[1] / "src"
     git_version = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
     print(
         f"python {platform.python_version()}, {git_version}, {os.cpu_count()} cpus, "
@@ -123,18 +151,21 @@ def main() -> None:
         for scenario in ("exact (tree == pristine)", "3-way (upstream changed each file)"):
             if scenario.startswith("3-way"):
                 upstream_change(repo, args.files)
-            samples: dict[str, list[float]] = {
-                "capgap (library)": [],
-                "capgap (CLI process)": [],
-                "git apply": [],
+            runs = {
+                "capgap (library)": lambda: time_capgap(repo, store),
+                "capgap (CLI process)": lambda: time_cli(repo, store, here),
+                "git apply": lambda: time_git_apply(repo, diffs),
             }
+            if args.against:
+                # both libraries in a process of their own, so that neither is favoured
+                runs["capgap (library)"] = lambda: time_library_of(here, repo, store)
+                runs["against (library)"] = lambda: time_library_of(args.against.resolve(), repo, store)
+                runs["against (CLI process)"] = lambda: time_cli(repo, store, args.against.resolve())
+            samples: dict[str, list[float]] = {name: [] for name in runs}
             for _ in range(args.reps):
-                reset(repo)
-                samples["git apply"].append(time_git_apply(repo, diffs))
-                reset(repo)
-                samples["capgap (library)"].append(time_capgap(repo, store))
-                reset(repo)
-                samples["capgap (CLI process)"].append(time_cli(repo, store))
+                for name, run in runs.items():
+                    reset(repo)
+                    samples[name].append(run())
             reset(repo)
             base = statistics.median(samples["git apply"])
             print(f"\n{scenario}")
@@ -145,7 +176,7 @@ def main() -> None:
                 warn = "  (spread > 50%: busy machine?)" if spread > 0.5 else ""
                 ratio = med / base
                 print(
-                    f"  {name:22s} median {med * 1000:7.1f} ms  {ratio:5.2f}x git apply   raw ms: {raw}{warn}"
+                    f"  {name:23s} median {med * 1000:7.1f} ms  {ratio:5.2f}x git apply   raw ms: {raw}{warn}"
                 )
 
 

@@ -76,14 +76,21 @@ def show(renderable: RenderableType | str, soft_wrap: bool = False) -> None:
 
 
 def table(title: str | None, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-    """Print a rich table of plain cells to stdout."""
+    """Print a rich table of plain cells to stdout (drawn directly when it fits: table_text.py)."""
+    from capgap.table_text import table_text
+
+    cells = [["" if c is None else str(c) for c in row] for row in rows]
+    fast = table_text(stdout(), title, columns, cells)
+    if fast is not None:
+        stdout().print(fast, soft_wrap=True)
+        return
     from rich.table import Table
 
     t = Table(title=title, title_justify="left", show_lines=False)
     for col in columns:
         t.add_column(col)
-    for row in rows:
-        t.add_row(*("" if c is None else str(c) for c in row))
+    for row in cells:
+        t.add_row(*row)
     stdout().print(t)
 
 

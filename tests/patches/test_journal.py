@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import errno
+import os
 from pathlib import Path
+
+import pytest
 
 from capgap.patches.journal import Journal, load_pending, sha256
 
@@ -41,3 +45,63 @@ def test_finished_run_leaves_no_journal_or_backup(tmp_path: Path) -> None:
     journal.finish()
     assert not run.exists() and load_pending(run) is None
     assert [p.name for p in root.iterdir()] == ["a.py"]  # no temp file left behind
+
+
+def test_backup_is_a_hard_link_to_the_replaced_file_and_rollback_restores_it(tmp_path: Path) -> None:
+    root, run = tmp_path / "root", tmp_path / "run"
+    root.mkdir()
+    (root / "a.py").write_bytes(b"a0\n")
+    inode = (root / "a.py").stat().st_ino
+    journal = Journal.start(run, root, "apply")
+    journal.write_files([("a.py", b"a0\n", b"a1\n")])
+    backup = run / "blobs" / str(sha256(b"a0\n"))
+    assert backup.stat().st_ino == inode and backup.read_bytes() == b"a0\n"  # no copy was made
+    assert (root / "a.py").stat().st_ino != inode and (root / "a.py").read_bytes() == b"a1\n"
+    pending = load_pending(run)
+    assert pending is not None and pending.rollback() == []
+    assert (root / "a.py").read_bytes() == b"a0\n"
+
+
+def test_backup_is_a_copy_when_no_link_can_be_made(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def no_link(*_args: object, **_kwargs: object) -> None:
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+
+    root, run = tmp_path / "root", tmp_path / "run"
+    root.mkdir()
+    (root / "a.py").write_bytes(b"a0\n")
+    inode = (root / "a.py").stat().st_ino
+    monkeypatch.setattr(os, "link", no_link)
+    journal = Journal.start(run, root, "apply")
+    journal.write_files([("a.py", b"a0\n", b"a1\n")])
+    backup = run / "blobs" / str(sha256(b"a0\n"))
+    assert backup.stat().st_ino != inode and backup.read_bytes() == b"a0\n"
+    pending = load_pending(run)
+    assert pending is not None and pending.rollback() == []
+    assert (root / "a.py").read_bytes() == b"a0\n"
+
+
+def test_backup_holds_what_was_read_when_the_file_changed_since(tmp_path: Path) -> None:
+    root, run = tmp_path / "root", tmp_path / "run"
+    root.mkdir()
+    (root / "a.py").write_bytes(b"changed after capgap read it\n")
+    journal = Journal.start(run, root, "apply")
+    journal.write_files([("a.py", b"a0\n", b"a1\n")])  # planned from a read that saw a0
+    backup = run / "blobs" / str(sha256(b"a0\n"))
+    assert backup.read_bytes() == b"a0\n"  # a copy of what the journal calls "before", not a link
+    assert [p.name for p in backup.parent.iterdir()] == [backup.name]
+
+
+def test_lazy_journal_writes_its_begin_with_the_first_records(tmp_path: Path) -> None:
+    root, run = tmp_path / "root", tmp_path / "run"
+    root.mkdir()
+    (root / "a.py").write_bytes(b"a0\n")
+    journal = Journal.start(run, root, "apply", lazy=True)
+    assert not run.exists()  # dying here leaves nothing to recover: nothing was written
+    journal.write_files([("a.py", b"a0\n", b"a1\n")])
+    pending = load_pending(run)
+    assert pending is not None and [r["op"] for r in pending.records] == ["begin", "write"]
+    assert pending.rollback() == [] and (root / "a.py").read_bytes() == b"a0\n"
+
+    idle = Journal.start(tmp_path / "idle", root, "apply", lazy=True)
+    idle.finish()
+    assert not (tmp_path / "idle").exists()

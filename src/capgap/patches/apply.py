@@ -26,14 +26,13 @@ next run on the target.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field
 
 from capgap.patches.detect import PatchTarget
 from capgap.patches.journal import Journal, sha256
-from capgap.patches.merge import Merge, change_present, find_moved, merge3
-from capgap.patches.safepath import check_rel
+from capgap.patches.merge import Merge, MergeJob, change_present, find_moved, merge3, merge_many
+from capgap.patches.safepath import Joiner, check_rel
 from capgap.patches.store import FileEntry, Patch, Store
 
 RANK = ("skipped", "applied-already", "upstreamed", "applied", "merged", "semantic", "conflict")
@@ -78,9 +77,10 @@ class _View:
 
     def __init__(self, target: PatchTarget) -> None:
         self.target = target
+        self.join = Joiner(target.root)
         self.planned: dict[str, bytes | None] = {}
         self.original: dict[str, bytes | None] = {}
-        self.merges: dict[tuple[bytes, bytes, bytes, tuple[str, str, str]], Merge] = {}
+        self.merges: dict[MergeJob, Merge] = {}
 
     def merge(self, current: bytes, base: bytes, theirs: bytes, labels: tuple[str, str, str]) -> Merge:
         key = (current, base, theirs, labels)
@@ -89,8 +89,8 @@ class _View:
         return self.merges[key]
 
     def prefetch_merges(self, patches: list[Patch], reverse: bool) -> None:
-        """Run the merges the plan will need in parallel (each is a `git merge-file` process)."""
-        jobs = []
+        """Run the merges the plan will need up front, together (see merge_many)."""
+        jobs: dict[MergeJob, None] = {}  # ordered and without duplicates
         for patch in patches:
             for entry in patch.files:
                 pristine, patched = patch.contents(entry)
@@ -98,13 +98,9 @@ class _View:
                     pristine, patched = patched, pristine
                 current = self.read_original(entry.path)
                 if current is not None and patched is not None and current not in (pristine, patched):
-                    jobs.append((current, pristine or b"", patched, _labels(entry.path, patch)))
+                    jobs[(current, pristine or b"", patched, _labels(entry.path, patch))] = None
         if len(jobs) > 1:
-            from concurrent.futures import ThreadPoolExecutor
-
-            with ThreadPoolExecutor(max_workers=min(16, os.cpu_count() or 1)) as pool:
-                for job, merged in zip(jobs, pool.map(lambda j: merge3(*j), jobs), strict=True):
-                    self.merges[job] = merged
+            self.merges.update(zip(jobs, merge_many(list(jobs)), strict=True))
 
     def read(self, rel: str) -> bytes | None:
         if rel in self.planned:
@@ -113,7 +109,7 @@ class _View:
 
     def read_original(self, rel: str) -> bytes | None:
         if rel not in self.original:
-            self.original[rel] = self.target.current(rel)
+            self.original[rel] = self.target.current(rel, self.join)
         return self.original[rel]
 
 
@@ -301,7 +297,7 @@ def apply_patches(
             for e_sha in (e.pristine_sha, e.patched_sha)
             if e_sha
         }
-        own = journal or Journal.start(store.run_dir(target.root), target.root, "apply")
+        own = journal or Journal.start(store.run_dir(target.root), target.root, "apply", lazy=True)
         own.write_files(changes, known_copy=blobs.get)
         if journal is None:
             own.finish()

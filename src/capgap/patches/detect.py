@@ -15,6 +15,7 @@ import csv
 import io
 import os
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,8 +62,9 @@ class PatchTarget:
             return f"{self.name}@{(self.commit or '?')[:10]}"
         return f"{self.name} {self.version}"
 
-    def current(self, rel: str) -> bytes | None:
-        path = safe_join(self.root, rel)
+    def current(self, rel: str, join: Callable[[str], Path] | None = None) -> bytes | None:
+        """The file's content now (None: absent); `join`: a run's Joiner over this root."""
+        path = join(rel) if join is not None else safe_join(self.root, rel)
         return None if path.is_dir() else read_bytes(path)
 
     def upstream_sha(self, rel: str) -> str | None:
@@ -93,16 +95,19 @@ class PatchTarget:
 
 
 def _git_target(path: Path, name: str | None = None) -> PatchTarget | None:
-    proc = subprocess.run(
-        ["git", "-C", str(path), "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=False
-    )
-    if proc.returncode != 0:
+    # one process: the top level, then HEAD's commit (exit 1 and no second line: no commit yet)
+    cmd = ["git", "-C", str(path), "rev-parse", "--show-toplevel", "--verify", "-q", "HEAD"]
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    except OSError as exc:
+        raise EnvironmentProblem(f"cannot run git: {exc}") from exc
+    lines = proc.stdout.splitlines()
+    if proc.returncode not in (0, 1) or not lines:
         return None
-    root = Path(proc.stdout.strip())
-    commit = git(root, "rev-parse", "--verify", "-q", "HEAD", check=False).decode().strip() or None
-    if commit is None:
+    root = Path(lines[0])
+    if proc.returncode != 0 or len(lines) < 2:
         raise TargetError(f"{root}: the repository has no commit yet")
-    return PatchTarget("git", name or root.name, root, commit=commit)
+    return PatchTarget("git", name or root.name, root, commit=lines[1].strip())
 
 
 def _record(base: Path, files: list[str]) -> dict[str, str | None]:

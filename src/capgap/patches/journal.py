@@ -1,7 +1,8 @@
 """Atomic, journaled file writes, and recovery after a crash.
 
 Every write is atomic (temp file in the same directory, fsync, rename, fsync of the directory).
-A run first makes a backup of each file it will replace (or names an immutable copy of it, a
+A run first makes a backup of each file it will replace (a hard link to it where it can, as
+files are only ever replaced by rename; else a copy; or it names an immutable copy of it, a
 store blob), then appends one journal record per planned write (path, sha256 before and after),
 and only then touches the tree. If the process dies anywhere, the next run on that target reads
 the journal and puts back every file whose content is the run's "after" (from its backup); a
@@ -22,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from capgap.patches.safepath import safe_join
+from capgap.patches.safepath import Joiner, safe_join
 
 _steps = 0
 
@@ -58,22 +59,42 @@ def _fsync_dir(path: Path) -> None:
 
 def _write_temp(path: Path, data: bytes, mode: int | None = None) -> Path:
     """The new content in a temp file next to `path` (same mode), not yet in place."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     if mode is None:
         try:
-            mode = path.stat().st_mode & 0o7777
+            mode = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o644
     tmp = path.with_name(f".{path.name}.capgap-tmp{os.getpid()}")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
     try:
+        fd = os.open(tmp, flags, mode)
+    except FileNotFoundError:  # a new file in a new directory
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, flags, mode)
+    try:
+        os.fchmod(fd, mode)  # umask may have narrowed it
         view = memoryview(data)
         while view:
             view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
-    os.chmod(tmp, mode)  # umask may have narrowed it
     return tmp
+
+
+def _link_backup(path: Path, blob: Path, digest: str) -> bool:
+    """Keep the file about to be replaced as its own backup: a hard link to it, no copy. Files
+    are only ever replaced by rename, never rewritten in place, so the linked content stays as
+    it is; and the rename then frees nothing, the backup's removal does (once, not twice).
+    False (and nothing left behind) when linking isn't possible or the content isn't `digest`."""
+    blob.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.link(path, blob)
+    except OSError:  # another filesystem, no hard links there, not ours to link, ...
+        return False
+    if sha256(read_bytes(blob)) == digest:
+        return True
+    blob.unlink()  # changed since it was read: back up what was read instead
+    return False
 
 
 def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
@@ -115,19 +136,28 @@ class Journal:
     run_dir: Path
     root: Path
     records: list[dict[str, object]] = field(default_factory=list)
+    _unwritten: list[dict[str, object]] = field(default_factory=list, repr=False)
 
     @property
     def path(self) -> Path:
         return self.run_dir / "journal.jsonl"
 
     @classmethod
-    def start(cls, run_dir: Path, root: Path, kind: str, **extra: object) -> Journal:
-        run_dir.mkdir(parents=True, exist_ok=True)
+    def start(cls, run_dir: Path, root: Path, kind: str, *, lazy: bool = False, **extra: object) -> Journal:
+        """lazy: the begin record goes to disk with the first records that follow it (one
+        flush, not two; a run that dies before writing anything leaves no journal to undo)."""
         journal = cls(run_dir, root)
-        journal._append([{"op": "begin", "kind": kind, "root": str(root), "time": time.time(), **extra}])
+        begin = {"op": "begin", "kind": kind, "root": str(root), "time": time.time(), **extra}
+        if lazy:
+            journal._unwritten.append(begin)
+        else:
+            journal._append([begin])
         return journal
 
     def _append(self, records: list[dict[str, object]]) -> None:
+        records = self._unwritten + records
+        self._unwritten = []
+        self.run_dir.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write("".join(json.dumps(r) + "\n" for r in records))
             fh.flush()
@@ -145,30 +175,32 @@ class Journal:
     ) -> None:
         """Journal, back up, then write each (rel, before, after); None means absent.
 
-        Order: journal records (fsync) -> backups and temp files -> one os.sync() -> renames ->
-        one fsync per directory. One flush for the batch instead of one per file; a crash at
-        any point leaves every file at its before or after content, and the journal knows both.
+        Order: journal records (fsync) -> backups (hard links to the files, else copies) and temp
+        files -> one os.sync() -> renames -> one fsync per directory. One flush for the batch
+        instead of one per file; a crash at any point leaves every file at its before or after
+        content, and the journal knows both.
         """
         if not changes:
             return
         records: list[dict[str, object]] = []
-        backups: list[tuple[Path, bytes]] = []
+        backups: list[tuple[Path, str, bytes, str]] = []
         for rel, before, after in changes:
             before_sha, backup = sha256(before), None
             if before is not None:
                 known = known_copy(before_sha or "")
                 if known is None:
                     known = self.run_dir / "blobs" / str(before_sha)
-                    backups.append((known, before))
+                    backups.append((known, rel, before, str(before_sha)))
                 backup = str(known)
             records.append(
                 {"op": "write", "path": rel, "before": before_sha, "after": sha256(after), "backup": backup}
             )
         self._append(records)
-        for blob, data in backups:
-            if not blob.exists():
+        join = Joiner(self.root)
+        for blob, rel, data, digest in backups:
+            if not blob.exists() and not _link_backup(join(rel), blob, digest):
                 _write_temp(blob, data, 0o644).replace(blob)
-        paths = [safe_join(self.root, rel) for rel, _b, _a in changes]
+        paths = [join(rel) for rel, _b, _a in changes]
         temps = [
             None if after is None else _write_temp(path, after)
             for path, (_r, _b, after) in zip(paths, changes, strict=True)
@@ -187,7 +219,8 @@ class Journal:
 
     def finish(self) -> None:
         """The run completed: drop backups and journal."""
-        self._append([{"op": "end"}])
+        if self.records:  # else (lazy, nothing written) there is nothing on disk to close
+            self._append([{"op": "end"}])
         shutil.rmtree(self.run_dir, ignore_errors=True)
 
     def remove_temps(self) -> None:

@@ -3,6 +3,7 @@ around them: was the change upstreamed, and did upstream move the file."""
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import os
 import subprocess
@@ -32,22 +33,66 @@ class Merge:
         return "".join(out)
 
 
+MergeJob = tuple[bytes, bytes, bytes, tuple[str, str, str]]  # current, base, theirs, labels
+
+# Inputs go to git as /dev/fd/N of in-memory files (memfd): creating three files on disk per
+# merge cost more than the merge itself. Elsewhere, plain files in a temp directory.
+_IN_MEMORY = hasattr(os, "memfd_create") and os.path.isdir("/proc/self/fd")
+
+
+def _workers() -> int:
+    # Each merge is a short `git merge-file` process: a few more threads than cores keep every
+    # core busy while others fork, read their pipes or wait.
+    return max(2, min(8, 2 * (os.cpu_count() or 1)))
+
+
 def merge3(current: bytes, base: bytes, theirs: bytes, labels: tuple[str, str, str]) -> Merge:
     """git merge-file: apply base->theirs onto current; markers name `labels`."""
-    with tempfile.TemporaryDirectory(prefix="capgap-merge-") as tmp:
-        paths = []
-        for fname, data in (("current", current), ("base", base), ("theirs", theirs)):
-            path = os.path.join(tmp, fname)
-            with open(path, "wb") as fh:
-                fh.write(data)
-            paths.append(path)
-        cmd = ["git", "merge-file", "-p", "--diff3"]
-        for label in labels:
-            cmd += ["-L", label]
+    return merge_many([(current, base, theirs, labels)])[0]
+
+
+def merge_many(jobs: list[MergeJob]) -> list[Merge]:
+    """One `git merge-file` per job, run concurrently by a bounded pool; results in order."""
+    if not jobs:
+        return []
+    with contextlib.nullcontext(None) if _IN_MEMORY else tempfile.TemporaryDirectory(prefix="capgap-") as tmp:
+
+        def run(job: MergeJob) -> Merge:
+            return _merge(job, tmp)
+
+        if len(jobs) == 1:
+            return [run(jobs[0])]
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=min(_workers(), len(jobs))) as pool:
+            return list(pool.map(run, jobs))
+
+
+def _merge(job: MergeJob, tmp: str | None) -> Merge:
+    """One merge; its inputs in memfds (tmp None) or in files under tmp."""
+    cmd = ["git", "merge-file", "-p", "--diff3"]
+    for label in job[3]:
+        cmd += ["-L", label]
+    fds: list[int] = []
+    try:
+        for data in job[:3]:
+            if tmp is None:
+                fds.append(os.memfd_create("capgap-merge", os.MFD_CLOEXEC))
+                path = f"/dev/fd/{fds[-1]}"
+            else:
+                fd, path = tempfile.mkstemp(dir=tmp)
+                fds.append(fd)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fds[-1], view) :]
+            cmd.append(path)
         try:
-            proc = subprocess.run(cmd + paths, capture_output=True, check=False)
+            proc = subprocess.run(cmd, capture_output=True, check=False, pass_fds=fds if tmp is None else ())
         except OSError as exc:
             raise EnvironmentProblem(f"cannot run git merge-file: {exc}") from exc
+    finally:
+        for fd in fds:
+            os.close(fd)
     if proc.returncode < 0 or proc.returncode >= 128:
         raise EnvironmentProblem(f"git merge-file failed: {proc.stderr.decode(errors='replace').strip()}")
     return Merge(proc.stdout, proc.returncode)

@@ -34,14 +34,32 @@ def safe_join(root: Path, rel: str) -> Path:
     The last component may itself be a symlink only if it points inside root: writes replace
     the link (rename), reads would otherwise follow it out of the tree.
     """
-    check_rel(rel)
-    real_root = Path(os.path.realpath(root))
-    path = real_root / rel
-    parent = Path(os.path.realpath(path.parent))
-    if parent != real_root and real_root not in parent.parents:
-        raise StoreError(f"refusing path {rel!r}: it leads outside {root} through a symlink")
-    if path.is_symlink():
-        target = Path(os.path.realpath(path))
-        if real_root not in target.parents:
-            raise StoreError(f"refusing path {rel!r}: symlink to {target} outside {root}")
-    return path
+    return Joiner(root)(rel)
+
+
+class Joiner:
+    """safe_join for the many paths of one run under one root: the root and each directory are
+    resolved once per run (a run creates no symlinks; the last component is checked each time)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._real_root: Path | None = None
+        self._checked_dirs: set[str] = set()
+
+    def __call__(self, rel: str) -> Path:
+        check_rel(rel)
+        if self._real_root is None:
+            self._real_root = Path(os.path.realpath(self.root))
+        real_root = self._real_root
+        path = real_root / rel
+        head = rel.rpartition("/")[0]
+        if head not in self._checked_dirs:
+            parent = Path(os.path.realpath(path.parent))
+            if parent != real_root and real_root not in parent.parents:
+                raise StoreError(f"refusing path {rel!r}: it leads outside {self.root} through a symlink")
+            self._checked_dirs.add(head)
+        if path.is_symlink():
+            target = Path(os.path.realpath(path))
+            if real_root not in target.parents:
+                raise StoreError(f"refusing path {rel!r}: symlink to {target} outside {self.root}")
+        return path
