@@ -8,9 +8,6 @@ from __future__ import annotations
 
 import gzip
 import os
-import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -19,6 +16,7 @@ import pytest
 from capgap.binaries.compat import MISSING, NATIVE
 from capgap.binaries.crosscheck import capgap_listing, compare, parse_listing
 from capgap.binaries.reader import read_binary
+from tests.real_wheels import fetch_wheel
 
 pytestmark = pytest.mark.network
 
@@ -41,33 +39,12 @@ def fetch_member(cache: Path, requirement: str, pip_args: list[str], member: str
     Each step writes to a per-process temporary name and renames it into place, so parallel
     test workers (pytest -n) never see a half-written wheel or library.
     """
-    dest = cache / requirement.replace("==", "-")
-    wheels = sorted(dest.glob("*.whl"))
-    if not wheels:
-        tmp = dest / f"tmp-{os.getpid()}"
-        cmd = [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--only-binary=:all:",
-            "-q",
-            "-d",
-            str(tmp),
-        ]
-        proc = subprocess.run([*cmd, *pip_args, requirement], capture_output=True, text=True)
-        got = sorted(tmp.glob("*.whl"))
-        if proc.returncode != 0 or not got:
-            pytest.skip(f"cannot download {requirement}: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
-        os.replace(got[0], dest / got[0].name)
-        shutil.rmtree(tmp, ignore_errors=True)
-        wheels = [dest / got[0].name]
-    out = dest / "extracted" / member
+    wheel = fetch_wheel(cache, requirement, pip_args)
+    out = wheel.parent / "extracted" / member
     if not out.exists():
         part = out.with_name(f"{out.name}.part{os.getpid()}")
         part.parent.mkdir(parents=True, exist_ok=True)
-        with zipfile.ZipFile(wheels[0]) as zf, zf.open(member) as src, part.open("wb") as dst:
+        with zipfile.ZipFile(wheel) as zf, zf.open(member) as src, part.open("wb") as dst:
             while chunk := src.read(1 << 22):
                 dst.write(chunk)
         os.replace(part, out)

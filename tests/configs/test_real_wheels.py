@@ -5,10 +5,7 @@ Expectations come from listing the wheel's files here, independently of capgap's
 
 from __future__ import annotations
 
-import fcntl
 import re
-import subprocess
-import sys
 import zipfile
 from collections import defaultdict
 from pathlib import Path
@@ -23,6 +20,7 @@ from capgap.configs.naming import vendor
 from capgap.configs.smem import file_need
 from capgap.scan.analyzers import ScanOptions
 from capgap.targets import resolve_target
+from tests.real_wheels import fetch_wheel
 
 pytestmark = pytest.mark.network
 
@@ -33,30 +31,7 @@ _DEVICE = re.compile(r"device_name=([^,]*?)(?=,|_down\.json$|\.json$)")
 
 
 def _wheel(cache: Path, requirement: str) -> Path:
-    name, version = requirement.split("==")
-    dest = cache / "configs" / name
-    dest.mkdir(parents=True, exist_ok=True)
-    with (dest / ".lock").open("w") as lock:  # pytest-xdist workers share the cache
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        found = sorted(dest.glob(f"{name}-{version}-*.whl"))
-        if found:
-            return found[0]
-        cmd = [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--only-binary=:all:",
-            "-q",
-            "-d",
-            str(dest),
-        ]
-        proc = subprocess.run([*cmd, requirement], capture_output=True, text=True, check=False)
-        found = sorted(dest.glob(f"{name}-{version}-*.whl"))
-    if proc.returncode != 0 or not found:
-        pytest.skip(f"cannot download {requirement}: {(proc.stderr.strip().splitlines() or ['?'])[-1]}")
-    return found[0]
+    return fetch_wheel(cache, requirement)
 
 
 def _listing(wheel: Path) -> dict[str, dict[str, set[str]]]:

@@ -7,8 +7,6 @@ capability major 9 and 10 and read with `.get(device_capability)`.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +14,7 @@ import pytest
 from capgap.arch import parse_arch
 from capgap.scan.analyzers import ScanOptions
 from capgap.scan.run import run_scan
+from tests.real_wheels import fetch_wheel
 
 SGLANG = "sglang==0.5.23"
 SYMM = "sglang/srt/distributed/device_communicators/"
@@ -23,26 +22,7 @@ SYMM = "sglang/srt/distributed/device_communicators/"
 
 @pytest.fixture(scope="module")
 def sglang_wheel(wheel_cache: Path) -> Path:
-    dest = wheel_cache / "sglang-0.5.23"
-    found = sorted(dest.glob("sglang-0.5.23-*.whl")) if dest.is_dir() else []
-    if not found:
-        cmd = [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "--no-deps",
-            "--only-binary=:all:",
-            "-q",
-            "-d",
-            str(dest),
-            SGLANG,
-        ]
-        proc = subprocess.run(cmd, capture_output=True, text=True, check=False, timeout=600)
-        found = sorted(dest.glob("sglang-0.5.23-*.whl"))
-        if proc.returncode != 0 or not found:
-            pytest.skip(f"cannot download {SGLANG} (index unreachable?): {proc.stderr.strip()[-200:]}")
-    return found[0]
+    return fetch_wheel(wheel_cache, SGLANG)
 
 
 @pytest.mark.network
