@@ -7,7 +7,6 @@ The scan is taken as given here (its findings are built by `_scanner`); test_fix
 from __future__ import annotations
 
 import json
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -17,28 +16,9 @@ from capgap.findings import Finding
 from capgap.semantic.fixrun import FixOptions, run_fix
 from tests.cli_runner import run_cli
 from tests.patches.helpers import commit_all, git, write
+from tests.semantic.test_fixer import SYMM
 
-COMM = textwrap.dedent("""
-    MiB = 1024 * 1024
-
-    TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES = {
-        9: {
-            2: 64 * MiB,  # 64 MB
-            4: 32 * MiB,  # 32 MB
-        },
-        10: {
-            2: 8 * MiB,
-            4: 32 * MiB,
-        },
-    }
-
-
-    class SymmConfig:
-        _WORLD_SIZES_MULTIMEM = {
-            9: [4, 6, 8],
-            10: [6, 8],
-        }
-""").lstrip()
+COMM = SYMM  # the two all-reduce tables, keyed 9 and 10 (shared with the fixer tests)
 REL = "engine/comm.py"
 NOTE = "copied from 10 (cc 10.0) by capgap: not measured on this GPU"
 MAX_ENTRY = f"    12: {{  # {NOTE}\n        2: 8 * MiB,\n        4: 32 * MiB,\n    }},\n"
