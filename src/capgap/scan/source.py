@@ -49,7 +49,10 @@ def _work(item: tuple[str, str], hashed: bool = True) -> tuple[str, str, FileFac
 def _work_chunk(
     items: list[tuple[str, str]], hashed: bool = True
 ) -> list[tuple[str, str, FileFacts | None, str]]:
-    return [_work(i, hashed) for i in items]
+    from capgap.scan.nogc import gc_paused
+
+    with gc_paused():
+        return [_work(i, hashed) for i in items]
 
 
 # Never part of the code a target ships: VCS data, caches, and environments inside a source tree.
@@ -165,6 +168,13 @@ def _run(
 
 
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
+    from capgap.scan.nogc import gc_paused
+
+    with gc_paused():
+        return _analyze(target, options)
+
+
+def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     from capgap.scan import rules
 
     cache = ScanCache.open(target.root, options.use_cache)
