@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
+from dataclasses import dataclass
 
 from capgap.scan.prefilter import hit_offsets
 
@@ -18,6 +19,8 @@ _SIMPLE_ASSIGN = re.compile(rb"[ \t]*[A-Za-z_][\w.]*[ \t]*(?::[^=\n]+)?=[^=]")
 _QUOTES = (re.compile(rb'"""'), re.compile(rb"'''"))  # one literal each: searched by skipping
 _BIG_CLASS_LINES = 40
 _BIG_DEF_LINES = 30
+_BIG_BLOCK_LINES = 12
+Piece = tuple[int, int, "bytes | None"]  # [a, b) of the source, or a replacement for it
 _STARTS: dict[bytes, re.Pattern[bytes]] = {}
 
 
@@ -91,27 +94,38 @@ def _code_hits(data: bytes, hits: list[int], quotes: list[int]) -> list[int]:
     return out
 
 
-def select(data: bytes) -> bytes:
+@dataclass(frozen=True)
+class Cut:
+    text: bytes  # the kept statements, everything else blank lines (same line count)
+    ends: dict[int, int]  # 1-based first line of a statement kept in part -> its last line in the file
+
+
+def select(data: bytes) -> Cut:
     """`data` with irrelevant statements replaced by empty lines (same line count)."""
     # parity of the count before a spot: in a string
     quotes = sorted(m.start() for q in _QUOTES for m in q.finditer(data))
-    hits = _code_hits(data, hit_offsets(data), quotes)
+    hits = _code_hits(data, hit_offsets(data, names=True), quotes)
     starts = _starts(data, b"", 0, len(data), quotes)
     if not starts:
-        return data
-    keep: list[tuple[int, int]] = []
-    for a, b in zip(starts, [*starts[1:], len(data)], strict=True):
-        if _keep(data, hits, a, b):
-            keep.extend(_cut(data, hits, a, b, b"", quotes))
+        return Cut(data, {})
+    spans = list(zip(starts, [*starts[1:], len(data)], strict=True))
+    tables = [(a, b) for a, b in spans if _has_hit(hits, a, b) and not _COMPOUND.match(data, a)]
+    cutter = _Cutter(data, hits, quotes, _needed_names(data, hits, tables))
+    keep: list[Piece] = []
+    for a, b in spans:
+        if cutter.keep_top(a, b):
+            keep.extend(cutter.cut(a, b, b""))
     out: list[bytes] = []
     pos = 0
-    for a, b in keep:
-        a = _with_comments_above(data, a, pos)  # "# capability major -> ..." speaks for the table below
+    for a, b, replacement in keep:
+        if replacement is None:
+            a = _with_comments_above(data, a, pos)  # "# capability major -> ..." speaks for the table below
         out.append(b"\n" * data.count(b"\n", pos, a))
-        out.append(data[a:b])
+        out.append(data[a:b] if replacement is None else replacement)
         pos = b
     out.append(b"\n" * data.count(b"\n", pos, len(data)))
-    return b"".join(out)
+    ends = {data.count(b"\n", 0, a) + 1: data.count(b"\n", 0, b - 1) + 1 for a, b in cutter.shortened}
+    return Cut(b"".join(out), ends)
 
 
 _CLASS_HEADER = re.compile(rb"^[ \t]*class\b[^\n]*:[ \t]*(#[^\n]*)?$|^[ \t]*\)[^\n]*:[ \t]*(#[^\n]*)?$", re.M)
@@ -120,56 +134,172 @@ _DEF_HEADER = re.compile(
 )
 _BODY = re.compile(rb"^([ \t]+)[^ \t\r\n#]", re.M)
 _DEF_START = re.compile(rb"(?:@[^\n]*\n[ \t]*)*(?:async[ \t]+)?def\b")
+# Compound statements whose blocks are cut like a function's body when large and their header
+# holds no hit (a gate's own test keeps it whole, body and all: the evidence it guards).
+_BLOCK_START = re.compile(rb"(?:if|while|for|with|try|async[ \t]+(?:for|with))\b")
+_KEYWORD_LINE = re.compile(rb"^[ \t]*(?:async[ \t]+)?(?:def|class)\b", re.M)
+_HEADER_END = re.compile(rb":[ \t]*(?:#[^\n]*)?\r?\n")
+_CLAUSES: dict[bytes, re.Pattern[bytes]] = {}
 
 
-def _cut(
-    data: bytes, hits: list[int], a: int, b: int, indent: bytes, quotes: list[int]
-) -> list[tuple[int, int]]:
-    """Ranges to keep of one relevant statement: a large class or function is cut further."""
-    lines = data.count(b"\n", a, b)
-    start = a + len(indent)
-    is_class = data.startswith(b"class ", start) or (
-        data.startswith(b"@", start) and b"\n" + indent + b"class " in data[a : a + 400]
-    )
-    if is_class and lines > _BIG_CLASS_LINES:
-        return _members(data, hits, a, b, _CLASS_HEADER, quotes, in_def=False) or [(a, b)]
-    if not is_class and lines > _BIG_DEF_LINES and _DEF_START.match(data, start):
-        return _members(data, hits, a, b, _DEF_HEADER, quotes, in_def=True) or [(a, b)]
-    return [(a, b)]
+def _clause_pattern(indent: bytes) -> re.Pattern[bytes]:
+    if indent not in _CLAUSES:
+        _CLAUSES[indent] = re.compile(rb"\n" + re.escape(indent) + rb"(?=(?:elif|else|except|finally)\b)")
+    return _CLAUSES[indent]
 
 
-def _members(
-    data: bytes,
-    hits: list[int],
-    a: int,
-    b: int,
-    header_re: re.Pattern[bytes],
-    quotes: list[int],
-    in_def: bool,
-) -> list[tuple[int, int]]:
-    """The header and the relevant body statements of a class or def ([]: keep it whole).
+_IDENT = re.compile(rb"[A-Za-z_]\w*")
+_NOT_NAMES = frozenset((b"self", b"cls"))
 
-    In a function, the two statements after each relevant one stay too: what the code does
-    when a lookup comes up empty (`if sizes is None: ...`) is where consequences are read.
+
+_COMPOUND = re.compile(rb"(?:@|def\b|class\b|if\b|for\b|while\b|with\b|try\b|async\b|match\b)")
+
+
+def _needed_names(data: bytes, hits: list[int], statements: list[tuple[int, int]]) -> frozenset[bytes]:
+    """Names read on a line with a hit, or in a module-level statement with one (a table).
+
+    A short assignment stays in the cut only when it binds one of these: the
+    `props = torch.cuda.get_device_properties(0)` behind a `props.major >= 9`, the `MiB`
+    in a table's values.
     """
-    header = header_re.search(data, a, b)
-    if header is None:
-        return []
-    body = _BODY.search(data, header.end() + 1, b)
-    if body is None:
-        return []
-    members = _starts(data, body[1], body.start(), b, quotes)
-    if not members or members[0] != body.start():
-        return []
-    spans = list(zip(members, [*members[1:], b], strict=True))
-    relevant = [i for i, (m, n) in enumerate(spans) if _keep(data, hits, m, n)]
-    if not relevant or (in_def and not any(_has_hit(hits, m, n) for m, n in spans)):
-        return []
-    chosen = set(relevant)
-    if in_def:
-        chosen |= {j for i in relevant for j in (i + 1, i + 2) if j < len(spans)}
-    kept: list[tuple[int, int]] = [(a, body.start())]
-    for i in sorted(chosen):
-        m, n = spans[i]
-        kept.extend([(m, n)] if in_def else _cut(data, hits, m, n, body[1], quotes))
-    return kept
+    lines: set[int] = set()
+    needed: set[bytes] = set()
+    for pos in hits:
+        start = data.rfind(b"\n", 0, pos) + 1
+        if start not in lines:
+            lines.add(start)
+            end = data.find(b"\n", pos)
+            needed.update(_IDENT.findall(data, start, end if end != -1 else len(data)))
+    for a, b in statements:  # a table's values, on lines of their own
+        needed.update(_IDENT.findall(data, a, b))
+    needed -= _NOT_NAMES
+    return frozenset(needed)
+
+
+class _Cutter:
+    def __init__(self, data: bytes, hits: list[int], quotes: list[int], needed: frozenset[bytes]) -> None:
+        self.data = data
+        self.hits = hits
+        self.quotes = quotes
+        self.needed = needed
+        self.shortened: list[tuple[int, int]] = []  # statements kept in part: their whole span
+
+    def cut(self, a: int, b: int, indent: bytes, in_def: bool = False) -> list[Piece]:
+        """Pieces to keep of one relevant statement: a large class, def or block is cut further."""
+        data = self.data
+        lines = data.count(b"\n", a, b)
+        start = a + len(indent)
+        pieces: list[Piece] = []
+        is_class = data.startswith(b"class ", start) or (
+            data.startswith(b"@", start) and b"\n" + indent + b"class " in data[a : a + 400]
+        )
+        first = a  # the line the statement's node starts on: `def`/`class`, not a decorator
+        if is_class and lines > _BIG_CLASS_LINES:
+            pieces = self._members(a, b, _CLASS_HEADER, in_def=False)
+            first = _KEYWORD_LINE.search(data, a, b).start() if pieces else a  # type: ignore[union-attr]
+        elif not is_class and lines > _BIG_DEF_LINES and _DEF_START.match(data, start):
+            pieces = self._members(a, b, _DEF_HEADER, in_def=True)
+            first = _KEYWORD_LINE.search(data, a, b).start() if pieces else a  # type: ignore[union-attr]
+        elif lines > _BIG_BLOCK_LINES and _BLOCK_START.match(data, start):
+            pieces = self._block(a, b, indent, in_def)
+        if pieces:
+            self.shortened.append((first, b))
+        return pieces or [(a, b, None)]
+
+    def _members(self, a: int, b: int, header_re: re.Pattern[bytes], in_def: bool) -> list[Piece]:
+        """The header and the relevant body statements of a class or def ([]: keep it whole)."""
+        header = header_re.search(self.data, a, b)
+        if header is None:
+            return []
+        body = _BODY.search(self.data, header.end() + 1, b)
+        if body is None:
+            return []
+        if in_def and (not _has_hit(self.hits, body.start(), b) or _has_hit(self.hits, a, body.start())):
+            return []  # `@skipIf(capability < 9)`: what the function does is read whole
+        kept = self._body(body.start(), b, body[1], in_def)
+        return [(a, body.start(), None), *kept] if kept else []
+
+    def _body(self, begin: int, end: int, indent: bytes, in_def: bool) -> list[Piece] | None:
+        """The relevant statements of one block (None: nothing relevant, or no statement found).
+
+        In a function, an `if` among the two statements after a hit stays too: what the code
+        does when a lookup comes up empty (`if sizes is None: ...`) is where consequences are
+        read. What a gate guards is read from the file itself (`Cut.ends`), not from the cut.
+        """
+        members = _starts(self.data, indent, begin, end, self.quotes)
+        if not members or members[0] != begin:
+            return None
+        spans = list(zip(members, [*members[1:], end], strict=True))
+        keep = self._keep_in_def if in_def else self._keep
+        relevant = [i for i, (m, n) in enumerate(spans) if keep(m, n, len(indent))]
+        if not relevant:
+            return None
+        chosen = set(relevant)
+        if in_def:  # an `if` right after a hit: what the code does when a lookup comes up empty
+            hit = [i for i in relevant if _has_hit(self.hits, *spans[i])]
+            chosen |= {
+                j
+                for i in hit
+                for j in (i + 1, i + 2)
+                if j < len(spans) and self.data.startswith(b"if ", spans[j][0] + len(indent))
+            }
+        kept: list[Piece] = []
+        for i in sorted(chosen):
+            m, n = spans[i]
+            kept.extend(self.cut(m, n, indent, in_def))
+        return kept
+
+    def _keep(self, a: int, b: int, indent: int) -> bool:
+        return _keep(self.data, self.hits, a, b)
+
+    def keep_top(self, a: int, b: int) -> bool:
+        """A module-level statement with a hit, or a short assignment binding a needed name."""
+        if _has_hit(self.hits, a, b):
+            return True
+        if self.data.count(b"\n", a, b) > 3 or (m := _SIMPLE_ASSIGN.match(self.data, a)) is None:
+            return False
+        return self._binds_needed(a, m.end() - 1)
+
+    def _keep_in_def(self, a: int, b: int, indent: int) -> bool:
+        """A hit, a return (a helper's answer) or a short assignment binding a needed name."""
+        data = self.data
+        if _has_hit(self.hits, a, b) or data.startswith(b"return", a + indent):
+            return True
+        if data.count(b"\n", a, b) > 3 or (m := _SIMPLE_ASSIGN.match(data, a)) is None:
+            return False
+        return self._binds_needed(a, m.end() - 1)
+
+    def _binds_needed(self, a: int, b: int) -> bool:
+        return any(name in self.needed for name in _IDENT.findall(self.data, a, b) if name not in _NOT_NAMES)
+
+    def _block(self, a: int, b: int, indent: bytes, in_def: bool) -> list[Piece]:
+        """Header lines and the relevant statements of each clause of a large if/for/while/with/try
+        whose header holds no hit; a clause left with nothing keeps a `pass` ([]: keep it whole)."""
+        data = self.data
+        starts = [a] + [
+            m.start() + 1
+            for m in _clause_pattern(indent).finditer(data, a, b)
+            if not bisect_left(self.quotes, m.start() + 1) % 2
+        ]
+        kept: list[Piece] = []
+        for cs, ce in zip(starts, [*starts[1:], b], strict=True):
+            head = _HEADER_END.search(data, cs, ce)
+            if head is None:
+                return []
+            if _has_hit(self.hits, cs, head.end()):
+                return []  # a gate (`if`/`elif`/`while` test): kept whole
+            body = _BODY.search(data, head.end(), ce)  # its first statement, past comments
+            if body is None or len(body[1]) <= len(indent) or not body[1].startswith(indent):
+                return []
+            body_start = body.start()
+            if data.startswith(b"except", cs + len(indent)):  # the fallback is read as it is
+                kept.append((cs, ce, None))
+                continue
+            pieces = self._body(body_start, ce, body[1], in_def)
+            kept.append((cs, body_start, None))
+            if pieces is None:
+                eol = data.find(b"\n", body_start, ce)
+                kept.append((body_start, ce if eol == -1 else eol, body[1] + b"pass"))
+            else:
+                kept.extend(pieces)
+        return kept

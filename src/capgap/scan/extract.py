@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Protocol
 
 from capgap.scan import evidence
 from capgap.scan.hintlines import HintLines
@@ -48,19 +49,32 @@ _GATEISH = re.compile(
     r"capab|(^|_)sm_?(\d|$|_|version)|(^|_)cc($|_)|major|blackwell|hopper|ampere|(^|_)arch($|_)", re.I
 )
 _COMMENT = re.compile(r"#[^\n]*")
+_GUARDED_LINES = 400  # what a gate guards is read this far at most
+Ranges = tuple[list[tuple[int, int]], list[tuple[int, int]], tuple[int, int]]  # body, else, rest
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 
 
-def extract(tree: ast.Module, lines: list[str], path: str, module: str) -> FileFacts:
+class Whole(Protocol):
+    """Where a statement the cut kept in part ends in the file, and the file's own lines."""
+
+    ends: dict[int, int]
+
+    def lines(self) -> list[str]: ...
+
+
+def extract(
+    tree: ast.Module, lines: list[str], path: str, module: str, whole: Whole | None = None
+) -> FileFacts:
     facts = FileFacts(path, module)
-    _Walker(facts, lines).block(tree.body, [], facts.module_scope, None, is_module=True)
+    _Walker(facts, lines, whole).block(tree.body, [], facts.module_scope, None, is_module=True)
     return facts
 
 
 class _Walker:
-    def __init__(self, facts: FileFacts, lines: list[str]) -> None:
+    def __init__(self, facts: FileFacts, lines: list[str], whole: Whole | None = None) -> None:
         self.facts = facts
         self.lines = lines
+        self.whole = whole
         self._gate_hints = HintLines(lines, _GATE_HINTS)
         self._use_hints = HintLines(lines, _HINTS)
 
@@ -96,12 +110,6 @@ class _Walker:
         )
         return short and made_of_constants(value)
 
-    def text(self, node: ast.AST) -> str:
-        """The source lines a node spans (whole lines: cheap to search before walking the node)."""
-        start = getattr(node, "lineno", 0)
-        end = getattr(node, "end_lineno", start) or start
-        return "\n".join(self.lines[start - 1 : end]) if start else ""
-
     def src(self, line: int) -> str:
         return self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
 
@@ -112,41 +120,79 @@ class _Walker:
         scope: Scope,
         cls_scope: Scope | None,
         is_module: bool = False,
+        end: int = 1 << 30,
     ) -> None:
+        """Walk one block; `end`: its last line in the file (what a gate in it guards ends there)."""
         for i, stmt in enumerate(body):
             rest = body[i + 1 :]
+            after = (self.end_of(stmt) + 1, end)  # the rest of the block, in the file
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.function(stmt, chain, scope, cls_scope, is_module)
             elif isinstance(stmt, ast.ClassDef):
                 inner = Scope({}, scope)
-                self.block(stmt.body, [*chain, stmt.name], inner, inner)
+                self.block(stmt.body, [*chain, stmt.name], inner, inner, end=self.end_of(stmt))
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-                self.assign(stmt, rest, chain, scope, cls_scope, is_module)
+                self.assign(stmt, rest, chain, scope, cls_scope, is_module, after)
             elif isinstance(stmt, ast.ImportFrom) and is_module:
                 self.imports(stmt)
             elif isinstance(stmt, ast.If):
-                self.gate(stmt.test, stmt.body, stmt.orelse, rest, chain, scope, stmt.lineno)
+                split = self._split(stmt, stmt.orelse)
+                ranges = self._ranges(stmt, split, after)
+                self.gate(stmt.test, stmt.body, stmt.orelse, rest, chain, scope, stmt.lineno, None, ranges)
                 self.exprs(stmt.test, stmt, body, i, scope)
-                self.block(stmt.body, chain, scope, cls_scope, is_module)
-                self.block(stmt.orelse, chain, scope, cls_scope, is_module)
+                self.block(stmt.body, chain, scope, cls_scope, is_module, split)
+                self.block(stmt.orelse, chain, scope, cls_scope, is_module, self.end_of(stmt))
             elif isinstance(stmt, ast.Assert):  # what follows runs when the test is true, `!=` or not
-                self.gate(stmt.test, rest, [], [], chain, scope, stmt.lineno, negative=False)
+                self.gate(stmt.test, rest, [], [], chain, scope, stmt.lineno, False, ([after], [], after))
             elif isinstance(stmt, ast.Try):
-                self.block(stmt.body, chain, scope, cls_scope, is_module)
+                clauses = [h.lineno for h in stmt.handlers] + [s.lineno for s in stmt.orelse + stmt.finalbody]
+                self.block(stmt.body, chain, scope, cls_scope, is_module, min(clauses, default=1) - 1)
+                stmt_end = self.end_of(stmt)
                 for handler in stmt.handlers:
-                    self.block(handler.body, chain, scope, cls_scope, is_module)
-                self.block(stmt.orelse + stmt.finalbody, chain, scope, cls_scope, is_module)
+                    self.block(handler.body, chain, scope, cls_scope, is_module, stmt_end)
+                self.block(stmt.orelse + stmt.finalbody, chain, scope, cls_scope, is_module, stmt_end)
                 self.try_uses(stmt, scope)
             elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+                orelse = getattr(stmt, "orelse", [])
+                split = self._split(stmt, orelse)
                 if isinstance(stmt, ast.While):
-                    self.gate(stmt.test, stmt.body, stmt.orelse, rest, chain, scope, stmt.lineno)
+                    ranges = self._ranges(stmt, split, after)
+                    self.gate(stmt.test, stmt.body, orelse, rest, chain, scope, stmt.lineno, None, ranges)
                 for field in ("iter", "test"):
                     if hasattr(stmt, field):
                         self.exprs(getattr(stmt, field), stmt, body, i, scope)
-                self.block(stmt.body, chain, scope, cls_scope, is_module)
-                self.block(getattr(stmt, "orelse", []), chain, scope, cls_scope, is_module)
+                self.block(stmt.body, chain, scope, cls_scope, is_module, split)
+                self.block(orelse, chain, scope, cls_scope, is_module, self.end_of(stmt))
             else:
                 self.exprs(stmt, stmt, body, i, scope)
+
+    def end_of(self, stmt: ast.stmt) -> int:
+        """A statement's last line in the file (the cut may have kept only part of it)."""
+        if self.whole is not None and stmt.lineno in self.whole.ends:
+            return self.whole.ends[stmt.lineno]
+        return stmt.end_lineno or stmt.lineno
+
+    def _split(self, stmt: ast.stmt, orelse: list[ast.stmt]) -> int:
+        """The last file line of a compound statement's body (its `else:` follows)."""
+        return orelse[0].lineno - 1 if orelse else self.end_of(stmt)
+
+    def _ranges(self, stmt: ast.If | ast.While, split: int, after: tuple[int, int]) -> Ranges:
+        body = [(stmt.body[0].lineno, split)]
+        orelse = [(split + 1, self.end_of(stmt))] if stmt.orelse else []
+        return body, orelse, after
+
+    def file_text(self, ranges: list[tuple[int, int]]) -> str:
+        """The file's own lines in `ranges` (1-based, inclusive), at most _GUARDED_LINES of them."""
+        lines = self.whole.lines() if self.whole is not None else self.lines
+        out: list[str] = []
+        budget = _GUARDED_LINES
+        for first, last in ranges:
+            last = min(last, len(lines), first + budget - 1)
+            if first > last:
+                continue
+            out.extend(lines[first - 1 : last])
+            budget -= last - first + 1
+        return "\n".join(out)
 
     def imports(self, stmt: ast.ImportFrom) -> None:
         base = stmt.module or ""
@@ -188,13 +234,11 @@ class _Walker:
                 and dec.args
             ):
                 negative = call_name(dec.func) != "skipUnless"
-                self.gate(dec.args[0], node.body, [], [], [*chain, node.name], scope, dec.lineno, negative)
-        self._function_body(node.body, [*chain, node.name], local, cls_scope)
-
-    def _function_body(
-        self, body: list[ast.stmt], chain: list[str], local: Scope, cls_scope: Scope | None
-    ) -> None:
-        self.block(body, chain, local, cls_scope)
+                body = [(node.body[0].lineno, self.end_of(node))]
+                ranges: Ranges = ([], [], (0, 0)) if negative else (body, [], (0, 0))
+                qualname = [*chain, node.name]
+                self.gate(dec.args[0], node.body, [], [], qualname, scope, dec.lineno, negative, ranges)
+        self.block(node.body, [*chain, node.name], local, cls_scope, end=self.end_of(node))
 
     def assign(
         self,
@@ -204,6 +248,7 @@ class _Walker:
         scope: Scope,
         cls_scope: Scope | None,
         is_module: bool,
+        after: tuple[int, int] = (0, 0),
     ) -> None:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         value = stmt.value
@@ -228,7 +273,7 @@ class _Walker:
                 self.facts.helpers.append(HelperDef(name, "var", [], [ast.Expr(value)], scope))
         elif chain and not is_module and cls_scope is not scope and isinstance(value, _GATE_VALUES):
             # `flag = arch != 90` is true where the test is: the value's own polarity, never flipped
-            self.gate(value, rest, [], [], chain, scope, stmt.lineno, negative=False)
+            self.gate(value, rest, [], [], chain, scope, stmt.lineno, False, ([after], [], after))
         self.exprs(value, stmt, rest, -1, scope)
 
     def table(
@@ -281,21 +326,23 @@ class _Walker:
         scope: Scope,
         line: int,
         negative: bool | None = None,
+        ranges: Ranges = ([], [], (0, 0)),
     ) -> None:
+        """A capability test. `ranges`: the file lines of its body, its else and the rest of its
+        block; what it guards is read there, in the file, whatever the cut kept of it."""
         if not self._gate_hints.any_in(*self._span(test)) or not capish_key(test, _GATEISH):
             return
         if negative is None:
             # `if arch != 90: return` / `elif major not in (8, 12): unsupported.append(...)`: a negated
             # branch handles the archs turned away; what the gate guards runs where the test is false
             negative = is_negative(test)
+        guarded, other, after = ranges
         if negative:
-            selected = orelse + (rest if exits(body) else [])
+            selected = other + ([after] if exits(body) else [])
             fallback = summary(body)
         else:
-            selected, fallback = body, summary(orelse)
-        code = _COMMENT.sub(
-            "", "\n".join(self.text(st) for st in selected[:40])
-        )  # "no tcgen05 here" is no need
+            selected, fallback = guarded, summary(orelse)
+        code = _COMMENT.sub("", self.file_text(selected))  # "no tcgen05 here" is no need
         needs = evidence.needs_in(code.lower())
         self.facts.gates.append(
             GateSite(line, test, negative, scope, needs, fallback, self.src(line), ".".join(chain))

@@ -42,30 +42,43 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
     if len(data) > MAX_BYTES:
         facts.skipped = f"too large to be hand-written source ({len(data) // (1024 * 1024)} MB); not parsed"
         return facts
-    # Decode only the cut when it is clean UTF-8: the rest of the file is never looked at.
-    cut = _decode(chunks.select(data)) if relevant_py else None
-    text = _decode(data) if (cut is None or relevant_build) else None
-    if cut is None and text is None:
+    text, encoding = _decode_with(data)
+    if text is None:
         facts.skipped = "not valid UTF-8 (and no coding declaration that decodes it)"
         return facts
     if relevant_build:
-        assert text is not None
         facts.builds = builds.find_build_lists(text, python_module=is_python and not rel.endswith("setup.py"))
     if relevant_py:
-        tree = _parse(cut, rel) if cut is not None else None
-        source = cut
+        selected = chunks.select(data)
+        cut = selected.text.decode(encoding)  # whole lines of a file that decodes: it decodes too
+        tree, source, ends = _parse(cut, rel), cut, selected.ends
         if tree is None:  # the cut guessed a boundary wrong, or the file is bad: parse it whole
-            source = text if text is not None else _decode(data)
-            assert source is not None
+            source, ends = text, {}
             try:
                 tree = _parse(source, rel, strict=True)
             except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
                 facts.skipped = _syntax_reason(source, exc)
                 return facts
-        extracted = extract(tree, source.splitlines(), rel, facts.module)  # type: ignore[union-attr]
+        assert tree is not None
+        extracted = extract(tree, source.splitlines(), rel, facts.module, _Whole(text, ends))
         extracted.builds = facts.builds
         facts = extracted
     return facts if (facts.builds or facts.tables or facts.uses or facts.helpers or facts.gates) else None
+
+
+class _Whole:
+    """The file's own lines (split only when a gate reads what it guards), and where each
+    statement the cut kept in part ends."""
+
+    def __init__(self, text: str, ends: dict[int, int]) -> None:
+        self.ends = ends
+        self._text = text
+        self._lines: list[str] | None = None
+
+    def lines(self) -> list[str]:
+        if self._lines is None:
+            self._lines = self._text.splitlines()
+        return self._lines
 
 
 def _parse(text: str, rel: str, strict: bool = False) -> ast.Module | None:
@@ -79,18 +92,20 @@ def _parse(text: str, rel: str, strict: bool = False) -> ast.Module | None:
         return None
 
 
-def _decode(data: bytes) -> str | None:
+def _decode_with(data: bytes) -> tuple[str | None, str]:
+    """The text and the codec that decodes it: UTF-8, else the file's coding declaration."""
     try:
-        return data.decode("utf-8-sig")
+        return data.decode("utf-8-sig"), "utf-8-sig"
     except UnicodeDecodeError:
         pass
     for line in data.split(b"\n", 2)[:2]:
         if m := _CODING.match(line):
+            codec = m[1].decode("ascii")
             try:
-                return data.decode(m[1].decode("ascii"))
+                return data.decode(codec), codec
             except (LookupError, UnicodeDecodeError):
-                return None
-    return None
+                return None, ""
+    return None, ""
 
 
 def _syntax_reason(text: str, exc: BaseException) -> str:

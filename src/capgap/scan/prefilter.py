@@ -87,10 +87,35 @@ def worth_parsing(data: bytes) -> bool:
     return mentions_capability(low) or has_cc_key(low)
 
 
-def hit_offsets(data: bytes) -> list[int]:
-    """Sorted byte offsets of every capability token and capability-like dict key in `data`."""
+# Names a gate or a table read may test (the extractor's capability names: `major`, `arch`,
+# `gpu_arch`, `cc`, `sm`, `sm_count`, ...): statements holding one are kept in the cut, so a
+# `major == 9` deep in a function is read whatever surrounds it. Each regex starts with its
+# literal (fast to search); the name's start is checked by hand.
+_NAME_TOKENS = (b"major", b"ampere", b"capab")
+_NAME_ENDS = (
+    re.compile(rb"arch(?:_|(?![a-z0-9.]))"),  # not `cute.arch.sync()`: a module, not a value
+    re.compile(rb"cc(?:_|(?![a-z0-9.]))"),
+    re.compile(rb"sm(?![a-z0-9_.])"),  # `sm`, `num_sm`; `sm90`, `sm_90` are capability tokens
+)
+
+
+def _name_hits(low: bytes) -> Iterator[int]:
+    for tok in _NAME_TOKENS:
+        yield from _occurrences(low, tok)
+    for pattern in _NAME_ENDS:
+        for m in pattern.finditer(low):
+            i = m.start()
+            if i == 0 or not (97 <= low[i - 1] <= 122 or 48 <= low[i - 1] <= 57):  # `_arch`, ` arch`
+                yield i
+
+
+def hit_offsets(data: bytes, names: bool = False) -> list[int]:
+    """Sorted byte offsets of every capability token and capability-like dict key in `data`
+    (and, with `names`, of every capability-like name)."""
     low = data.lower()
     offsets: list[int] = []
+    if names:
+        offsets.extend(_name_hits(low))
     for tok in CAP_TOKENS + CC_KEY_TOKENS:
         offsets.extend(i for i in _occurrences(low, tok) if _is_key(low, i, tok))
     offsets.extend(m.start() for m in _SM.finditer(low))

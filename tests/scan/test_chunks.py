@@ -1,0 +1,100 @@
+"""The statement cut: what it keeps of large functions and blocks, and that findings read through
+it stay those of the whole file (gates deep in a block, what a gate guards, line numbers)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from capgap.arch import parse_arch
+from capgap.scan.analyzers import ScanOptions
+from capgap.scan.chunks import select
+from capgap.scan.run import run_scan
+
+FILLER = "".join(f"        step_{i} = compute_{i}(data)\n" for i in range(30))
+
+# A long function whose gate sits in a long `for` block that names no capability in its header.
+DEEP = f'''\
+import torch
+
+
+def tune(data, layers):
+    total = 0
+    for layer in layers:
+{FILLER}        major = torch.cuda.get_device_capability()[0]
+        if major == 9:
+            total += fast_path(layer)
+{FILLER}    return total
+'''
+
+# A negative gate early in a long function; what it guards (a tcgen05 kernel) comes 40 lines later.
+GUARDED = f'''\
+import torch
+
+
+def run(x):
+    if torch.cuda.get_device_capability()[0] != 10:
+        return None
+{FILLER.replace("        ", "    ")}    out = launch_tcgen05_kernel(x)
+    return out
+'''
+
+
+def _scan(tmp_path: Path, source: str, arch: str = "12.0") -> list[tuple[str, int, str, str]]:
+    (tmp_path / "mod.py").write_text(source)
+    options = ScanOptions(archs=(parse_arch(arch),), use_cache=False, binaries=False)
+    report = run_scan([str(tmp_path)], options)
+    return [(f.rule, f.line, f.symbol, f.severity) for f in report.findings]
+
+
+def test_a_large_block_keeps_only_its_relevant_statements_on_their_own_lines() -> None:
+    cut = select(DEEP.encode())
+    text = cut.text.decode()
+    assert text.count("\n") == DEEP.count("\n")  # every line number is kept
+    kept = [line.strip() for line in text.splitlines() if line.strip()]
+    assert kept == [
+        "def tune(data, layers):",
+        "for layer in layers:",
+        "major = torch.cuda.get_device_capability()[0]",
+        "if major == 9:",
+        "total += fast_path(layer)",
+        "return total",
+    ]
+    ast.parse(text)  # still Python
+    # the function and the block were kept in part: where they end in the file is remembered
+    lines = DEEP.splitlines()
+    assert cut.ends[lines.index("def tune(data, layers):") + 1] == len(lines)
+    assert cut.ends[lines.index("    for layer in layers:") + 1] == len(lines) - 1
+
+
+def test_an_irrelevant_clause_keeps_a_pass_so_the_cut_still_parses() -> None:
+    source = "def f(data):\n    if data:\n" + FILLER + "    else:\n" + FILLER.replace(
+        "step_0 = compute_0(data)", "arch = data.arch"
+    ) + "    return arch\n"
+    text = select(source.encode()).text.decode()
+    tree = ast.parse(text)
+    block = tree.body[0].body[0]  # type: ignore[attr-defined]
+    assert isinstance(block.body[0], ast.Pass) and block.body[0].lineno == 3
+    assert [ast.unparse(s) for s in block.orelse] == ["arch = data.arch"]
+
+
+def test_a_gate_deep_in_a_long_block_is_found(tmp_path: Path) -> None:
+    line = DEEP.splitlines().index("        if major == 9:") + 1
+    assert _scan(tmp_path, DEEP) == [("gate-excludes-arch", line, "major", "medium")]
+
+
+def test_what_a_gate_guards_is_read_from_the_file_not_from_the_cut(tmp_path: Path) -> None:
+    assert "launch_tcgen05_kernel" not in select(GUARDED.encode()).text.decode()
+    # the guarded code needs tcgen05, which 12.0 lacks: the gate is rightly closed to it (low)
+    assert _scan(tmp_path, GUARDED) == [("gate-excludes-arch", 5, "get_device_capability", "low")]
+
+
+def test_a_short_assignment_stays_only_when_a_capability_line_reads_its_name() -> None:
+    source = (
+        "import torch\n\n\ndef f(x):\n    props = torch.cuda.get_device_properties(0)\n"
+        "    unrelated = x * 2\n" + FILLER.replace("        ", "    ") + "    if props.major >= 9:\n"
+        "        return fast(x)\n    return slow(unrelated)\n"
+    )
+    kept = [line.strip() for line in select(source.encode()).text.decode().splitlines() if line.strip()]
+    assert "props = torch.cuda.get_device_properties(0)" in kept
+    assert "unrelated = x * 2" not in kept
