@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Optional
 
 import typer
@@ -37,6 +38,10 @@ def scan(
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (0: one per core)."),
 ) -> None:
     """Find tables, gates and build lists in a target that have no entry for your GPU's arch."""
+    from capgap.scan.grepfilter import prefetch
+
+    for spec in targets:  # a directory: grep starts reading it while the rest of capgap loads
+        prefetch(str(Path(spec).expanduser().resolve()))
     from capgap import output
     from capgap.errors import UsageError
     from capgap.scan.analyzers import ScanOptions

@@ -87,8 +87,7 @@ def _code_hits(data: bytes, hits: list[int], quotes: list[int]) -> list[int]:
     for pos in hits:
         if bisect_left(quotes, pos) % 2:
             continue
-        line_start = data.rfind(b"\n", 0, pos) + 1
-        if b"#" in data[line_start:pos]:
+        if data.find(b"#", data.rfind(b"\n", 0, pos) + 1, pos) != -1:
             continue
         out.append(pos)
     return out
@@ -124,8 +123,18 @@ def select(data: bytes) -> Cut:
         out.append(data[a:b] if replacement is None else replacement)
         pos = b
     out.append(b"\n" * data.count(b"\n", pos, len(data)))
-    ends = {data.count(b"\n", 0, a) + 1: data.count(b"\n", 0, b - 1) + 1 for a, b in cutter.shortened}
-    return Cut(b"".join(out), ends)
+    return Cut(b"".join(out), _line_spans(data, cutter.shortened))
+
+
+def _line_spans(data: bytes, spans: list[tuple[int, int]]) -> dict[int, int]:
+    """{first line: last line} (1-based) of byte spans, newlines counted once, in one sweep."""
+    marks = sorted({pos for a, b in spans for pos in (a, b - 1)})
+    line_at: dict[int, int] = {}
+    line, prev = 1, 0
+    for pos in marks:
+        line += data.count(b"\n", prev, pos)
+        line_at[pos], prev = line, pos
+    return {line_at[a]: line_at[b - 1] for a, b in spans}
 
 
 _CLASS_HEADER = re.compile(rb"^[ \t]*class\b[^\n]*:[ \t]*(#[^\n]*)?$|^[ \t]*\)[^\n]*:[ \t]*(#[^\n]*)?$", re.M)

@@ -15,6 +15,7 @@ from capgap.findings import Finding, Skipped
 from capgap.scan.analyzers import AnalyzerResult, ScanOptions
 from capgap.scan.builds import is_build_file
 from capgap.scan.cache import ScanCache, digest
+from capgap.scan.grepfilter import SKIP_DIRS
 from capgap.scan.records import FileFacts
 
 if TYPE_CHECKING:
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 ANALYZER_ID = "source"
 _POOL_MIN_FILES = 400  # below this, starting workers costs more than it saves
 _CHUNK = 48
+_GREP_MIN_FILES = 200  # below this, reading the files costs less than starting grep
+NO_TOKENS = "no-capability-tokens"  # the cache's entry for files grep found nothing in
 
 
 def _relevant(path: Path) -> bool:
@@ -55,24 +58,7 @@ def _work_chunk(
         return [_work(i, hashed) for i in items]
 
 
-# Never part of the code a target ships: VCS data, caches, and environments inside a source tree.
-_SKIP_DIRS = {
-    ".git",
-    "__pycache__",
-    ".hg",
-    ".svn",
-    ".tox",
-    ".nox",
-    ".mypy_cache",
-    ".ruff_cache",
-    ".pytest_cache",
-    ".venv",
-    "node_modules",
-    ".eggs",
-}
-
-
-def _walk_root(root: str, prefix: str, out: list[tuple[str, str]]) -> None:
+def _walk_root(root: str, prefix: str, out: list[tuple[str, str]], links: set[str]) -> None:
     """Relevant files under `root` by os.scandir (no Path objects; directory links not followed)."""
     try:
         entries = sorted(os.scandir(root), key=lambda e: e.name)
@@ -81,16 +67,19 @@ def _walk_root(root: str, prefix: str, out: list[tuple[str, str]]) -> None:
     for entry in entries:
         name = entry.name
         if entry.is_dir(follow_symlinks=False):
-            if name not in _SKIP_DIRS:
-                _walk_root(entry.path, f"{prefix}{name}/", out)
+            if name not in SKIP_DIRS:
+                _walk_root(entry.path, f"{prefix}{name}/", out, links)
         elif name.endswith(".py") or is_build_file(name):
             out.append((prefix + name, entry.path))
+            if entry.is_symlink():
+                links.add(prefix + name)
 
 
-def _walk(target: Target) -> list[tuple[str, str]]:
+def _walk(target: Target, links: set[str] | None = None) -> list[tuple[str, str]]:
+    """Relevant files as (relative path, path); `links` collects those that are symbolic links."""
     out: list[tuple[str, str]] = []
     if target.files is None:
-        _walk_root(str(target.root), "", out)
+        _walk_root(str(target.root), "", out, links if links is not None else set())
         return out
     for path in target.files:
         if _relevant(path) and path.is_file():
@@ -102,11 +91,13 @@ def _walk(target: Target) -> list[tuple[str, str]]:
     return out
 
 
-def _stat_all(target: Target) -> tuple[dict[str, os.stat_result], dict[str, str], list[Skipped]]:
+def _stat_all(
+    target: Target, links: set[str]
+) -> tuple[dict[str, os.stat_result], dict[str, str], list[Skipped]]:
     stats: dict[str, os.stat_result] = {}
     paths: dict[str, str] = {}
     skipped: list[Skipped] = []
-    for rel, path in _walk(target):
+    for rel, path in _walk(target, links):
         try:
             stats[rel] = os.stat(path)
             paths[rel] = path
@@ -116,7 +107,11 @@ def _stat_all(target: Target) -> tuple[dict[str, os.stat_result], dict[str, str]
 
 
 def collect(
-    cache: ScanCache, stats: dict[str, os.stat_result], paths: dict[str, str], options: ScanOptions
+    cache: ScanCache,
+    stats: dict[str, os.stat_result],
+    paths: dict[str, str],
+    options: ScanOptions,
+    grep_found: set[str] | None = None,
 ) -> tuple[list[FileFacts], list[Skipped]]:
     """Facts of every relevant file (from the cache by content, else parsed), and skipped files."""
     from capgap import output
@@ -131,6 +126,7 @@ def collect(
                 facts.append(cached)
         else:
             todo.append((rel, paths[rel]))
+    todo = _grep_filtered(todo, cache, stats, options, grep_found)
     with output.progress(len(todo), "capgap scan") as bar:
         for rel, dig, got, unreadable in _run(todo, options, bar, hashed=cache.path is not None):
             if unreadable:
@@ -142,6 +138,37 @@ def collect(
     skipped += [Skipped(f.path, f.skipped) for f in facts if f.skipped]
     facts = sorted((f for f in facts if not f.skipped), key=lambda f: f.path)
     return facts, skipped
+
+
+def _grep_filtered(
+    todo: list[tuple[str, str]],
+    cache: ScanCache,
+    stats: dict[str, os.stat_result],
+    options: ScanOptions,
+    found: set[str] | None,
+) -> list[tuple[str, str]]:
+    """`todo` less the Python files grep found no token in (they can hold no facts).
+
+    `found`: relative paths from a grep started at launch (grepfilter.prefetch), else grep is
+    asked now about the files to read, when there are enough of them to be worth it.
+    """
+    if found is None:
+        if len(todo) < _GREP_MIN_FILES:
+            return todo
+        from capgap.scan import grepfilter
+
+        python = [path for rel, path in todo if rel.endswith(".py")]
+        by_path = grepfilter.candidates(python, options.jobs or (os.cpu_count() or 1))
+        if by_path is None:
+            return todo
+        found = {rel for rel, path in todo if path in by_path}
+    kept = []
+    for rel, path in todo:
+        if rel.endswith(".py") and rel not in found:
+            cache.store(rel, stats[rel], NO_TOKENS, None)
+        else:
+            kept.append((rel, path))
+    return kept
 
 
 def _run(
@@ -175,15 +202,20 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
 
 
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
-    from capgap.scan import rules
+    from capgap.scan import grepfilter, rules
 
     cache = ScanCache.open(target.root, options.use_cache)
-    stats, paths, unreadable = _stat_all(target)
+    links: set[str] = set()
+    stats, paths, unreadable = _stat_all(target, links)
     key = ",".join(a.cc + a.suffix for a in options.archs)
     if cache.unchanged(stats) and key in cache.results and not unreadable:
+        grepfilter.discard(str(target.root))
         findings, skipped = cache.results[key]  # nothing changed: the last answer stands
         return AnalyzerResult(findings=list(findings), skipped=list(skipped), files=len(stats))
-    files, skipped = collect(cache, stats, paths, options)
+    found = grepfilter.prefetched(str(target.root)) if target.files is None else None
+    if found is not None:
+        found |= links  # grep -r reads no file links: those are read here
+    files, skipped = collect(cache, stats, paths, options, found)
     skipped = sorted(skipped + unreadable, key=lambda s: s.path)
     reg = rules.Registry(files)
     findings: list[Finding] = []

@@ -1,0 +1,135 @@
+"""Which files can matter at all, asked of `grep` (one pass in C over every byte).
+
+The byte pre-filter (prefilter.py) searches each file for a dozen tokens, one Python-level pass
+per token; on an engine tree most of a cold scan's reading went there. `grep -lFi` with the same
+tokens as fixed strings answers "which files hold any of them" in one pass, on all cores. It is
+only a necessary condition, never the verdict: every file it names still goes through the exact
+pre-filter. Without a usable grep (none on PATH, an error on any file, CAPGAP_GREP=0) the answer
+is None and the caller reads every file itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+from capgap.scan.prefilter import CAP_TOKENS, CC_KEY_TOKENS
+
+# Every token the pre-filter can act on, as fixed strings (grep -i folds ASCII case, as
+# bytes.lower() does): `sm_?\d\d` and `"sm_90":` keys start with `sm` + digit or `sm_` + digit.
+TOKENS: tuple[bytes, ...] = (
+    *CAP_TOKENS,
+    *CC_KEY_TOKENS,
+    *(b"sm%d" % d for d in range(10)),
+    *(b"sm_%d" % d for d in range(10)),
+)
+_ARGS_BYTES = 96 * 1024  # per grep process: well inside any system's argument-size limit
+# Never part of the code a target ships: VCS data, caches, and environments inside a source tree.
+SKIP_DIRS = frozenset(
+    (".git", "__pycache__", ".hg", ".svn", ".tox", ".nox", ".mypy_cache", ".ruff_cache", ".pytest_cache")
+    + (".venv", "node_modules", ".eggs")
+)
+_STARTED: dict[str, subprocess.Popen[bytes]] = {}
+
+
+def _grep() -> str | None:
+    return None if os.environ.get("CAPGAP_GREP", "1") == "0" else shutil.which("grep")
+
+
+def _command(grep: str) -> list[str]:
+    return [grep, "-lFi", "--null", "--no-messages", *(a for t in TOKENS for a in ("-e", t.decode()))]
+
+
+_ENV = {"LC_ALL": "C"}  # bytes, not characters: as Python's search reads them
+
+
+def prefetch(root: str) -> None:
+    """Start `grep -r` over a directory target now, while capgap itself loads (a core is idle).
+
+    `prefetched(root)` collects it. grep -r, like the scan's own walk, follows no directory link
+    and skips SKIP_DIRS; it skips file links too, which the caller therefore reads itself.
+    """
+    grep = _grep()
+    if grep is None or root in _STARTED or not os.path.isdir(root):
+        return
+    cmd = [*_command(grep), "-r", "--include=*.py", *(f"--exclude-dir={d}" for d in sorted(SKIP_DIRS))]
+    try:
+        _STARTED[root] = subprocess.Popen(  # nosec: a fixed grep command over one directory, no shell
+            [*cmd, "--", root], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, **_ENV}
+        )
+    except OSError:
+        return
+
+
+def prefetched(root: str) -> set[str] | None:
+    """The `.py` files (relative, posix) a prefetch found tokens in; None: none started, or it failed."""
+    proc = _STARTED.pop(root, None)
+    if proc is None:
+        return None
+    out, _ = proc.communicate()
+    if proc.returncode not in (0, 1):
+        return None
+    prefix = root.rstrip(os.sep) + os.sep
+    names = (os.fsdecode(name) for name in out.split(b"\0") if name)
+    return {name[len(prefix) :].replace(os.sep, "/") for name in names if name.startswith(prefix)}
+
+
+def discard(root: str) -> None:
+    """Stop a prefetch nobody needs (the cache answered)."""
+    proc = _STARTED.pop(root, None)
+    if proc is not None:
+        proc.kill()
+        proc.communicate()
+
+
+def candidates(paths: list[str], workers: int) -> set[str] | None:
+    """The paths holding any token (a superset of what the pre-filter passes); None: ask Python."""
+    grep = _grep()
+    if not paths or grep is None:
+        return None
+    pending = _batches(paths, workers)
+    running: list[subprocess.Popen[bytes]] = []
+    found: set[str] = set()
+    try:
+        while pending or running:
+            while pending and len(running) < max(1, workers):
+                batch = pending.pop()
+                running.append(
+                    subprocess.Popen(  # nosec: a fixed grep command over file names, no shell
+                        [*_command(grep), "--", *batch],
+                        stdout=subprocess.PIPE,
+                        stderr=subprocess.DEVNULL,
+                        env={**os.environ, **_ENV},
+                    )
+                )
+            proc = running.pop(0)
+            out, _ = proc.communicate()
+            if proc.returncode not in (0, 1):  # 2: a file it could not read, or an option it lacks
+                return None
+            found.update(os.fsdecode(name) for name in out.split(b"\0") if name)
+    except OSError:
+        return None
+    finally:
+        for proc in running:
+            proc.kill()
+            proc.wait()
+    return found
+
+
+def _batches(paths: list[str], workers: int) -> list[list[str]]:
+    """`workers` equal shares of the paths, each cut where its arguments would grow too long."""
+    shares = max(1, workers)
+    per = -(-len(paths) // shares)
+    out: list[list[str]] = []
+    for i in range(0, len(paths), per):
+        batch: list[str] = []
+        size = 0
+        for path in paths[i : i + per]:
+            if batch and size + len(path) + 1 > _ARGS_BYTES:
+                out.append(batch)
+                batch, size = [], 0
+            batch.append(path)
+            size += len(path) + 1
+        out.append(batch)
+    return out
