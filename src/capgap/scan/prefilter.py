@@ -92,21 +92,15 @@ def worth_parsing(data: bytes) -> bool:
 # `major == 9` deep in a function is read whatever surrounds it. Each regex starts with its
 # literal (fast to search); the name's start is checked by hand.
 _NAME_TOKENS = (b"major", b"ampere", b"capab")
-_NAME_ENDS = (
-    re.compile(rb"arch(?:_|(?![a-z0-9.]))"),  # not `cute.arch.sync()`: a module, not a value
-    re.compile(rb"cc(?:_|(?![a-z0-9.]))"),
-    re.compile(rb"sm(?![a-z0-9_.])"),  # `sm`, `num_sm`; `sm90`, `sm_90` are capability tokens
+# The literal comes first (searched fast); the look-behind after it checks the name's start.
+_NAME_PATTERNS = (
+    *(re.compile(re.escape(tok)) for tok in _NAME_TOKENS),
+    re.compile(rb"arch(?<![a-z0-9]arch)(?:_|(?![a-z0-9.]))"),  # not `cute.arch.sync()`: a module
+    re.compile(rb"cc(?<![a-z0-9]cc)(?:_|(?![a-z0-9.]))"),
+    re.compile(rb"sm(?<![a-z0-9]sm)(?![a-z0-9_.])"),  # `sm`, `num_sm`; `sm90`, `sm_90` are tokens
 )
-
-
-def _name_hits(low: bytes) -> Iterator[int]:
-    for tok in _NAME_TOKENS:
-        yield from _occurrences(low, tok)
-    for pattern in _NAME_ENDS:
-        for m in pattern.finditer(low):
-            i = m.start()
-            if i == 0 or not (97 <= low[i - 1] <= 122 or 48 <= low[i - 1] <= 57):  # `_arch`, ` arch`
-                yield i
+# Every token as a literal pattern: C-level scanning, no Python step per occurrence.
+_TOKEN_PATTERNS = tuple((tok, re.compile(re.escape(tok))) for tok in CAP_TOKENS + CC_KEY_TOKENS)
 
 
 def hit_offsets(data: bytes, names: bool = False) -> list[int]:
@@ -115,9 +109,13 @@ def hit_offsets(data: bytes, names: bool = False) -> list[int]:
     low = data.lower()
     offsets: list[int] = []
     if names:
-        offsets.extend(_name_hits(low))
-    for tok in CAP_TOKENS + CC_KEY_TOKENS:
-        offsets.extend(i for i in _occurrences(low, tok) if _is_key(low, i, tok))
+        for pattern in _NAME_PATTERNS:
+            offsets.extend([m.start() for m in pattern.finditer(low)])
+    for tok, pattern in _TOKEN_PATTERNS:
+        if tok[0:1] in b"91":  # `9: ` / `10: ` must start a key
+            offsets.extend([i for m in pattern.finditer(low) if _is_key(low, i := m.start(), tok)])
+        else:
+            offsets.extend([m.start() for m in pattern.finditer(low)])
     offsets.extend(m.start() for m in _SM.finditer(low))
     if b"sm" in low:  # `"sm90": ` as well as `"sm_90": `
         offsets.extend(_sm_keys(low))
