@@ -146,6 +146,7 @@ _DEF_START = re.compile(rb"(?:@[^\n]*\n[ \t]*)*(?:async[ \t]+)?def\b")
 # Compound statements whose blocks are cut like a function's body when large and their header
 # holds no hit (a gate's own test keeps it whole, body and all: the evidence it guards).
 _BLOCK_START = re.compile(rb"(?:if|while|for|with|try|async[ \t]+(?:for|with))\b")
+_DECORATED = re.compile(rb"[ \t]*@")
 _KEYWORD_LINE = re.compile(rb"^[ \t]*(?:async[ \t]+)?(?:def|class)\b", re.M)
 _HEADER_END = re.compile(rb":[ \t]*(?:#[^\n]*)?\r?\n")
 _CLAUSES: dict[bytes, re.Pattern[bytes]] = {}
@@ -223,10 +224,17 @@ class _Cutter:
         body = _BODY.search(self.data, header.end() + 1, b)
         if body is None:
             return []
-        if in_def and (not _has_hit(self.hits, body.start(), b) or _has_hit(self.hits, a, body.start())):
+        if in_def and (not _has_hit(self.hits, body.start(), b) or self._decorator_hit(a, b)):
             return []  # `@skipIf(capability < 9)`: what the function does is read whole
         kept = self._body(body.start(), b, body[1], in_def)
         return [(a, body.start(), None), *kept] if kept else []
+
+    def _decorator_hit(self, a: int, b: int) -> bool:
+        """Does a decorator of this def (`@skipIf(...)`) hold a hit?"""
+        if _DECORATED.match(self.data, a) is None:
+            return False
+        keyword = _KEYWORD_LINE.search(self.data, a, b)
+        return keyword is not None and _has_hit(self.hits, a, keyword.start())
 
     def _body(self, begin: int, end: int, indent: bytes, in_def: bool) -> list[Piece] | None:
         """The relevant statements of one block (None: nothing relevant, or no statement found).
