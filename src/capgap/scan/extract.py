@@ -110,6 +110,16 @@ class _Walker:
         )
         return short and made_of_constants(value)
 
+    def statement_text(self, st: ast.stmt) -> str:
+        """A simple statement's exact source (its columns are UTF-8 byte offsets)."""
+        first, last = st.lineno, st.end_lineno or st.lineno
+        lines = self.lines[first - 1 : last]
+        if first == last:
+            return lines[0].encode()[st.col_offset : st.end_col_offset].decode()
+        head = lines[0].encode()[st.col_offset :].decode()
+        tail = lines[-1].encode()[: st.end_col_offset].decode()
+        return "\n".join([head, *lines[1:-1], tail])
+
     def src(self, line: int) -> str:
         return self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
 
@@ -221,12 +231,13 @@ class _Walker:
             is_method = cls_scope is not None and not is_module
             # only what a predicate is made of: its returns and the assignments they may read
             body = [
-                st
+                self.statement_text(st)
                 for st in flat(node.body)
                 if isinstance(st, ast.Return)
                 or (isinstance(st, ast.Assign) and self._worth_binding(st.value))
             ]
-            self.facts.helpers.append(HelperDef(node.name, "def", params, body, local, is_method))
+            helper = HelperDef(node.name, "def", params, [], local, is_method, tuple(body))
+            self.facts.helpers.append(helper)
         for dec in node.decorator_list:  # @skipIf(get_device_capability()[0] < 9, ...)
             if (
                 isinstance(dec, ast.Call)

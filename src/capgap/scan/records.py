@@ -66,9 +66,18 @@ class HelperDef:
     name: str
     kind: str  # "def" | "var"
     params: list[str]
-    body: list[ast.stmt]  # def: its statements; var: [ast.Expr(value)]
+    body: list[ast.stmt]  # var: [ast.Expr(value)]; def: parsed from `source` when first needed
     scope: Scope
     method: bool = False  # a method is only what `obj.name()` calls, never a bare `name()`
+    # def: its returns and assignments as source text. A scan finds over a thousand candidate
+    # helpers and a few hundred are ever called; text crosses from the worker processes far
+    # cheaper than syntax trees, and only the called ones are parsed.
+    source: tuple[str, ...] = ()
+
+    def statements(self) -> list[ast.stmt]:
+        if not self.body and self.source:
+            self.body = [ast.parse(text).body[0] for text in self.source]
+        return self.body
 
     def evaluate(self, args: list[Sym], kwargs: dict[str, Sym], ctx: Context) -> Sym:
         if self.kind == "var":
@@ -76,7 +85,7 @@ class HelperDef:
         bound: dict[str, Any] = dict(zip(self.params, args, strict=False))
         bound.update({k: v for k, v in kwargs.items() if k in self.params})
         local = Scope({}, self.scope)
-        return self._run(self.body, bound, local, ctx)
+        return self._run(self.statements(), bound, local, ctx)
 
     def _evaluate_var(self, value: ast.expr, ctx: Context) -> Sym:
         # lru_cache(maxsize=1)(partial(f, majors=[10])) / functools.cache(f) / partial(f, ...)
