@@ -64,9 +64,22 @@ def test_same_content_elsewhere_is_not_parsed_twice(tmp_path: Path, monkeypatch:
 def test_process_pool_gives_the_same_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_tree(tmp_path)
     serial = run_scan([str(tmp_path)], ScanOptions(archs=OPTS.archs, use_cache=False, jobs=1))
-    monkeypatch.setattr(source, "_POOL_MIN_FILES", 1)
+    monkeypatch.setattr(source, "_POOL_MIN_BYTES", 1)
     pooled = run_scan([str(tmp_path)], ScanOptions(archs=OPTS.archs, use_cache=False, jobs=2))
     assert _keys(pooled) == _keys(serial)
+
+
+def test_chunks_hold_every_file_once_largest_first_in_about_equal_bytes() -> None:
+    todo = [(f"f{i}.py", f"/t/f{i}.py") for i in range(40)]
+    sizes = {rel: (i % 7 + 1) * 1000 for i, (rel, _) in enumerate(todo)}
+    chunks = source._chunks(todo, sizes, jobs=2)
+    flat = [item for chunk in chunks for item in chunk]
+    assert sorted(flat) == sorted(todo)
+    assert [sizes[rel] for rel, _ in flat] == sorted(sizes.values(), reverse=True)
+    total = sum(sizes.values())
+    assert len(chunks) >= 2 * 4  # several per worker: none is left alone with a big one
+    target = total // (2 * source._CHUNKS_PER_WORKER)
+    assert all(sum(sizes[rel] for rel, _ in chunk) < target + 7000 for chunk in chunks)
 
 
 def _build_wheel(dest: Path, name: str = "toyengine", version: str = "0.1") -> Path:

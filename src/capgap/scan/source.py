@@ -22,8 +22,8 @@ if TYPE_CHECKING:
     from capgap.targets import Target
 
 ANALYZER_ID = "source"
-_POOL_MIN_FILES = 400  # below this, starting workers costs more than it saves
-_CHUNK = 48
+_POOL_MIN_BYTES = 2 << 20  # below this much to read, starting workers costs more than it saves
+_CHUNKS_PER_WORKER = 8  # small enough that no worker is left alone with a big last chunk
 _GREP_MIN_FILES = 200  # below this, reading the files costs less than starting grep
 NO_TOKENS = "no-capability-tokens"  # the cache's entry for files grep found nothing in
 
@@ -128,7 +128,8 @@ def collect(
             todo.append((rel, paths[rel]))
     todo = _grep_filtered(todo, cache, stats, options, grep_found)
     with output.progress(len(todo), "capgap scan") as bar:
-        for rel, dig, got, unreadable in _run(todo, options, bar, hashed=cache.path is not None):
+        sizes = {rel: stats[rel].st_size for rel, _ in todo}
+        for rel, dig, got, unreadable in _run(todo, options, bar, sizes, hashed=cache.path is not None):
             if unreadable:
                 skipped.append(Skipped(rel, unreadable))
                 continue
@@ -171,18 +172,33 @@ def _grep_filtered(
     return kept
 
 
+def _chunks(todo: list[tuple[str, str]], sizes: dict[str, int], jobs: int) -> list[list[tuple[str, str]]]:
+    """Largest files first, in chunks of about equal bytes: the workers finish together."""
+    order = sorted(todo, key=lambda item: -sizes.get(item[0], 0))
+    target = max(1, sum(sizes.get(rel, 0) for rel, _ in todo) // (jobs * _CHUNKS_PER_WORKER))
+    chunks: list[list[tuple[str, str]]] = [[]]
+    filled = 0
+    for item in order:
+        if chunks[-1] and filled >= target:
+            chunks.append([])
+            filled = 0
+        chunks[-1].append(item)
+        filled += sizes.get(item[0], 0)
+    return chunks
+
+
 def _run(
-    todo: list[tuple[str, str]], options: ScanOptions, bar: object, hashed: bool = True
+    todo: list[tuple[str, str]], options: ScanOptions, bar: object, sizes: dict[str, int], hashed: bool = True
 ) -> Iterator[tuple[str, str, FileFacts | None, str]]:
     jobs = options.jobs or (os.cpu_count() or 1)
-    if jobs > 1 and len(todo) >= _POOL_MIN_FILES:
+    if jobs > 1 and sum(sizes.values()) >= _POOL_MIN_BYTES:
         import multiprocessing
         from concurrent.futures import ProcessPoolExecutor
 
         from capgap.scan import fileparse  # noqa: F401 - imported before the fork: workers inherit it
 
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-        chunks = [todo[i : i + _CHUNK] for i in range(0, len(todo), _CHUNK)]
+        chunks = _chunks(todo, sizes, jobs)
         with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as pool:
             done = pool.map(_work_chunk, chunks, [hashed] * len(chunks))
             for chunk, results in zip(chunks, done, strict=False):
