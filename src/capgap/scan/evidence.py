@@ -10,6 +10,7 @@ import ast
 import re
 
 from capgap.arch import ArchFacts
+from capgap.scan.statements import walk
 
 # (features any of which the code needs, pattern over identifiers and strings, lowercased)
 NEEDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
@@ -33,7 +34,7 @@ def tokens(nodes: list[ast.AST]) -> str:
     """Identifiers, attribute names and short strings in `nodes`, lowercased, one per line."""
     out: list[str] = []
     for top in nodes:
-        for node in ast.walk(top):
+        for node in walk(top):
             if isinstance(node, ast.Name):
                 out.append(node.id)
             elif isinstance(node, ast.Attribute):

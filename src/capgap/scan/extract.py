@@ -20,6 +20,7 @@ from capgap.scan.statements import (
     refuses,
     short,
     summary,
+    walk,
 )
 from capgap.scan.symbolic import CAP_NAME, call_name
 
@@ -365,7 +366,7 @@ class _Walker:
         """Reads of tables with capability-looking keys, and conditional-expression gates."""
         if not self._use_hints.any_in(*self._span(node)):
             return
-        for sub in ast.walk(node):
+        for sub in walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, (ast.Name, ast.Attribute)):
                 if capish_key(sub.slice):
                     self.use(
@@ -436,7 +437,7 @@ class _Walker:
         if not caught:
             return
         what = summary(caught[0].body)
-        for sub in ast.walk(ast.Module(body=stmt.body, type_ignores=[])):
+        for sub in walk(ast.Module(body=stmt.body, type_ignores=[])):
             if (
                 isinstance(sub, ast.Subscript)
                 and isinstance(sub.value, (ast.Name, ast.Attribute))

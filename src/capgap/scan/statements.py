@@ -4,11 +4,28 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import deque
+from collections.abc import Iterator
 
 from capgap.scan.symbolic import call_name
 
 CAPISH = re.compile(r"capab|(^|_)sm|arch|(^|_)cc($|_)|major", re.I)
 NEGATIVE_OPS = (ast.NotEq, ast.NotIn, ast.Lt, ast.LtE)
+
+
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    """`ast.walk` (same nodes, same order) without its two generator layers per node: the
+    extractor walks every statement that may read a capability, and this halves that."""
+    todo = deque([node])
+    while todo:
+        node = todo.popleft()
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                todo.append(value)
+            elif isinstance(value, list):
+                todo.extend(item for item in value if isinstance(item, ast.AST))
+        yield node
 
 
 def flat(body: list[ast.stmt]) -> list[ast.stmt]:
@@ -64,7 +81,7 @@ def exits(stmts: list[ast.stmt]) -> bool:
 
 
 def capish_key(node: ast.AST, pattern: re.Pattern[str] = CAPISH) -> bool:
-    for sub in ast.walk(node):
+    for sub in walk(node):
         name = call_name(sub) if isinstance(sub, (ast.Name, ast.Attribute)) else ""
         if name and pattern.search(name.split(".")[-1]):
             return True
