@@ -1,11 +1,11 @@
 """Scan analyzer for tuned-config coverage: rule `config-missing-device` (medium).
 
 Engines ship tuned kernel configs as files named after the GPU. For every directory of such
-files and every target device (`ScanOptions.devices`: the probe's GPU names or `--device`), one
-finding lists the shapes that another GPU of its vendor has a file for and the target has none: for
-those shapes the engine logs a warning and runs its default config. The finding also says which
-siblings' files would not fit the target's shared memory per block (`smem.py`), i.e. which ones
-`capgap fix --configs` would refuse to copy.
+files and every target device (`ScanOptions.devices`: `--device`, or the probe's GPU names, probed
+only when the target has tuned configs), one finding lists the shapes that another GPU of its
+vendor has a file for and the target has none: for those shapes the engine logs a warning and runs
+its default config. The finding also says which siblings' files would not fit the target's shared
+memory per block (`smem.py`), i.e. which ones `capgap fix --configs` would refuse to copy.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from capgap.configs.coverage import ConfigDir, DirCoverage, collect_dirs, covera
 from capgap.configs.devices import facts_for_device
 from capgap.configs.naming import normalise_device, vendor
 from capgap.findings import Finding, Skipped
-from capgap.scan.analyzers import AnalyzerResult, ScanOptions
+from capgap.scan.analyzers import AnalyzerResult, LazyDevices, ScanOptions
 from capgap.targets import Target
 
 ANALYZER_ID = "configs"
@@ -54,10 +54,13 @@ def target_devices(devices: Sequence[str], dirs: Sequence[ConfigDir] = ()) -> li
 
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     result = AnalyzerResult()
-    if not options.devices:
+    lazy = isinstance(options.devices, LazyDevices)
+    if not lazy and not options.devices:
         return result
     dirs = collect_dirs(target)
-    devices = target_devices(options.devices, dirs)
+    if lazy and not dirs:
+        return result  # no tuned configs: the GPUs are never probed
+    devices = target_devices(options.device_names(), dirs)
     result.files = sum(len(d.files) for d in dirs)
     for device in devices:
         arch = target_arch(device, options.archs)

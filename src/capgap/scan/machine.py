@@ -6,6 +6,7 @@ from typing import Any
 
 from capgap.arch import ArchSpec, parse_arch, try_parse_arch
 from capgap.errors import UsageError
+from capgap.scan.analyzers import LazyDevices
 
 
 def _probed_gpus() -> list[Any]:
@@ -32,17 +33,30 @@ def _gpu_arch(gpu: Any) -> ArchSpec | None:
     return None
 
 
+def _device_names(gpus: list[Any]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(str(g.name) for g in gpus if getattr(g, "name", None)))
+
+
+def _probed_device_names() -> tuple[str, ...]:
+    return _device_names(_probed_gpus())
+
+
 def resolve_archs_and_devices(
     arch_args: list[str], device_args: list[str]
-) -> tuple[tuple[ArchSpec, ...], tuple[str, ...]]:
+) -> tuple[tuple[ArchSpec, ...], tuple[str, ...] | LazyDevices]:
+    """Archs from --arch, else from the probed GPUs; device names from --device, else the probe's.
+
+    With --arch and no --device the probe is left to a LazyDevices: most targets have no tuned
+    configs, and NVML start-up costs tens of milliseconds (more with many GPUs).
+    """
     archs = [parse_arch(a) for a in arch_args]
-    gpus = _probed_gpus() if not (archs and device_args) else []
+    devices = tuple(dict.fromkeys(device_args))
+    if archs:
+        return tuple(dict.fromkeys(archs)), devices or LazyDevices(_probed_device_names)
+    gpus = _probed_gpus()
+    archs = [a for a in (_gpu_arch(g) for g in gpus) if a is not None]
     if not archs:
-        archs = [a for a in (_gpu_arch(g) for g in gpus) if a is not None]
-        if not archs:
-            raise UsageError(
-                "no --arch given and no GPU found on this machine to take it from; pass e.g. --arch 12.0"
-            )
-    devices = list(device_args) or [str(g.name) for g in gpus if getattr(g, "name", None)]
-    unique = tuple(dict.fromkeys(archs))
-    return unique, tuple(dict.fromkeys(devices))
+        raise UsageError(
+            "no --arch given and no GPU found on this machine to take it from; pass e.g. --arch 12.0"
+        )
+    return tuple(dict.fromkeys(archs)), devices or _device_names(gpus)
