@@ -55,12 +55,17 @@ def target_devices(devices: Sequence[str], dirs: Sequence[ConfigDir] = ()) -> li
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     result = AnalyzerResult()
     lazy = isinstance(options.devices, LazyDevices)
+    if lazy and options.devices.surely_none():  # type: ignore[union-attr]
+        return result  # no GPU driver here: nothing to judge configs for, no need to look
     if not lazy and not options.devices:
         return result
     dirs = collect_dirs(target)
     if lazy and not dirs:
         return result  # no tuned configs: the GPUs are never probed
-    devices = target_devices(options.device_names(), dirs)
+    names = options.device_names()
+    if not names:
+        return result
+    devices = target_devices(names, dirs)
     result.files = sum(len(d.files) for d in dirs)
     for device in devices:
         arch = target_arch(device, options.archs)

@@ -32,16 +32,25 @@ ANALYZER_MODULES = (
 
 class LazyDevices:
     """GPU names found on first use: probing the GPUs (NVML start-up) is paid only by a scan
-    whose target has tuned configs to judge. Asks `find` once."""
+    whose target has tuned configs to judge. Asks `find` once; `surely_none` tells cheaply, without
+    probing, that `find` would find nothing (no GPU driver here), so no one looks for configs."""
 
-    def __init__(self, find: Callable[[], tuple[str, ...]]) -> None:
+    def __init__(
+        self, find: Callable[[], tuple[str, ...]], surely_none: Callable[[], bool] | None = None
+    ) -> None:
         self._find = find
+        self._surely_none = surely_none
         self._names: tuple[str, ...] | None = None
 
     def get(self) -> tuple[str, ...]:
         if self._names is None:
             self._names = tuple(self._find())
         return self._names
+
+    def surely_none(self) -> bool:
+        if self._names is not None:
+            return not self._names
+        return self._surely_none is not None and self._surely_none()
 
     def __repr__(self) -> str:
         return f"LazyDevices({'not asked yet' if self._names is None else self._names!r})"

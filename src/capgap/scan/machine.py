@@ -96,6 +96,16 @@ def _probed_device_names() -> tuple[str, ...]:
     return _device_names(_probed_gpus())
 
 
+def _surely_no_gpu() -> bool:
+    """Neither NVML's library nor nvidia-smi is here (~1 ms to tell): `_probed_gpus` would find
+    nothing, so there is no need to look for tuned configs to judge."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import shutil
+
+    return not _nvml_library_loads() and shutil.which("nvidia-smi") is None
+
+
 def resolve_archs_and_devices(
     arch_args: list[str], device_args: list[str]
 ) -> tuple[tuple[ArchSpec, ...], tuple[str, ...] | LazyDevices]:
@@ -107,7 +117,9 @@ def resolve_archs_and_devices(
     archs = [parse_arch(a) for a in arch_args]
     devices = tuple(dict.fromkeys(device_args))
     if archs:
-        return tuple(dict.fromkeys(archs)), devices or LazyDevices(_probed_device_names)
+        # lambdas: the functions are looked up when asked (tests replace them)
+        lazy = LazyDevices(lambda: _probed_device_names(), lambda: _surely_no_gpu())
+        return tuple(dict.fromkeys(archs)), devices or lazy
     gpus = _probed_gpus()
     archs = [a for a in (_gpu_arch(g) for g in gpus) if a is not None]
     if not archs:
