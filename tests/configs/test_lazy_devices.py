@@ -84,11 +84,11 @@ def test_without_arch_the_probe_runs_up_front(probes: list[int]) -> None:
 def test_no_driver_means_no_probe_and_no_look_for_configs(
     tmp_path: Path, probes: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from capgap.configs import analyzer
+    from capgap.configs import coverage
 
     looked: list[Path] = []
     monkeypatch.setattr(machine, "_surely_no_gpu", lambda: True)
-    monkeypatch.setattr(analyzer, "collect_dirs", lambda target: looked.append(target.root) or [])
+    monkeypatch.setattr(coverage, "collect_dirs", lambda target: looked.append(target.root) or [])
     result = run_cli("scan", str(_tree(tmp_path)), "--arch", "12.0", "--format", "json", "--no-binaries")
     assert result.code == 0, result.err
     assert json.loads(result.out)["findings"] == []

@@ -12,14 +12,15 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from capgap.arch import ArchFacts, ArchSpec
-from capgap.configs.coverage import ConfigDir, DirCoverage, collect_dirs, coverage, rel_to
-from capgap.configs.devices import facts_for_device
-from capgap.configs.naming import normalise_device, vendor
 from capgap.findings import Finding, Skipped
 from capgap.scan.analyzers import AnalyzerResult, LazyDevices, ScanOptions
-from capgap.targets import Target
+
+if TYPE_CHECKING:  # the rest is imported where used: every scan imports this module, few judge configs
+    from capgap.arch import ArchFacts, ArchSpec
+    from capgap.configs.coverage import ConfigDir, DirCoverage
+    from capgap.targets import Target
 
 ANALYZER_ID = "configs"
 RULE = "config-missing-device"
@@ -36,6 +37,8 @@ CONSEQUENCE = (
 
 def target_arch(device: str, archs: tuple[ArchSpec, ...]) -> ArchFacts | None:
     """The device's arch from its name; else the given archs' (the smallest per-block limit if several)."""
+    from capgap.configs.devices import facts_for_device
+
     facts = facts_for_device(device)
     if facts is not None:
         return facts
@@ -48,6 +51,8 @@ def target_devices(devices: Sequence[str], dirs: Sequence[ConfigDir] = ()) -> li
 
     The device spellings found in `dirs` complete partial names (`naming.normalise_device`).
     """
+    from capgap.configs.naming import normalise_device
+
     known = sorted({f.name.device for d in dirs for f in d.files})
     return list(dict.fromkeys(n for n in (normalise_device(d, known) for d in devices) if n))
 
@@ -59,6 +64,8 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
         return result  # no GPU driver here: nothing to judge configs for, no need to look
     if not lazy and not options.devices:
         return result
+    from capgap.configs.coverage import collect_dirs, coverage, rel_to
+
     dirs = collect_dirs(target)
     if lazy and not dirs:
         return result  # no tuned configs: the GPUs are never probed
@@ -108,6 +115,9 @@ def _other_triton_dirs(covs: list[DirCoverage]) -> dict[str, int]:
 
 
 def finding_for(cov: DirCoverage, target: Target, in_other_triton_dirs: int | None = None) -> Finding:
+    from capgap.configs.coverage import rel_to
+    from capgap.configs.naming import vendor
+
     missing = len(cov.gaps)
     by_device: Counter[str] = Counter(c.device for g in cov.gaps for c in g.candidates)
     limit = cov.arch.smem_per_block_kb if cov.arch else None
