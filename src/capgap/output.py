@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # rich is imported lazily: `capgap --help` must start fast
     from rich.console import Console, RenderableType
 
+    from capgap._progress import DelayedProgress
+
 
 class Format(str, Enum):
     text = "text"
@@ -106,8 +108,14 @@ def error(message: str) -> None:
     stderr().print(f"[red]error:[/red] {message}", markup=True, highlight=False)
 
 
-def progress(total: int, description: str):  # -> rich.progress.Progress context manager
-    """A progress bar on stderr that shows up only when the work runs longer than a second."""
-    from capgap._progress import DelayedProgress
+def progress(total: int, description: str, delay_s: float = 1.0) -> DelayedProgress:
+    """A progress bar on stderr that shows up only when the work runs longer than `delay_s`.
 
-    return DelayedProgress(total, description, stderr())
+    The stderr Console (and rich) is made only once the bar may show: not at all when stderr is
+    a pipe or a file, which is most runs.
+    """
+    from capgap._progress import DelayedProgress, may_be_terminal
+
+    if _stderr is not None:
+        return DelayedProgress(total, description, _stderr, delay_s)
+    return DelayedProgress(total, description, stderr, delay_s, lambda: may_be_terminal(sys.stderr))

@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,6 +96,8 @@ def _dist_target(spec: str, data: dict[str, object]) -> Target:
 
 def unpack_wheel(wheel: Path) -> Path:
     """Unpack a wheel into the cache (once per content hash) and return the directory."""
+    import zipfile  # only wheels need it: not imported on every scan
+
     digest = hashlib.sha256()
     with wheel.open("rb") as fh:
         for chunk in iter(lambda: fh.read(1 << 20), b""):

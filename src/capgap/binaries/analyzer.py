@@ -22,15 +22,19 @@ RULES = ("binary-missing-arch",)
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     if not options.binaries or not options.archs:
         return AnalyzerResult()
+    from capgap.binaries.names import is_candidate_name
+    from capgap.targets import iter_files
+
+    files = list(iter_files(target, is_candidate_name))
+    if not files:  # most source trees: the reader and the cache are not even imported
+        return AnalyzerResult()
     from capgap.binaries.audit import audit_files, findings
     from capgap.binaries.cache import BinaryCache
-    from capgap.binaries.reader import is_candidate_name
     from capgap.paths import cache_dir
-    from capgap.targets import iter_files
 
     ccs = list(dict.fromkeys((a.major, a.minor) for a in options.archs))
     cache = BinaryCache(cache_dir()) if options.use_cache else None
-    audit = audit_files(iter_files(target, is_candidate_name), target.root, ccs, cache)
+    audit = audit_files(files, target.root, ccs, cache)
     result = AnalyzerResult(skipped=list(audit.skipped), files=audit.files)
     for report in audit.libraries:
         result.findings.extend(findings(report))

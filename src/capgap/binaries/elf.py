@@ -1,7 +1,8 @@
 """Find the CUDA images inside ELF files: `.nv_fatbin` of shared objects, or a bare `.cubin`.
 
-Files are mapped (mmap), never read whole; pyelftools reads only the ELF and section headers,
-and the fatbin parser reads only entry headers, so a 500 MB library costs a few page faults.
+Files are mapped (mmap), never read whole: the ELF header and the section header table are read
+with struct, and the fatbin parser reads only entry headers, so a 500 MB library costs a few page
+faults. pyelftools (~60 ms to import) is used only for bare cubins' `.nv.compat` note.
 """
 
 from __future__ import annotations
@@ -9,10 +10,8 @@ from __future__ import annotations
 import mmap
 import struct
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import BinaryIO
-
-from elftools.common.exceptions import ELFError
-from elftools.elf.elffile import ELFFile
 
 from capgap.binaries.fatbin import FatbinEntry, FatbinError, find_containers, iter_entries
 
@@ -26,27 +25,81 @@ EMBEDDING_SECTIONS = (".rodata", ".lrodata", ".ldata", ".data")  # prefixes: .da
 _NVCOMPAT_ARCH_SPECIFIC = 0x09  # .nv.compat attribute: 1 when built for sm_XYa
 _OSABI_CUDA_V2 = 0x41  # CUDA 13 cubins: SM number in e_flags bits 8..15, `a` only in .nv.compat
 _EF_CUDA_ARCH_SPECIFIC_V1 = 0x800  # older cubins (OSABI 0x33, CUDA <= 12.x): sm_90a is 0x5a0d5a
+_SHN_XINDEX = 0xFFFF  # e_shstrndx: the real index is section 0's sh_link
 
 
 class BinaryReadError(ValueError):
     """A file that claims to be ELF/fatbin but cannot be parsed."""
 
 
-def _open_elf(fh: BinaryIO, file_size: int) -> ELFFile:
-    elf = ELFFile(fh)
+# Elf64_Ehdr / Elf32_Ehdr after e_ident: (e_type, e_machine, e_version, e_entry, e_phoff, e_shoff,
+# e_flags, e_ehsize, e_phentsize, e_phnum, e_shentsize, e_shnum, e_shstrndx)
+_EHDR = {64: "16xHHIQQQIHHHHHH", 32: "16xHHIIIIIHHHHHH"}
+_SHT_NOBITS = 8
+# (name, type, offset, size) out of Elf64_Shdr / Elf32_Shdr
+_SHDR = {64: struct.Struct("IIxxxxxxxxxxxxxxxxQQ"), 32: struct.Struct("IIxxxxxxxxII")}
+_SHDR_SIZE = {64: 64, 32: 40}
+# (sh_size, sh_link) of section 0: extended section numbering
+_SHDR0 = {64: "32xQI", 32: "20xII"}
+
+
+@dataclass(frozen=True)
+class ElfHeader:
+    elfclass: int  # 32 | 64
+    little_endian: bool
+    e_flags: int
+    e_phoff: int
+    e_phentsize: int
+    e_phnum: int
+    e_shoff: int
+    e_shentsize: int
+    e_shnum: int
+    e_shstrndx: int
+
+    @property
+    def endian(self) -> str:
+        return "<" if self.little_endian else ">"
+
+
+def _elf_header(head: bytes) -> ElfHeader:
+    """The ELF header out of the file's first 64 bytes (fewer when the file is shorter)."""
+    if head[:4] != b"\x7fELF":
+        raise BinaryReadError("malformed ELF: Magic number does not match")
+    ei_class, ei_data = head[4:5], head[5:6]
+    if ei_class not in (b"\x01", b"\x02"):
+        raise BinaryReadError(f"malformed ELF: Invalid EI_CLASS {ei_class!r}")
+    if ei_data not in (b"\x01", b"\x02"):
+        raise BinaryReadError(f"malformed ELF: Invalid EI_DATA {ei_data!r}")
+    elfclass = 64 if ei_class == b"\x02" else 32
+    layout = struct.Struct(("<" if ei_data == b"\x01" else ">") + _EHDR[elfclass])
+    if len(head) < layout.size:
+        raise BinaryReadError(f"malformed ELF: header cut at {len(head)} of {layout.size} bytes")
+    _, _, _, _, phoff, shoff, flags, _, phentsize, phnum, shentsize, shnum, strndx = layout.unpack_from(head)
+    little = ei_data == b"\x01"
+    return ElfHeader(elfclass, little, flags, phoff, phentsize, phnum, shoff, shentsize, shnum, strndx)
+
+
+def _open_elf(head: bytes, file_size: int) -> ElfHeader:
+    """The header, once the section and program header tables are known to fit in the file."""
+    elf = _elf_header(head)
     for table, off, num, entsize in (
-        ("section", "e_shoff", "e_shnum", "e_shentsize"),
-        ("program", "e_phoff", "e_phnum", "e_phentsize"),
+        ("section", elf.e_shoff, elf.e_shnum, elf.e_shentsize),
+        ("program", elf.e_phoff, elf.e_phnum, elf.e_phentsize),
     ):
-        end = int(elf[off]) + int(elf[num]) * int(elf[entsize])
+        end = off + num * entsize
         if end > file_size:  # truncated: these tables sit at the file's end
             raise BinaryReadError(f"{table} header table ends at {end}, past the file's {file_size} bytes")
     return elf
 
 
-_SHT_NOBITS = 8
-# (name, type, offset, size) out of Elf64_Shdr / Elf32_Shdr
-_SHDR = {64: struct.Struct("IIxxxxxxxxxxxxxxxxQQ"), 32: struct.Struct("IIxxxxxxxxII")}
+def _section0(elf: ElfHeader, mm: mmap.mmap | bytes, file_size: int) -> tuple[int, int]:
+    """(sh_size, sh_link) of section 0, where extended numbering keeps the real counts."""
+    if elf.e_shentsize < _SHDR_SIZE[elf.elfclass]:
+        raise BinaryReadError(f"section header entries of {elf.e_shentsize} bytes are too small")
+    if elf.e_shoff + _SHDR_SIZE[elf.elfclass] > file_size:
+        raise BinaryReadError("section header table runs past the end of the file")
+    size, link = struct.unpack_from(elf.endian + _SHDR0[elf.elfclass], mm, elf.e_shoff)
+    return int(size), int(link)
 
 
 def section_ranges(
@@ -54,23 +107,28 @@ def section_ranges(
 ) -> list[tuple[str, int, int]]:
     """(name, offset, size) of every section that holds or may embed fatbin containers, in file order.
 
-    pyelftools reads and checks the ELF header (class, byte order, extended section numbering);
-    the section header table itself is read here with struct, because pyelftools builds a
-    section object per header (symbol and hash tables included), ~10 ms per big library.
+    Read with struct: the ELF header (class, byte order, extended section numbering) and the
+    section header table (pyelftools would build a section object per header, symbol and hash
+    tables included: ~10 ms per big library, and ~60 ms to import).
     """
-    elf = _open_elf(fh, file_size)
     if mm is None:
         fh.seek(0)
         mm = fh.read()
-    shdr = struct.Struct(("<" if elf.little_endian else ">") + _SHDR[elf.elfclass].format)
-    shoff, entsize, count = int(elf["e_shoff"]), int(elf["e_shentsize"]), elf.num_sections()
-    if count and entsize < shdr.size:
+    elf = _open_elf(bytes(mm[:64]), file_size)
+    shdr = struct.Struct(elf.endian + _SHDR[elf.elfclass].format)
+    shoff, entsize = elf.e_shoff, elf.e_shentsize
+    if shoff and entsize < shdr.size:
         raise BinaryReadError(f"section header entries of {entsize} bytes are too small")
+    count = elf.e_shnum
+    if not shoff:
+        count = 0
+    elif not count:  # SHN_LORESERVE or more sections: the count is section 0's sh_size
+        count = _section0(elf, mm, file_size)[0]
     if shoff + count * entsize > file_size:
         raise BinaryReadError("section header table runs past the end of the file")
-    strndx = elf["e_shstrndx"]
-    if not isinstance(strndx, int):  # SHN_XINDEX: the real index sits in section 0's sh_link
-        strndx = int(elf._get_section_header(0)["sh_link"])  # noqa: SLF001
+    strndx = elf.e_shstrndx
+    if strndx == _SHN_XINDEX and count:  # the real index sits in section 0's sh_link
+        strndx = _section0(elf, mm, file_size)[1]
     if not 0 <= strndx < count:
         raise BinaryReadError(f"section name table index {strndx} out of range")
     _, _, str_off, str_size = shdr.unpack_from(mm, shoff + strndx * entsize)
@@ -100,18 +158,32 @@ def _e_machine(fh: BinaryIO) -> int:
 
 def cubin_entry(fh: BinaryIO, size: int) -> FatbinEntry:
     """A bare cubin's arch: SM number from e_flags, `a` from its `.nv.compat` note."""
-    elf = _open_elf(fh, size)
-    flags = int(elf["e_flags"])
-    fh.seek(7)
-    new_layout = fh.read(1) == bytes([_OSABI_CUDA_V2])
+    fh.seek(0)
+    head = fh.read(64)
+    flags = _open_elf(head, size).e_flags
+    new_layout = head[7:8] == bytes([_OSABI_CUDA_V2])
     sm = (flags >> 8) & 0xFF if new_layout else flags & 0xFF  # older cubins: EF_CUDA_SM in the low byte
     if sm < 10:
         raise BinaryReadError(f"cubin e_flags {flags:#x} name no SM architecture")
     suffix = "a" if not new_layout and flags & _EF_CUDA_ARCH_SPECIFIC_V1 else ""
-    compat = elf.get_section_by_name(".nv.compat")
-    if compat is not None and compat["sh_type"] != "SHT_NOBITS" and compat["sh_size"] < 4096:
-        suffix = "a" if _nvcompat_value(compat.data(), _NVCOMPAT_ARCH_SPECIFIC) == 1 else suffix
+    compat = _nvcompat_section(fh)
+    if compat is not None:
+        suffix = "a" if _nvcompat_value(compat, _NVCOMPAT_ARCH_SPECIFIC) == 1 else suffix
     return FatbinEntry("sass", sm, suffix, "", size, size, None, 0, 0)
+
+
+def _nvcompat_section(fh: BinaryIO) -> bytes | None:
+    """The bytes of a cubin's `.nv.compat` section (None: none, empty, or implausibly large)."""
+    from elftools.common.exceptions import ELFError
+    from elftools.elf.elffile import ELFFile
+
+    try:
+        compat = ELFFile(fh).get_section_by_name(".nv.compat")
+        if compat is None or compat["sh_type"] == "SHT_NOBITS" or compat["sh_size"] >= 4096:
+            return None
+        return bytes(compat.data())
+    except ELFError as exc:
+        raise BinaryReadError(f"malformed ELF: {exc}") from exc
 
 
 def _nvcompat_value(data: bytes, attr: int) -> int | None:
@@ -164,7 +236,5 @@ def read_elf(fh: BinaryIO, mm: mmap.mmap | bytes) -> tuple[str, list[tuple[str, 
         raise BinaryReadError(f"malformed fatbin: {exc}") from exc
     except BinaryReadError:
         raise
-    except ELFError as exc:
-        raise BinaryReadError(f"malformed ELF: {exc}") from exc
     except Exception as exc:  # noqa: BLE001 - pyelftools signals corrupted input with many types
         raise BinaryReadError(f"malformed ELF ({type(exc).__name__}: {exc})") from exc

@@ -10,6 +10,7 @@ from pathlib import Path
 from capgap.binaries.compat import Image, sort_names
 from capgap.binaries.elf import BinaryReadError, read_elf
 from capgap.binaries.fatbin import FatbinEntry, FatbinError, parse
+from capgap.binaries.names import is_candidate_name
 
 ELF_MAGIC = b"\x7fELF"
 FATBIN_MAGIC = b"\x50\xed\x55\xba"
@@ -85,10 +86,6 @@ def _kernel_image(section: str, e: FatbinEntry) -> bool:
 def is_candidate(path: Path) -> bool:
     """A file name that may hold kernels: *.so, *.so.N..., *.cubin, *.fatbin."""
     return is_candidate_name(path.name)
-
-
-def is_candidate_name(name: str) -> bool:
-    return name.endswith((".so", ".cubin", ".fatbin")) or ".so." in name
 
 
 def read_binary(path: Path) -> CudaBinary | None:

@@ -1,25 +1,26 @@
 """Scan analyzer for tuned-config coverage: rule `config-missing-device` (medium).
 
 Engines ship tuned kernel configs as files named after the GPU. For every directory of such
-files and every target device (`ScanOptions.devices`: the probe's GPU names or `--device`), one
-finding lists the shapes that another GPU of its vendor has a file for and the target has none: for
-those shapes the engine logs a warning and runs its default config. The finding also says which
-siblings' files would not fit the target's shared memory per block (`smem.py`), i.e. which ones
-`capgap fix --configs` would refuse to copy.
+files and every target device (`ScanOptions.devices`: `--device`, or the probe's GPU names, probed
+only when the target has tuned configs), one finding lists the shapes that another GPU of its
+vendor has a file for and the target has none: for those shapes the engine logs a warning and runs
+its default config. The finding also says which siblings' files would not fit the target's shared
+memory per block (`smem.py`), i.e. which ones `capgap fix --configs` would refuse to copy.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from capgap.arch import ArchFacts, ArchSpec
-from capgap.configs.coverage import ConfigDir, DirCoverage, collect_dirs, coverage, rel_to
-from capgap.configs.devices import facts_for_device
-from capgap.configs.naming import normalise_device, vendor
 from capgap.findings import Finding, Skipped
-from capgap.scan.analyzers import AnalyzerResult, ScanOptions
-from capgap.targets import Target
+from capgap.scan.analyzers import AnalyzerResult, LazyDevices, ScanOptions
+
+if TYPE_CHECKING:  # the rest is imported where used: every scan imports this module, few judge configs
+    from capgap.arch import ArchFacts, ArchSpec
+    from capgap.configs.coverage import ConfigDir, DirCoverage
+    from capgap.targets import Target
 
 ANALYZER_ID = "configs"
 RULE = "config-missing-device"
@@ -36,6 +37,8 @@ CONSEQUENCE = (
 
 def target_arch(device: str, archs: tuple[ArchSpec, ...]) -> ArchFacts | None:
     """The device's arch from its name; else the given archs' (the smallest per-block limit if several)."""
+    from capgap.configs.devices import facts_for_device
+
     facts = facts_for_device(device)
     if facts is not None:
         return facts
@@ -48,16 +51,28 @@ def target_devices(devices: Sequence[str], dirs: Sequence[ConfigDir] = ()) -> li
 
     The device spellings found in `dirs` complete partial names (`naming.normalise_device`).
     """
+    from capgap.configs.naming import normalise_device
+
     known = sorted({f.name.device for d in dirs for f in d.files})
     return list(dict.fromkeys(n for n in (normalise_device(d, known) for d in devices) if n))
 
 
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     result = AnalyzerResult()
-    if not options.devices:
+    lazy = isinstance(options.devices, LazyDevices)
+    if lazy and options.devices.surely_none():  # type: ignore[union-attr]
+        return result  # no GPU driver here: nothing to judge configs for, no need to look
+    if not lazy and not options.devices:
         return result
+    from capgap.configs.coverage import collect_dirs, coverage, rel_to
+
     dirs = collect_dirs(target)
-    devices = target_devices(options.devices, dirs)
+    if lazy and not dirs:
+        return result  # no tuned configs: the GPUs are never probed
+    names = options.device_names()
+    if not names:
+        return result
+    devices = target_devices(names, dirs)
     result.files = sum(len(d.files) for d in dirs)
     for device in devices:
         arch = target_arch(device, options.archs)
@@ -100,6 +115,9 @@ def _other_triton_dirs(covs: list[DirCoverage]) -> dict[str, int]:
 
 
 def finding_for(cov: DirCoverage, target: Target, in_other_triton_dirs: int | None = None) -> Finding:
+    from capgap.configs.coverage import rel_to
+    from capgap.configs.naming import vendor
+
     missing = len(cov.gaps)
     by_device: Counter[str] = Counter(c.device for g in cov.gaps for c in g.candidates)
     limit = cov.arch.smem_per_block_kb if cov.arch else None

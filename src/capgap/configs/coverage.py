@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from capgap.arch import FEATURES, ArchFacts, all_facts
 from capgap.configs.devices import cc_for_device
 from capgap.configs.naming import (
+    DEVICE_PART,
     ConfigName,
     engine_of,
     file_spellings,
@@ -66,6 +67,11 @@ class ConfigDir:
         return out
 
 
+def _may_be_config(name: str) -> bool:
+    """What parse_config_name looks at first, before any Path is built (trees have 1000s of files)."""
+    return name.endswith(".json") and DEVICE_PART in name
+
+
 def collect_dirs(target: Target) -> list[ConfigDir]:
     """Every directory of the target holding device-named config files, in path order.
 
@@ -85,7 +91,7 @@ def collect_dirs(target: Target) -> list[ConfigDir]:
             dirs[parent] = ConfigDir(rel_to(parent, target.root), parent)
         dirs[parent].files.append(ConfigFile(path, name))
 
-    for path in iter_files(target):
+    for path in iter_files(target, _may_be_config):
         add(path)
     if target.files is not None:
         for parent in list(dirs):

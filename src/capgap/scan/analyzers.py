@@ -12,6 +12,7 @@ analyzer; each owns its own rule modules and rule ids.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import TYPE_CHECKING
@@ -29,13 +30,44 @@ ANALYZER_MODULES = (
 )
 
 
+class LazyDevices:
+    """GPU names found on first use: probing the GPUs (NVML start-up) is paid only by a scan
+    whose target has tuned configs to judge. Asks `find` once; `surely_none` tells cheaply, without
+    probing, that `find` would find nothing (no GPU driver here), so no one looks for configs."""
+
+    def __init__(
+        self, find: Callable[[], tuple[str, ...]], surely_none: Callable[[], bool] | None = None
+    ) -> None:
+        self._find = find
+        self._surely_none = surely_none
+        self._names: tuple[str, ...] | None = None
+
+    def get(self) -> tuple[str, ...]:
+        if self._names is None:
+            self._names = tuple(self._find())
+        return self._names
+
+    def surely_none(self) -> bool:
+        if self._names is not None:
+            return not self._names
+        return self._surely_none is not None and self._surely_none()
+
+    def __repr__(self) -> str:
+        return f"LazyDevices({'not asked yet' if self._names is None else self._names!r})"
+
+
 @dataclass(frozen=True)
 class ScanOptions:
     archs: tuple[ArchSpec, ...]
     binaries: bool = True
     use_cache: bool = True
-    devices: tuple[str, ...] = ()  # GPU names for config coverage (probe or --device)
+    # GPU names for config coverage (--device, or the probe's: then LazyDevices, asked only when needed)
+    devices: tuple[str, ...] | LazyDevices = ()
     jobs: int = 0  # 0: one worker per core
+
+    def device_names(self) -> tuple[str, ...]:
+        """The GPU names (probing the GPUs now if they were left to a LazyDevices)."""
+        return self.devices.get() if isinstance(self.devices, LazyDevices) else self.devices
 
 
 @dataclass
