@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from capgap.arch import parse_arch
-from capgap.scan import source
+from capgap.scan import prefilter, workers
 from capgap.scan.analyzers import ScanOptions
 from capgap.scan.run import run_scan
 from capgap.targets import resolve_target
@@ -29,8 +29,8 @@ def test_warm_scan_reads_nothing_and_finds_the_same(tmp_path: Path, monkeypatch:
     write_tree(tmp_path)
     cold = run_scan([str(tmp_path)], OPTS)
     parsed: list[str] = []
-    real = source._work
-    monkeypatch.setattr(source, "_work", lambda item, h=True: parsed.append(item[0]) or real(item, h))
+    real = workers.work
+    monkeypatch.setattr(workers, "work", lambda item, h=True: parsed.append(item[0]) or real(item, h))
     warm = run_scan([str(tmp_path)], OPTS)
     assert parsed == []
     assert _keys(warm) == _keys(cold) and len(_keys(cold)) == 17
@@ -46,10 +46,17 @@ def test_no_cache_parses_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     write_tree(tmp_path)
     run_scan([str(tmp_path)], OPTS)
     parsed: list[str] = []
-    real = source._work
-    monkeypatch.setattr(source, "_work", lambda item, h=True: parsed.append(item[0]) or real(item, h))
+    real = workers.work
+    monkeypatch.setattr(workers, "work", lambda item, h=True: parsed.append(item[0]) or real(item, h))
     run_scan([str(tmp_path)], ScanOptions(archs=OPTS.archs, use_cache=False))
-    assert len(parsed) == 9
+    # every file again, but for Python files without a single capability token (grep's verdict)
+    files = [p for p in tmp_path.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    holding = {
+        p.relative_to(tmp_path).as_posix()
+        for p in files
+        if p.suffix != ".py" or prefilter.worth_parsing(p.read_bytes())
+    }
+    assert sorted(parsed) == sorted(holding) and len(holding) == 8
 
 
 def test_same_content_elsewhere_is_not_parsed_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -64,7 +71,7 @@ def test_same_content_elsewhere_is_not_parsed_twice(tmp_path: Path, monkeypatch:
 def test_process_pool_gives_the_same_findings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_tree(tmp_path)
     serial = run_scan([str(tmp_path)], ScanOptions(archs=OPTS.archs, use_cache=False, jobs=1))
-    monkeypatch.setattr(source, "_POOL_MIN_BYTES", 1)
+    monkeypatch.setattr(workers, "POOL_MIN_BYTES", 1)
     pooled = run_scan([str(tmp_path)], ScanOptions(archs=OPTS.archs, use_cache=False, jobs=2))
     assert _keys(pooled) == _keys(serial)
 
@@ -72,13 +79,13 @@ def test_process_pool_gives_the_same_findings(tmp_path: Path, monkeypatch: pytes
 def test_chunks_hold_every_file_once_largest_first_in_about_equal_bytes() -> None:
     todo = [(f"f{i}.py", f"/t/f{i}.py") for i in range(40)]
     sizes = {rel: (i % 7 + 1) * 1000 for i, (rel, _) in enumerate(todo)}
-    chunks = source._chunks(todo, sizes, jobs=2)
+    chunks = workers.chunks(todo, sizes, jobs=2)
     flat = [item for chunk in chunks for item in chunk]
     assert sorted(flat) == sorted(todo)
     assert [sizes[rel] for rel, _ in flat] == sorted(sizes.values(), reverse=True)
     total = sum(sizes.values())
     assert len(chunks) >= 2 * 4  # several per worker: none is left alone with a big one
-    target = total // (2 * source._CHUNKS_PER_WORKER)
+    target = total // (2 * workers.CHUNKS_PER_WORKER)
     assert all(sum(sizes[rel] for rel, _ in chunk) < target + 7000 for chunk in chunks)
 
 

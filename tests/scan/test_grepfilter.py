@@ -66,7 +66,9 @@ def test_the_prefetch_walks_like_the_scan_and_skips_what_it_skips(tmp_path: Path
     (root / ".git" / "hook.py").write_text("x = get_device_capability()\n")
     (root / "notes.txt").write_text("capability\n")
     grepfilter.prefetch(str(root))
-    assert grepfilter.prefetched(str(root)) == {*PASSING, "pkg/deep.py"}
+    stream = grepfilter.prefetched(str(root))
+    assert stream is not None
+    assert set(stream) == {*PASSING, "pkg/deep.py"} and stream.ok
     assert grepfilter.prefetched(str(root)) is None  # collected once
 
 

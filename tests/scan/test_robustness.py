@@ -62,7 +62,7 @@ def test_unreadable_file_is_skipped_even_as_root(tmp_path: Path, monkeypatch: py
     """The real permission failure can't be produced as root; fake `open` at that one boundary."""
     import builtins
 
-    from capgap.scan import source
+    from capgap.scan import workers
 
     (tmp_path / "locked.py").write_bytes(TABLE)
     real_open = builtins.open
@@ -72,5 +72,5 @@ def test_unreadable_file_is_skipped_even_as_root(tmp_path: Path, monkeypatch: py
             raise PermissionError(13, "Permission denied", str(file))
         return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
 
-    monkeypatch.setattr(source, "open", deny, raising=False)
+    monkeypatch.setattr(workers, "open", deny, raising=False)
     assert _skipped(tmp_path) == {"locked.py": "unreadable: Permission denied"}

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+from collections.abc import Iterator
 
 from capgap.scan.prefilter import CAP_TOKENS, CC_KEY_TOKENS
 
@@ -62,17 +63,38 @@ def prefetch(root: str) -> None:
         return
 
 
-def prefetched(root: str) -> set[str] | None:
-    """The `.py` files (relative, posix) a prefetch found tokens in; None: none started, or it failed."""
+class Stream:
+    """The `.py` files (relative, posix) a running `grep -r` names, as it names them.
+
+    Iterate once; afterwards `ok` says whether grep finished without an error (when it did not,
+    the files it never named must be read by the caller: grep's silence proves nothing).
+    """
+
+    def __init__(self, proc: subprocess.Popen[bytes], root: str) -> None:
+        self._proc = proc
+        self._prefix = root.rstrip(os.sep) + os.sep
+        self.ok = False
+
+    def __iter__(self) -> Iterator[str]:
+        assert self._proc.stdout is not None
+        rest = b""
+        while block := self._proc.stdout.read1(1 << 16):
+            *names, rest = (rest + block).split(b"\0")
+            yield from self._relative(names)
+        yield from self._relative([rest] if rest else [])
+        self.ok = self._proc.wait() in (0, 1)
+
+    def _relative(self, names: list[bytes]) -> Iterator[str]:
+        for raw in names:
+            name = os.fsdecode(raw)
+            if name.startswith(self._prefix):
+                yield name[len(self._prefix) :].replace(os.sep, "/")
+
+
+def prefetched(root: str) -> Stream | None:
+    """The prefetch started for `root`, to be read as it goes; None when none was started."""
     proc = _STARTED.pop(root, None)
-    if proc is None:
-        return None
-    out, _ = proc.communicate()
-    if proc.returncode not in (0, 1):
-        return None
-    prefix = root.rstrip(os.sep) + os.sep
-    names = (os.fsdecode(name) for name in out.split(b"\0") if name)
-    return {name[len(prefix) :].replace(os.sep, "/") for name in names if name.startswith(prefix)}
+    return Stream(proc, root) if proc is not None else None
 
 
 def discard(root: str) -> None:

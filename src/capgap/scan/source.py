@@ -7,55 +7,28 @@ extract (both cores when there are enough files) -> evaluate the rules for every
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from capgap.findings import Finding, Skipped
+from capgap.scan import workers
 from capgap.scan.analyzers import AnalyzerResult, ScanOptions
 from capgap.scan.builds import is_build_file
-from capgap.scan.cache import ScanCache, digest
-from capgap.scan.grepfilter import SKIP_DIRS
+from capgap.scan.cache import ScanCache
+from capgap.scan.grepfilter import SKIP_DIRS, Stream
 from capgap.scan.records import FileFacts
 
 if TYPE_CHECKING:
     from capgap.targets import Target
 
 ANALYZER_ID = "source"
-_POOL_MIN_BYTES = 2 << 20  # below this much to read, starting workers costs more than it saves
-_CHUNKS_PER_WORKER = 8  # small enough that no worker is left alone with a big last chunk
 _GREP_MIN_FILES = 200  # below this, reading the files costs less than starting grep
 NO_TOKENS = "no-capability-tokens"  # the cache's entry for files grep found nothing in
 
 
 def _relevant(path: Path) -> bool:
     return path.suffix == ".py" or is_build_file(path.name)
-
-
-def _work(item: tuple[str, str], hashed: bool = True) -> tuple[str, str, FileFacts | None, str]:
-    """Read and extract one file: (rel, digest, facts, unreadable-reason); no digest unless `hashed`."""
-    from capgap.scan.fileparse import facts_for_bytes
-
-    rel, full = item
-    try:
-        with open(full, "rb") as fh:
-            data = fh.read()
-    except OSError as exc:
-        return rel, "", None, f"unreadable: {exc.strerror or exc}"
-    try:
-        facts = facts_for_bytes(rel, data, rel.endswith(".py"))
-    except RecursionError:
-        facts = FileFacts(rel, "", skipped="too deeply nested to analyse")
-    return rel, digest(data) if hashed else "", facts, ""
-
-
-def _work_chunk(
-    items: list[tuple[str, str]], hashed: bool = True
-) -> list[tuple[str, str, FileFacts | None, str]]:
-    from capgap.scan.nogc import gc_paused
-
-    with gc_paused():
-        return [_work(i, hashed) for i in items]
 
 
 def _walk_root(root: str, prefix: str, out: list[tuple[str, str]], links: set[str]) -> None:
@@ -111,9 +84,15 @@ def collect(
     stats: dict[str, os.stat_result],
     paths: dict[str, str],
     options: ScanOptions,
-    grep_found: set[str] | None = None,
+    stream: Stream | None = None,
+    links: frozenset[str] = frozenset(),
 ) -> tuple[list[FileFacts], list[Skipped]]:
-    """Facts of every relevant file (from the cache by content, else parsed), and skipped files."""
+    """Facts of every relevant file (from the cache by content, else parsed), and skipped files.
+
+    `stream`: a grep started at launch (grepfilter.prefetch) naming the Python files that hold
+    any token: they go to the workers as it names them. Without one, grep is asked now about the
+    files to read (when there are enough to be worth it), or every file is read.
+    """
     from capgap import output
 
     facts: list[FileFacts] = []
@@ -126,88 +105,69 @@ def collect(
                 facts.append(cached)
         else:
             todo.append((rel, paths[rel]))
-    todo = _grep_filtered(todo, cache, stats, options, grep_found)
+    sizes = {rel: stats[rel].st_size for rel, _ in todo}
+    jobs = workers.default_jobs(options.jobs)
+    pooled = jobs > 1 and sum(sizes.values()) >= workers.POOL_MIN_BYTES
+    def skip(rel: str) -> None:  # grep found no token: no facts, nothing to read
+        cache.store(rel, stats[rel], NO_TOKENS, None)
+
+    if stream is not None:
+        items: Iterable[tuple[str, str]] = _streamed(todo, stream, links, skip)
+    else:
+        items = _grep_filtered(todo, skip, jobs)
     with output.progress(len(todo), "capgap scan") as bar:
-        sizes = {rel: stats[rel].st_size for rel, _ in todo}
-        for rel, dig, got, unreadable in _run(todo, options, bar, sizes, hashed=cache.path is not None):
-            if unreadable:
-                skipped.append(Skipped(rel, unreadable))
-                continue
-            cache.store(rel, stats[rel], dig, got)
-            if got is not None:
-                facts.append(got)
+        for batch in workers.run(items, sizes, jobs, pooled, cache.path is not None, stream is None):
+            for rel, dig, got, unreadable in batch:
+                if unreadable:
+                    skipped.append(Skipped(rel, unreadable))
+                    continue
+                cache.store(rel, stats[rel], dig, got)
+                if got is not None:
+                    facts.append(got)
+            bar.advance(len(batch))  # type: ignore[attr-defined]
     skipped += [Skipped(f.path, f.skipped) for f in facts if f.skipped]
     facts = sorted((f for f in facts if not f.skipped), key=lambda f: f.path)
     return facts, skipped
 
 
+def _streamed(
+    todo: list[tuple[str, str]], stream: Stream, links: frozenset[str], skip: Callable[[str], None]
+) -> Iterator[tuple[str, str]]:
+    """Build files and file links (grep -r reads no links) first, then what grep names; if grep
+    failed, every Python file it did not name too."""
+    python = {rel: path for rel, path in todo if rel.endswith(".py") and rel not in links}
+    yield from ((rel, path) for rel, path in todo if rel not in python)
+    named: set[str] = set()
+    for rel in stream:
+        if rel in python and rel not in named:
+            named.add(rel)
+            yield rel, python[rel]
+    for rel, path in python.items():
+        if rel not in named:
+            if stream.ok:
+                skip(rel)
+            else:
+                yield rel, path
+
+
 def _grep_filtered(
-    todo: list[tuple[str, str]],
-    cache: ScanCache,
-    stats: dict[str, os.stat_result],
-    options: ScanOptions,
-    found: set[str] | None,
+    todo: list[tuple[str, str]], skip: Callable[[str], None], jobs: int
 ) -> list[tuple[str, str]]:
-    """`todo` less the Python files grep found no token in (they can hold no facts).
+    """`todo` less the Python files grep finds no token in, when there are enough to ask grep."""
+    if len(todo) < _GREP_MIN_FILES:
+        return todo
+    from capgap.scan import grepfilter
 
-    `found`: relative paths from a grep started at launch (grepfilter.prefetch), else grep is
-    asked now about the files to read, when there are enough of them to be worth it.
-    """
+    found = grepfilter.candidates([path for rel, path in todo if rel.endswith(".py")], jobs)
     if found is None:
-        if len(todo) < _GREP_MIN_FILES:
-            return todo
-        from capgap.scan import grepfilter
-
-        python = [path for rel, path in todo if rel.endswith(".py")]
-        by_path = grepfilter.candidates(python, options.jobs or (os.cpu_count() or 1))
-        if by_path is None:
-            return todo
-        found = {rel for rel, path in todo if path in by_path}
+        return todo
     kept = []
     for rel, path in todo:
-        if rel.endswith(".py") and rel not in found:
-            cache.store(rel, stats[rel], NO_TOKENS, None)
+        if rel.endswith(".py") and path not in found:
+            skip(rel)
         else:
             kept.append((rel, path))
     return kept
-
-
-def _chunks(todo: list[tuple[str, str]], sizes: dict[str, int], jobs: int) -> list[list[tuple[str, str]]]:
-    """Largest files first, in chunks of about equal bytes: the workers finish together."""
-    order = sorted(todo, key=lambda item: -sizes.get(item[0], 0))
-    target = max(1, sum(sizes.get(rel, 0) for rel, _ in todo) // (jobs * _CHUNKS_PER_WORKER))
-    chunks: list[list[tuple[str, str]]] = [[]]
-    filled = 0
-    for item in order:
-        if chunks[-1] and filled >= target:
-            chunks.append([])
-            filled = 0
-        chunks[-1].append(item)
-        filled += sizes.get(item[0], 0)
-    return chunks
-
-
-def _run(
-    todo: list[tuple[str, str]], options: ScanOptions, bar: object, sizes: dict[str, int], hashed: bool = True
-) -> Iterator[tuple[str, str, FileFacts | None, str]]:
-    jobs = options.jobs or (os.cpu_count() or 1)
-    if jobs > 1 and sum(sizes.values()) >= _POOL_MIN_BYTES:
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
-
-        from capgap.scan import fileparse  # noqa: F401 - imported before the fork: workers inherit it
-
-        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
-        chunks = _chunks(todo, sizes, jobs)
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as pool:
-            done = pool.map(_work_chunk, chunks, [hashed] * len(chunks))
-            for chunk, results in zip(chunks, done, strict=False):
-                yield from results
-                bar.advance(len(chunk))  # type: ignore[attr-defined]
-        return
-    for item in todo:
-        yield _work(item, hashed)
-        bar.advance()  # type: ignore[attr-defined]
 
 
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
@@ -220,6 +180,8 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     from capgap.scan import grepfilter, rules
 
+    if target.files is None:  # a directory: grep reads it while this process walks it
+        grepfilter.prefetch(str(target.root))
     cache = ScanCache.open(target.root, options.use_cache)
     links: set[str] = set()
     stats, paths, unreadable = _stat_all(target, links)
@@ -228,10 +190,8 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
         grepfilter.discard(str(target.root))
         findings, skipped = cache.results[key]  # nothing changed: the last answer stands
         return AnalyzerResult(findings=list(findings), skipped=list(skipped), files=len(stats))
-    found = grepfilter.prefetched(str(target.root)) if target.files is None else None
-    if found is not None:
-        found |= links  # grep -r reads no file links: those are read here
-    files, skipped = collect(cache, stats, paths, options, found)
+    stream = grepfilter.prefetched(str(target.root)) if target.files is None else None
+    files, skipped = collect(cache, stats, paths, options, stream, frozenset(links))
     skipped = sorted(skipped + unreadable, key=lambda s: s.path)
     reg = rules.Registry(files)
     findings: list[Finding] = []

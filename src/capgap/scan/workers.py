@@ -1,0 +1,98 @@
+"""Read and extract files, on every core: the list known up front, or fed as grep names them.
+
+Each file is read and extracted in a worker process (forked, so the parsing modules come
+loaded); results come back as `(rel, digest, facts, unreadable-reason)`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import deque
+from collections.abc import Iterable, Iterator
+
+from capgap.scan.cache import digest
+from capgap.scan.records import FileFacts
+
+POOL_MIN_BYTES = 2 << 20  # below this much to read, starting workers costs more than it saves
+CHUNKS_PER_WORKER = 8  # small enough that no worker is left alone with a big last chunk
+STREAM_CHUNK_BYTES = 384 * 1024  # fed as grep finds files: the size of each worker's bite
+
+Item = tuple[str, str]  # (relative path, path)
+Result = tuple[str, str, FileFacts | None, str]
+
+
+def work(item: Item, hashed: bool = True) -> Result:
+    """Read and extract one file: (rel, digest, facts, unreadable-reason); no digest unless `hashed`."""
+    from capgap.scan.fileparse import facts_for_bytes
+
+    rel, full = item
+    try:
+        with open(full, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        return rel, "", None, f"unreadable: {exc.strerror or exc}"
+    try:
+        facts = facts_for_bytes(rel, data, rel.endswith(".py"))
+    except RecursionError:
+        facts = FileFacts(rel, "", skipped="too deeply nested to analyse")
+    return rel, digest(data) if hashed else "", facts, ""
+
+
+def work_chunk(items: list[Item], hashed: bool = True) -> list[Result]:
+    from capgap.scan.nogc import gc_paused
+
+    with gc_paused():
+        return [work(i, hashed) for i in items]
+
+
+def chunks(todo: list[Item], sizes: dict[str, int], jobs: int) -> list[list[Item]]:
+    """Largest files first, in chunks of about equal bytes: the workers finish together."""
+    order = sorted(todo, key=lambda item: -sizes.get(item[0], 0))
+    target = max(1, sum(sizes.get(rel, 0) for rel, _ in todo) // (jobs * CHUNKS_PER_WORKER))
+    return list(_by_bytes(order, sizes, target))
+
+
+def _by_bytes(items: Iterable[Item], sizes: dict[str, int], target: int) -> Iterator[list[Item]]:
+    chunk: list[Item] = []
+    filled = 0
+    for item in items:
+        chunk.append(item)
+        filled += sizes.get(item[0], 0)
+        if filled >= target:
+            yield chunk
+            chunk, filled = [], 0
+    if chunk:
+        yield chunk
+
+
+def run(
+    items: Iterable[Item], sizes: dict[str, int], jobs: int, pooled: bool, hashed: bool, known: bool
+) -> Iterator[list[Result]]:
+    """Results, a batch at a time. `known`: `items` is a finished list (ordered for balance);
+    else a stream, fed to the workers in bites as it comes. `pooled`: use worker processes."""
+    if not pooled:
+        for item in items:
+            yield [work(item, hashed)]
+        return
+    import multiprocessing
+    from concurrent.futures import Future, ProcessPoolExecutor
+
+    from capgap.scan import fileparse  # noqa: F401 - imported before the fork: workers inherit it
+
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    if known:
+        batches: Iterable[list[Item]] = chunks(list(items), sizes, jobs)
+    else:
+        batches = _by_bytes(items, sizes, STREAM_CHUNK_BYTES)
+    with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context(method)) as pool:
+        pending: deque[Future[list[Result]]] = deque()
+        for batch in batches:
+            pending.append(pool.submit(work_chunk, batch, hashed))
+            while pending and pending[0].done():
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def default_jobs(jobs: int) -> int:
+    return jobs or (os.cpu_count() or 1)
