@@ -191,8 +191,29 @@ def iter_files(target: Target, name_filter: Callable[[str], bool] | None = None)
     if target.files is not None:
         yield from (f for f in target.files if (name_filter is None or name_filter(f.name)) and f.is_file())
         return
-    for dirpath, dirnames, filenames in os.walk(target.root, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if d not in {".git", "__pycache__", ".hg", ".svn"})
-        for fn in sorted(filenames):
-            if name_filter is None or name_filter(fn):
-                yield Path(dirpath) / fn
+    yield from (Path(p) for p in _walk_names(str(target.root), name_filter))
+
+
+_VCS_DIRS = frozenset((".git", "__pycache__", ".hg", ".svn"))
+
+
+def _walk_names(root: str, name_filter: Callable[[str], bool] | None) -> Iterator[str]:
+    """os.walk's files, in its order, by os.scandir alone (os.walk asks `islink` of every
+    directory again): directories sorted and entered unless a link, files sorted first."""
+    try:
+        entries = sorted(os.scandir(root), key=lambda e: e.name)
+    except OSError:
+        return
+    dirs = []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            is_dir = False
+        if is_dir:
+            if entry.name not in _VCS_DIRS and not entry.is_symlink():
+                dirs.append(entry.path)
+        elif name_filter is None or name_filter(entry.name):
+            yield entry.path
+    for path in dirs:
+        yield from _walk_names(path, name_filter)

@@ -193,3 +193,24 @@ def test_environments_and_vcs_data_inside_a_tree_are_not_scanned(tmp_path: Path)
         (tmp_path / skipped).mkdir(parents=True)
         (tmp_path / skipped / "t.py").write_text('ARCH_TILES = {"9.0": 1, "10.0": 2}\n')
     assert {f.path for f in run_scan([str(tmp_path)], OPTS).findings if "t.py" in f.path} == set()
+
+
+def test_iter_files_lists_what_os_walk_lists_in_its_order(tmp_path: Path) -> None:
+    import os
+
+    from capgap.targets import Target, iter_files
+
+    (tmp_path / "b" / "c").mkdir(parents=True)
+    (tmp_path / ".git").mkdir()
+    for rel in ("z.py", "a.so", "b/c/k.so", "b/x.txt", ".git/HEAD"):
+        (tmp_path / rel).write_text("x")
+    (tmp_path / "b" / "link.py").symlink_to(tmp_path / "z.py")
+    (tmp_path / "dirlink").symlink_to(tmp_path / "b", target_is_directory=True)
+    (tmp_path / "broken").symlink_to(tmp_path / "missing")
+    expected = []
+    for dirpath, dirnames, filenames in os.walk(tmp_path, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if d not in {".git", "__pycache__", ".hg", ".svn"})
+        expected += [Path(dirpath) / fn for fn in sorted(filenames)]
+    target = Target(str(tmp_path), "path", tmp_path)
+    assert list(iter_files(target)) == expected
+    assert [p.name for p in expected] == ["a.so", "broken", "z.py", "link.py", "x.txt", "k.so"]
