@@ -1,6 +1,7 @@
 """`capgap scan` speed against grep over a real engine wheel tree, measured side by side.
 
     python benchmarks/scan_speed.py [--rounds 5] [--spec sglang==0.5.23] [--tree DIR]
+                                    [--against OTHER/bin/python]
 
 Downloads the wheel with `pip download --no-deps` into a cache (CAPGAP_BENCH_CACHE, default
 ~/.cache/capgap-bench), unpacks it once, then alternates, round by round:
@@ -9,10 +10,13 @@ Downloads the wheel with `pip download --no-deps` into a cache (CAPGAP_BENCH_CAC
   warm   capgap scan TREE --arch 12.0 --format json   (after one run that fills the cache)
   start  capgap scan EMPTY --arch 12.0 --no-cache --format json  (a one-file tree: what start-up
          and the scan's fixed costs take before any work; printed as a share of cold)
+  against  (with --against) the same cold scan by another interpreter's capgap, e.g. an older
+         checkout's venv: a change is judged by ratios taken side by side
 Each is a fresh process (startup included, as a user sees it), with bytecode written as an
 install would. Peak memory, the largest sum of RSS over capgap and its worker processes, is
-sampled every 10 ms in separate runs after the timed rounds (sampling takes CPU). Prints raw samples, the
-environment, medians and the ratios the issue sets: cold <= 3x grep, warm <= 1.5x, peak <= 300 MB.
+sampled every 10 ms in separate runs after the timed rounds (sampling takes CPU). Prints raw
+samples, the environment, medians and the ratios the issue sets: cold <= 3x grep, warm <= 1.5x,
+peak <= 300 MB.
 """
 
 from __future__ import annotations
@@ -40,6 +44,7 @@ class Spec:
     tree: str
     rounds: int
     arch: str = "12.0"
+    against: str = ""  # another interpreter whose capgap is timed cold in the same rounds
 
 
 @dataclass
@@ -132,6 +137,9 @@ def measure(spec: Spec) -> Samples:
             samples.seconds["start"].append(timed(start, env)[0])
             for kind, extra in (("cold", ["--no-cache"]), ("warm", [])):
                 samples.seconds[kind].append(timed([*capgap, *extra], env)[0])
+            if spec.against:
+                other = [spec.against, *capgap[1:], "--no-cache"]
+                samples.seconds.setdefault("against", []).append(timed(other, env)[0])
         for kind, extra in (("cold", ["--no-cache"]), ("warm", [])):
             samples.peak_mb[kind].append(timed([*capgap, *extra], env, sample=True)[1])
     py = [p for p in Path(spec.tree).rglob("*.py")]
@@ -142,6 +150,7 @@ def measure(spec: Spec) -> Samples:
         "loadavg_after": os.getloadavg(),
         "py_files": len(py),
         "py_mb": round(sum(p.stat().st_size for p in py) / 1e6, 1),
+        "against": spec.against,
     }
     return samples
 
@@ -160,6 +169,9 @@ def present(spec: Spec, samples: Samples) -> int:
         print(
             f"{kind:6} {med[kind]:9.3f} {ratio:7.2f} {limit:7.1f}{'' if ratio <= limit else '  OVER'}{note}"
         )
+    if "against" in med:
+        ratio = med["against"] / med["grep"]
+        print(f"{'against':6} {med['against']:9.3f} {ratio:7.2f}   (cold, {samples.env['against']})")
     share = f"({med['start'] / med['cold']:.0%} of cold)"
     print(f"{'start':6} {med['start']:9.3f} {med['start'] / med['grep']:7.2f}   {share}")
     peak = max(max(v) for v in samples.peak_mb.values())
@@ -173,9 +185,10 @@ def main() -> int:
     parser.add_argument("--spec", default="sglang==0.5.23")
     parser.add_argument("--tree", help="scan this directory instead of a downloaded wheel")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--against", default="", help="also time cold scans by this interpreter's capgap")
     args = parser.parse_args()
     tree = Path(args.tree) if args.tree else fetch_tree(args.spec)
-    spec = Spec(str(tree), args.rounds)
+    spec = Spec(str(tree), args.rounds, against=args.against)
     return present(spec, measure(spec))
 
 
