@@ -108,14 +108,16 @@ def collect(
     sizes = {rel: stats[rel].st_size for rel, _ in todo}
     jobs = workers.default_jobs(options.jobs)
     pooled = jobs > 1 and sum(sizes.values()) >= workers.POOL_MIN_BYTES
-    def skip(rel: str) -> None:  # grep found no token: no facts, nothing to read
-        cache.store(rel, stats[rel], NO_TOKENS, None)
-
-    if stream is not None:
-        items: Iterable[tuple[str, str]] = _streamed(todo, stream, links, skip)
-    else:
-        items = _grep_filtered(todo, skip, jobs)
     with output.progress(len(todo), "capgap scan") as bar:
+
+        def skip(rel: str) -> None:  # grep found no token: no facts, nothing to read
+            cache.store(rel, stats[rel], NO_TOKENS, None)
+            bar.advance()  # type: ignore[attr-defined]
+
+        if stream is not None:
+            items: Iterable[tuple[str, str]] = _streamed(todo, stream, links, skip)
+        else:
+            items = _grep_filtered(todo, skip, jobs)
         for batch in workers.run(items, sizes, jobs, pooled, cache.path is not None, stream is None):
             for rel, dig, got, unreadable in batch:
                 if unreadable:
