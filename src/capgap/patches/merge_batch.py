@@ -112,6 +112,10 @@ def _scratch_repo(tmp: str) -> dict[str, str]:
         GIT_ATTR_NOSYSTEM="1",
         LC_ALL="C",  # apply's messages are parsed below
         LANGUAGE="C",
+        # glibc would grow and trim git's heap at every object (brk, page faults): ~20% of the
+        # batch's CPU time. A larger step and trim threshold; the memory is freed at exit.
+        MALLOC_TOP_PAD_=str(16 << 20),
+        MALLOC_TRIM_THRESHOLD_=str(64 << 20),
     )
     return env
 
