@@ -14,12 +14,14 @@ import base64
 import csv
 import io
 import os
+import stat
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from capgap.errors import EnvironmentProblem, TargetError
+from capgap.findings import Skipped
 from capgap.patches.journal import read_bytes, sha256
 from capgap.patches.safepath import safe_join
 
@@ -184,11 +186,44 @@ def _own_dirs(record: dict[str, str | None]) -> tuple[set[str], set[str]]:
     return trees, flat - trees
 
 
-def local_changes(
-    target: PatchTarget, exclude: Path | None = None
-) -> dict[str, tuple[str | None, bytes | None]]:
-    """rel -> (upstream sha256 or None for a new file, current content or None if deleted)."""
-    changes: dict[str, tuple[str | None, bytes | None]] = {}
+Changes = dict[str, tuple[str | None, bytes | None]]
+
+
+def read_local(path: Path) -> bytes | None:
+    """A tree file's bytes; None when it is absent (or a directory stands there). Raises OSError
+    when it cannot be read; a FIFO, socket or device is never opened (that could block)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(mode):
+        return None
+    if not stat.S_ISREG(mode):
+        raise OSError(f"not a regular file ({_KINDS.get(stat.S_IFMT(mode), 'special file')})")
+    return path.read_bytes()
+
+
+_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+}
+
+
+def local_changes(target: PatchTarget, exclude: Path | None = None) -> tuple[Changes, list[Skipped]]:
+    """rel -> (upstream sha256 or None for a new file, current content or None if deleted), and
+    the files that could not be read (not in the changes: whether they changed is unknown)."""
+    changes: Changes = {}
+    skipped: list[Skipped] = []
+
+    def read(rel: str, path: Path) -> tuple[bool, bytes | None]:
+        try:
+            return True, read_local(path)
+        except OSError as exc:
+            skipped.append(Skipped(rel, f"cannot read: {exc.strerror or exc}"))
+            return False, None
+
     if target.kind == "git":
         out = git(target.root, "diff", "HEAD", "--name-status", "-z", "--no-renames").decode().split("\0")
         rels = [out[i + 1] for i in range(0, len(out) - 1, 2) if out[i]]
@@ -203,13 +238,13 @@ def local_changes(
             rels = [r for r in rels if not os.path.realpath(target.root / r).startswith(ex + os.sep)]
         ups = target.upstream_content(rels)
         for rel in sorted(set(rels)):
-            cur = target.current(rel)
-            if cur != ups[rel]:
+            ok, cur = read(rel, safe_join(target.root, rel))
+            if ok and cur != ups[rel]:
                 changes[rel] = (sha256(ups[rel]), cur)
-        return changes
+        return changes, skipped
     for rel, digest in target.record.items():
-        cur = read_bytes(target.root / rel)
-        if digest is not None and sha256(cur) != digest:
+        ok, cur = read(rel, target.root / rel)
+        if ok and digest is not None and sha256(cur) != digest:
             changes[rel] = (digest, cur)
     trees, flat = _own_dirs(target.record)
     for top in sorted(trees | flat):
@@ -218,5 +253,7 @@ def local_changes(
             for fn in filenames:
                 rel = os.path.relpath(os.path.join(dirpath, fn), target.root).replace(os.sep, "/")
                 if rel not in target.record and not fn.endswith(".pyc") and ".capgap-tmp" not in fn:
-                    changes[rel] = (None, read_bytes(target.root / rel))
-    return changes
+                    ok, cur = read(rel, target.root / rel)
+                    if ok:
+                        changes[rel] = (None, cur)
+    return changes, skipped

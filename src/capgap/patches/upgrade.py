@@ -111,7 +111,10 @@ def upgrade(
     target = resolve(spec, python)
     with session(store, target) as messages:
         report = UpgradeReport(target.label(), versions(target), messages=list(messages))
-        changes = local_changes(target, exclude=store.path)
+        changes, skipped = local_changes(target, exclude=store.path)
+        if skipped:  # its local change, if any, could be neither saved nor put back
+            unread = "; ".join(f"{s.path}: {s.reason}" for s in skipped)
+            raise StoreError(f"refusing to upgrade: {len(skipped)} file(s) cannot be read ({unread})")
         new = uncovered(store, target, changes)
         if new:
             patch_name = name or time.strftime("upgrade-%Y%m%d-%H%M%S", time.gmtime())
