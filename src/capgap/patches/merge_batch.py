@@ -27,7 +27,7 @@ _COMMITTER = b"committer capgap <capgap> 0 +0000\ndata 0\n"
 # `git merge-file --diff3` merges at xdiff's "eager" level; git apply's merge does so with the
 # diff3 style only (its default, "zealous", resolves some conflicts that merge-file reports).
 # Nothing from the user's config or attributes may change a merge. The objects live a few
-# milliseconds: no compression, no delta search, no loose objects out of fast-import.
+# milliseconds: no compression, no delta search, no loose objects out of fast-import, no fsync.
 _CONFIG = [
     arg
     for setting in (
@@ -35,6 +35,7 @@ _CONFIG = [
         "core.attributesFile=/dev/null",
         "core.compression=0",
         "fastimport.unpackLimit=0",
+        "core.fsync=none",
     )
     for arg in ("-c", setting)
 ]
