@@ -9,8 +9,8 @@ of `git merge-file` (xdiff's merge, Myers diff, diff3 style). Jobs that conflict
 data are left to the caller, who runs `git merge-file` on them, so conflict output stays
 exactly that of `git merge-file`.
 
-Why not `git merge-tree --write-tree`: its merges (merge-ort) always diff with the histogram
-algorithm (hard-coded up to git 2.4x), `git merge-file` with Myers; on files with repeated lines
+Why not `git merge-tree --write-tree`: its merges (merge-ort) diff with the histogram algorithm
+(hard-coded in git 2.39), `git merge-file` with Myers; on files with repeated lines
 the two disagree (a clean merge for one is a conflict for the other), so results would depend
 on how many files were merged together.
 """
@@ -82,6 +82,13 @@ def merge_clean(jobs: list[tuple[bytes, bytes, bytes]]) -> list[bytes | None]:
 
 
 def _merge_clean(jobs: list[tuple[bytes, bytes, bytes]]) -> list[bytes | None]:
+    try:
+        return _merge_in_scratch(jobs)
+    except OSError as exc:  # e.g. a full /dev/shm
+        raise BatchUnavailable(f"scratch repository: {exc}") from exc
+
+
+def _merge_in_scratch(jobs: list[tuple[bytes, bytes, bytes]]) -> list[bytes | None]:
     with tempfile.TemporaryDirectory(prefix="capgap-merge-", dir=_SCRATCH) as tmp:
         env = _scratch_repo(tmp)
         _import(jobs, env)
