@@ -145,7 +145,8 @@ def test_only_many_small_text_files_are_batched() -> None:
     binary = (b"a\0\n", b"b\0\n", b"c\0\n")
     assert merge_batch.worth_batching([small] * 3) == []  # too few to pay for the batch's processes
     assert merge_batch.worth_batching([small] * 40) == list(range(40))
-    assert merge_batch.worth_batching([big, *[small] * 40, binary]) == list(range(1, 41))
+    late_nul = tuple(b"x\n" * 5000 + part for part in (b"a\0\n", b"b\0\n", b"c\0\n"))  # text for git
+    assert merge_batch.worth_batching([big, *[small] * 40, binary, late_nul]) == list(range(1, 41))
     assert merge_batch.worth_batching([big] * 40) == []
 
 

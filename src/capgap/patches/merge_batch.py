@@ -55,15 +55,16 @@ class BatchUnavailable(Exception):
     """This git cannot do the batch (too old, or it failed): merge file by file instead."""
 
 
-def is_binary(data: bytes) -> bool:
-    """Git's test (a NUL in the first 8000 bytes); `git merge-file` refuses such files."""
-    return b"\0" in data[:8000]
+def _has_nul(data: bytes) -> bool:
+    """Binary for git (a NUL in the first 8000 bytes: `git merge-file` refuses the file), or a
+    NUL further on, which a text diff through `git apply` need not survive."""
+    return b"\0" in data
 
 
 def worth_batching(jobs: list[tuple[bytes, bytes, bytes]]) -> list[int]:
     """The jobs to merge in a batch: small text files, when they are enough to pay for it."""
     cost = {i: sum(map(len, job)) / 1024 * _BATCH_MS_PER_KIB for i, job in enumerate(jobs)}
-    picked = [i for i, job in enumerate(jobs) if cost[i] < _PROCESS_MS and not any(map(is_binary, job))]
+    picked = [i for i, job in enumerate(jobs) if cost[i] < _PROCESS_MS and not any(map(_has_nul, job))]
     saved = sum(_PROCESS_MS - cost[i] for i in picked)
     return picked if saved > _BATCH_MS else []
 
