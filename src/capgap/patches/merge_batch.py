@@ -7,7 +7,8 @@ diff (`git diff-tree`) and `git apply --3way --cached` merges them all in one pr
 `git cat-file --batch` reads the clean results. Git still does every merge, with the machinery
 of `git merge-file` (xdiff's merge, Myers diff, diff3 style). Jobs that conflict or hold binary
 data are left to the caller, who runs `git merge-file` on them, so conflict output stays
-exactly that of `git merge-file`.
+exactly that of `git merge-file`. Needs git >= 2.32 (`apply --3way --cached`, merging first);
+an older git refuses the options and the caller merges file by file.
 
 Why not `git merge-tree --write-tree`: its merges (merge-ort) diff with the histogram algorithm
 (hard-coded in git 2.39), `git merge-file` with Myers; on files with repeated lines
