@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import base64
 import csv
+import errno
 import io
 import os
 import stat
 import subprocess
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from capgap.errors import EnvironmentProblem, TargetError
 from capgap.findings import Skipped
 from capgap.patches.journal import read_bytes, sha256
-from capgap.patches.safepath import safe_join
+from capgap.patches.safepath import Joiner, safe_join
 
 _SKIP_DIRS = {"__pycache__", ".git"}
 
@@ -64,10 +64,33 @@ class PatchTarget:
             return f"{self.name}@{(self.commit or '?')[:10]}"
         return f"{self.name} {self.version}"
 
-    def current(self, rel: str, join: Callable[[str], Path] | None = None) -> bytes | None:
+    def current(self, rel: str, join: Joiner | None = None) -> bytes | None:
         """The file's content now (None: absent); `join`: a run's Joiner over this root."""
-        path = join(rel) if join is not None else safe_join(self.root, rel)
-        return None if path.is_dir() else read_bytes(path)
+        join = join or Joiner(self.root)
+        # One open that refuses a symlink as its last component: a symlink (rare) is checked
+        # to lead inside the root, and only then read through; a plain file costs no lstat.
+        path = join.parent_checked(rel)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            path = join(rel)
+            return None if path.is_dir() else read_bytes(path)
+        try:
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISDIR(mode):
+                return None
+            if stat.S_ISREG(mode):
+                chunks = []
+                while chunk := os.read(fd, 1 << 20):
+                    chunks.append(chunk)
+                return b"".join(chunks)
+        finally:
+            os.close(fd)
+        return read_bytes(path)  # a FIFO or device: as before (a plain read)
 
     def upstream_sha(self, rel: str) -> str | None:
         """sha256 of the file as the current install/HEAD ships it (None: not shipped)."""
