@@ -125,7 +125,7 @@ def test_a_git_that_cannot_batch_falls_back_to_merge_file_once_and_for_all(
     jobs = [(*job, LABELS) for job in generated(40, 5)]
     tries: list[str] = []
 
-    def old_git(args: list[str], *rest: object) -> None:
+    def old_git(args: list[str], *rest: object, **named: object) -> None:
         tries.append(args[0])
         raise merge_batch.BatchUnavailable("git apply: --cached and --3way cannot be used together")
 
@@ -133,7 +133,7 @@ def test_a_git_that_cannot_batch_falls_back_to_merge_file_once_and_for_all(
     monkeypatch.setattr(merge_batch, "_run", old_git)
     monkeypatch.setattr(merge_batch, "worth_batching", lambda batch: list(range(len(batch))))
     assert merge_many(jobs) == merge._merge_each(jobs)
-    assert tries and set(tries) == {"fast-import"}  # its first step failed (in each part)
+    assert tries and set(tries) == {"apply"}  # its one git process failed (in each part)
     first = len(tries)
     assert merge_many(jobs[:20]) == merge._merge_each(jobs[:20])
     assert len(tries) == first  # not tried again in this process

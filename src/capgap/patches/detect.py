@@ -77,8 +77,8 @@ class PatchTarget:
         except OSError as exc:
             if exc.errno != errno.ELOOP:
                 raise
-            path = join(rel)
-            return None if path.is_dir() else read_bytes(path)
+            link = join(rel)
+            return None if link.is_dir() else read_bytes(link)
         try:
             mode = os.fstat(fd).st_mode
             if stat.S_ISDIR(mode):
@@ -90,7 +90,7 @@ class PatchTarget:
                 return b"".join(chunks)
         finally:
             os.close(fd)
-        return read_bytes(path)  # a FIFO or device: as before (a plain read)
+        return read_bytes(Path(path))  # a FIFO or device: as before (a plain read)
 
     def upstream_sha(self, rel: str) -> str | None:
         """sha256 of the file as the current install/HEAD ships it (None: not shipped)."""

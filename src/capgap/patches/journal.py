@@ -57,19 +57,20 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _write_temp(path: Path, data: bytes, mode: int | None = None) -> Path:
+def _write_temp(path: str | Path, data: bytes, mode: int | None = None) -> str:
     """The new content in a temp file next to `path` (same mode), not yet in place."""
     if mode is None:
         try:
             mode = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o644
-    tmp = path.with_name(f".{path.name}.capgap-tmp{os.getpid()}")
+    head, name = os.path.split(path)
+    tmp = os.path.join(head, f".{name}.capgap-tmp{os.getpid()}")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
     try:
         fd = os.open(tmp, flags, mode)
     except FileNotFoundError:  # a new file in a new directory
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(head, exist_ok=True)
         fd = os.open(tmp, flags, mode)
     try:
         os.fchmod(fd, mode)  # umask may have narrowed it
@@ -199,7 +200,7 @@ class Journal:
         join = Joiner(self.root)
         for blob, rel, data, digest in backups:
             if not blob.exists() and not _link_backup(join(rel), blob, digest):
-                _write_temp(blob, data, 0o644).replace(blob)
+                os.replace(_write_temp(blob, data, 0o644), blob)
         paths = [join(rel) for rel, _b, _a in changes]
         temps = [
             None if after is None else _write_temp(path, after)

@@ -1,14 +1,15 @@
-"""Many three-way merges in five git processes instead of one `git merge-file` per file.
+"""Many three-way merges in one `git apply` process instead of one `git merge-file` per file.
 
 One process per file was the cost of re-applying patches over an upgraded tree (~3 ms each).
-Here every job's three versions go into a scratch repository (one `git fast-import`), the index
-is set to the current versions (`git read-tree`), the base->theirs changes are written as one
-diff (`git diff-tree`) and `git apply --3way --cached` merges them all in one process; one
-`git cat-file --batch` reads the clean results. Git still does every merge, with the machinery
-of `git merge-file` (xdiff's merge, Myers diff, diff3 style). Jobs that conflict or hold binary
-data are left to the caller, who runs `git merge-file` on them, so conflict output stays
-exactly that of `git merge-file`. Needs git >= 2.32 (`apply --3way --cached`, merging first);
-an older git refuses the options and the caller merges file by file.
+Here every job's current and base versions go into a scratch repository as one pack, the index
+is set to the current versions (both files written here, gitfiles.py), the base->theirs changes
+are written as one diff, and `git apply --3way --cached` merges them all in one process; the
+clean results are read back from the index and the loose objects git wrote. Git still does
+every merge, with the machinery of `git merge-file` (xdiff's merge, Myers diff, diff3 style).
+Jobs that conflict or hold binary data are left to the caller, who runs `git merge-file` on
+them, so conflict output stays exactly that of `git merge-file`. Needs git >= 2.32
+(`apply --3way --cached`, merging first); an older git refuses the options and the caller
+merges file by file.
 
 Why not `git merge-tree --write-tree`: its merges (merge-ort) diff with the histogram algorithm
 (hard-coded in git 2.39), `git merge-file` with Myers; on files with repeated lines
@@ -22,21 +23,20 @@ import os
 import subprocess
 import tempfile
 
-# Job i's three versions sit at path str(i): base, ours (current) and theirs are three commits.
-_COMMITTER = b"committer capgap <capgap> 0 +0000\ndata 0\n"
+from capgap.patches import gitfiles
 
 # `git merge-file --diff3` merges at xdiff's "eager" level; git apply's merge does so with the
 # diff3 style only (its default, "zealous", resolves some conflicts that merge-file reports).
 # Nothing from the user's config or attributes may change a merge. The objects live a few
-# milliseconds: no compression, no delta search, no loose objects out of fast-import, no fsync.
+# milliseconds: no compression, no fsync. Job i sits at path str(i).
 _CONFIG = [
     arg
     for setting in (
         "merge.conflictStyle=diff3",
         "core.attributesFile=/dev/null",
         "core.compression=0",
-        "fastimport.unpackLimit=0",
         "core.fsync=none",
+        "core.warnAmbiguousRefs=false",  # a full object id on a diff's index line is no ref name
     )
     for arg in ("-c", setting)
 ]
@@ -93,16 +93,26 @@ def _merge_clean(jobs: list[tuple[bytes, bytes, bytes]]) -> list[bytes | None]:
 def _merge_in_scratch(jobs: list[tuple[bytes, bytes, bytes]]) -> list[bytes | None]:
     with tempfile.TemporaryDirectory(prefix="capgap-merge-", dir=_SCRATCH) as tmp:
         env = _scratch_repo(tmp)
-        _import(jobs, env)
-        _git(["read-tree", "ours"], env)
-        diff = _git(["diff-tree", "-p", "--full-index", "base", "theirs"], env)
-        changed = {i for i, (_, base, theirs) in enumerate(jobs) if base != theirs}
-        clean = (_apply(diff, changed, env) if changed else set()) | (set(range(len(jobs))) - changed)
-        order = sorted(clean)
-        texts = _read_blobs([f":0:{i}" for i in order], env) if order else []
-    out: list[bytes | None] = [None] * len(jobs)
-    for i, text in zip(order, texts, strict=True):
-        out[i] = text
+        gitdir = env["GIT_DIR"]
+        known = {gitfiles.oid(data): data for job in jobs for data in job[:2]}  # current and base
+        ids = {data: name for name, data in known.items()}
+        gitfiles.write_pack(gitdir, known)
+        gitfiles.write_index(env["GIT_INDEX_FILE"], {str(i): ids[job[0]] for i, job in enumerate(jobs)})
+        changed = [i for i, (_, base, theirs) in enumerate(jobs) if base != theirs]
+        diff = b"".join(_base_to_theirs_diff(str(i), ids[jobs[i][1]], *jobs[i][1:]) for i in changed)
+        clean = _apply(diff, set(changed), env) if changed else set()
+        merged = gitfiles.read_index(env["GIT_INDEX_FILE"]) if clean else {}
+        if merged is None:
+            raise BatchUnavailable("git apply wrote an index of an unknown version")
+        out: list[bytes | None] = [job[0] if job[1] == job[2] else None for job in jobs]
+        for i in clean:
+            name = merged.get(str(i))
+            text = None if name is None else known.get(name)
+            if text is None and name is not None:  # git knows the empty blob without storing it
+                text = b"" if name == gitfiles.EMPTY else gitfiles.read_loose(gitdir, name)
+            if text is None:  # git did not leave what it says it merged: do not trust the batch
+                raise BatchUnavailable(f"git apply --3way left no merged blob for job {i}")
+            out[i] = text
     return out
 
 
@@ -146,29 +156,6 @@ def _run(
     return proc
 
 
-def _import(jobs: list[tuple[bytes, bytes, bytes]], env: dict[str, str]) -> None:
-    """Three commits: base, and ours (current) and theirs on top of it."""
-    stream: list[bytes] = []
-    marks: dict[bytes, int] = {}
-
-    def mark(data: bytes) -> int:
-        if data not in marks:
-            marks[data] = len(marks) + 1
-            stream.append(b"blob\nmark :%d\ndata %d\n" % (marks[data], len(data)))
-            stream.append(data)
-            stream.append(b"\n")
-        return marks[data]
-
-    sides = [[mark(job[side]) for job in jobs] for side in (1, 0, 2)]  # base, ours, theirs
-    for name, blobs in zip((b"base", b"ours", b"theirs"), sides, strict=True):
-        stream.append(b"commit refs/heads/%s\n%s" % (name, _COMMITTER))
-        if name != b"base":
-            stream.append(b"from refs/heads/base\n")
-        stream.extend(b"M 100644 :%d %d\n" % (blob, i) for i, blob in enumerate(blobs))
-        stream.append(b"\n")
-    _git(["fast-import", "--quiet", "--done", "--depth=0"], env, b"".join(stream) + b"done\n")
-
-
 def _apply(diff: bytes, changed: set[int], env: dict[str, str]) -> set[int]:
     """Merge every changed job into the index; the jobs that merged clean.
 
@@ -193,15 +180,40 @@ def _apply(diff: bytes, changed: set[int], env: dict[str, str]) -> set[int]:
     return clean
 
 
-def _read_blobs(names: list[str], env: dict[str, str]) -> list[bytes]:
-    out = _git(["cat-file", "--batch"], env, "".join(f"{n}\n" for n in names).encode())
-    blobs, pos = [], 0
-    for _ in names:
-        end = out.index(b"\n", pos)
-        header = out[pos:end].split()
-        if len(header) != 3 or header[1] != b"blob":
-            raise BatchUnavailable(f"git cat-file: {out[pos:end]!r}")
-        size = int(header[2])
-        blobs.append(out[end + 1 : end + 1 + size])
-        pos = end + 1 + size + 1
-    return blobs
+def _split(data: bytes) -> list[bytes]:
+    """Lines as git sees them: each with its newline, the last one maybe without."""
+    lines = data.split(b"\n")
+    last = lines.pop()
+    return [line + b"\n" for line in lines] + ([last] if last else [])
+
+
+def _emit(sign: bytes, lines: list[bytes]) -> bytes:
+    body = b"".join(sign + line for line in lines)
+    return body + b"\n\\ No newline at end of file\n" if body and not body.endswith(b"\n") else body
+
+
+def _base_to_theirs_diff(path: str, base_oid: str, base: bytes, theirs: bytes) -> bytes:
+    """A diff from base to theirs: one hunk from the first changed line to the last, with up to
+    three lines of context. `apply --3way` only uses it to rebuild theirs from base (found by its
+    id on the index line) and then merges the three whole versions, so how the diff is cut
+    changes no result; making it here costs no `git diff-tree` process."""
+    old, new = _split(base), _split(theirs)
+    same = min(len(old), len(new))
+    head = next((n for n in range(same) if old[n] != new[n]), same)
+    tail = next((n for n in range(same - head) if old[-1 - n] != new[-1 - n]), same - head)
+    start = max(0, head - 3)
+    before, after = old[start:head], old[len(old) - tail : len(old) - tail + 3]
+    old_n = len(before) + len(old) - head - tail + len(after)
+    new_n = len(before) + len(new) - head - tail + len(after)
+    name, theirs_oid = path.encode(), gitfiles.oid(theirs).encode()
+    return b"".join(
+        [
+            b"diff --git a/%s b/%s\nindex %s..%s 100644\n--- a/%s\n+++ b/%s\n"
+            % (name, name, base_oid.encode(), theirs_oid, name, name),
+            b"@@ -%d,%d +%d,%d @@\n" % (start + min(old_n, 1), old_n, start + min(new_n, 1), new_n),
+            _emit(b" ", before),
+            _emit(b"-", old[head : len(old) - tail]),
+            _emit(b"+", new[head : len(new) - tail]),
+            _emit(b" ", after),
+        ]
+    )

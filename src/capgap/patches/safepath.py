@@ -47,7 +47,7 @@ class Joiner:
         self._checked_dirs: set[str] = set()
 
     def __call__(self, rel: str) -> Path:
-        path = self.parent_checked(rel)
+        path = Path(self.parent_checked(rel))
         if path.is_symlink():
             target = Path(os.path.realpath(path))
             if self._root() not in target.parents:
@@ -59,15 +59,15 @@ class Joiner:
             self._real_root = Path(os.path.realpath(self.root))
         return self._real_root
 
-    def parent_checked(self, rel: str) -> Path:
+    def parent_checked(self, rel: str) -> str:
         """root/rel with its directory checked, but not its last component: for a caller that
         opens it with O_NOFOLLOW (and comes back through __call__ for a symlink)."""
         check_rel(rel)
         real_root = self._root()
-        path = real_root / rel
+        path = f"{real_root}/{rel}"
         head = rel.rpartition("/")[0]
         if head not in self._checked_dirs:
-            parent = Path(os.path.realpath(path.parent))
+            parent = Path(os.path.realpath(os.path.dirname(path)))
             if parent != real_root and real_root not in parent.parents:
                 raise StoreError(f"refusing path {rel!r}: it leads outside {self.root} through a symlink")
             self._checked_dirs.add(head)

@@ -83,7 +83,7 @@ class Patch:
             return None
         if sha in self._blobs:
             return self._blobs[sha]
-        data = _read_regular(self.dir / "blobs" / sha, self.name, f"stored copy {sha[:12]}")
+        data = _read_regular(f"{self.dir}/blobs/{sha}", self.name, f"stored copy {sha[:12]}")
         if hashlib.sha256(data).hexdigest() != sha:
             raise StoreError(f"patch {self.name}: stored copy {sha[:12]} does not match its hash")
         self._blobs[sha] = data
@@ -111,9 +111,9 @@ class _Missing(StoreError):
         self.what = what
 
 
-def _read_regular(path: Path, name: str, what: str = "") -> bytes:
+def _read_regular(path: str | Path, name: str, what: str = "") -> bytes:
     """The bytes of a regular file of the store, never through a symlink (one open, no lstat)."""
-    what = what or path.name
+    what = what or os.path.basename(path)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
@@ -158,14 +158,14 @@ def _entries(name: str, meta: dict[str, object]) -> tuple[FileEntry, ...]:
 
 def _load(name: str, pdir: Path) -> Patch:
     try:
-        meta = json.loads(_read_regular(pdir / "meta.json", name))
+        meta = json.loads(_read_regular(f"{pdir}/meta.json", name))
     except json.JSONDecodeError as exc:
         raise StoreError(f"patch {name}: meta.json is not JSON ({exc})") from exc
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise StoreError(f"patch {name}: unknown meta.json format")
     semantic = None
-    if os.path.lexists(pdir / "semantic.json"):
-        semantic = json.loads(_read_regular(pdir / "semantic.json", name))
+    if os.path.lexists(f"{pdir}/semantic.json"):
+        semantic = json.loads(_read_regular(f"{pdir}/semantic.json", name))
         if not isinstance(semantic, list):
             raise StoreError(f"patch {name}: semantic.json must hold a list")
     return Patch(name, pdir, meta, _entries(name, meta), semantic)
@@ -204,7 +204,7 @@ class Store:
         out = []
         for name in self._dirs():
             try:
-                out.append(_load(name, self.path / name))
+                out.append(_load(name, Path(f"{self.path}/{name}")))
             except _Missing as exc:
                 if exc.what != "meta.json":
                     raise
