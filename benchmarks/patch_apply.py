@@ -139,6 +139,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--files", type=int, default=100)
     ap.add_argument("--against", type=Path, help="another capgap src/ directory, timed alongside")
+    ap.add_argument("--no-cli", action="store_true", help="library rows only (no typer needed)")
     args = ap.parse_args()
     here = Path(__file__).resolve().parents[1] / "src"
     git_version = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
@@ -161,6 +162,8 @@ def main() -> None:
                 runs["capgap (library)"] = lambda: time_library_of(here, repo, store)
                 runs["against (library)"] = lambda: time_library_of(args.against.resolve(), repo, store)
                 runs["against (CLI process)"] = lambda: time_cli(repo, store, args.against.resolve())
+            if args.no_cli:
+                runs = {name: run for name, run in runs.items() if "CLI" not in name}
             samples: dict[str, list[float]] = {name: [] for name in runs}
             for _ in range(args.reps):
                 for name, run in runs.items():
