@@ -1,7 +1,7 @@
 """Many three-way merges in one `git apply` process instead of one `git merge-file` per file.
 
 One process per file was the cost of re-applying patches over an upgraded tree (~3 ms each).
-Here every job's current and base versions go into a scratch repository as one pack, the index
+Here every job's three versions go into a scratch repository as one pack, the index
 is set to the current versions (both files written here, gitfiles.py), the base->theirs changes
 are written as one diff, and `git apply --3way --cached` merges them all in one process; the
 clean results are read back from the index and the loose objects git wrote. Git still does
@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+from collections.abc import Callable
 
 from capgap.patches import gitfiles
 
@@ -94,12 +95,15 @@ def _merge_in_scratch(jobs: list[tuple[bytes, bytes, bytes]]) -> list[bytes | No
     with tempfile.TemporaryDirectory(prefix="capgap-merge-", dir=_SCRATCH) as tmp:
         env = _scratch_repo(tmp)
         gitdir = env["GIT_DIR"]
-        known = {gitfiles.oid(data): data for job in jobs for data in job[:2]}  # current and base
+        # theirs too: git would otherwise write each as a loose object when rebuilding it
+        known = {gitfiles.oid(data): data for job in jobs for data in job}
         ids = {data: name for name, data in known.items()}
         gitfiles.write_pack(gitdir, known)
         gitfiles.write_index(env["GIT_INDEX_FILE"], {str(i): ids[job[0]] for i, job in enumerate(jobs)})
         changed = [i for i, (_, base, theirs) in enumerate(jobs) if base != theirs]
-        diff = b"".join(_base_to_theirs_diff(str(i), ids[jobs[i][1]], *jobs[i][1:]) for i in changed)
+        diff = b"".join(
+            _base_to_theirs_diff(str(i), ids[jobs[i][1]], ids[jobs[i][2]], *jobs[i][1:]) for i in changed
+        )
         clean = _apply(diff, set(changed), env) if changed else set()
         merged = gitfiles.read_index(env["GIT_INDEX_FILE"]) if clean else {}
         if merged is None:
@@ -180,36 +184,54 @@ def _apply(diff: bytes, changed: set[int], env: dict[str, str]) -> set[int]:
     return clean
 
 
+_NO_EOL = b"\n\0"  # marks a last line without a newline (batched jobs hold no NUL)
+
+
 def _split(data: bytes) -> list[bytes]:
-    """Lines as git sees them: each with its newline, the last one maybe without."""
+    """Lines as git sees them (without their newline; a last one without it is marked)."""
     lines = data.split(b"\n")
     last = lines.pop()
-    return [line + b"\n" for line in lines] + ([last] if last else [])
+    if last:
+        lines.append(last + _NO_EOL)
+    return lines
 
 
 def _emit(sign: bytes, lines: list[bytes]) -> bytes:
-    body = b"".join(sign + line for line in lines)
-    return body + b"\n\\ No newline at end of file\n" if body and not body.endswith(b"\n") else body
+    if not lines:
+        return b""
+    body = sign + (b"\n" + sign).join(lines) + b"\n"
+    if body.endswith(_NO_EOL + b"\n"):
+        body = body[: -len(_NO_EOL) - 1] + b"\n\\ No newline at end of file\n"
+    return body
 
 
-def _base_to_theirs_diff(path: str, base_oid: str, base: bytes, theirs: bytes) -> bytes:
+def _longest(same: Callable[[int], bool], most: int) -> int:
+    """The largest n <= most with same(n), for a same() that holds up to some n and no further."""
+    low, high = 0, most
+    while low < high:
+        mid = (low + high + 1) // 2
+        low, high = (mid, high) if same(mid) else (low, mid - 1)
+    return low
+
+
+def _base_to_theirs_diff(path: str, base_oid: str, theirs_id: str, base: bytes, theirs: bytes) -> bytes:
     """A diff from base to theirs: one hunk from the first changed line to the last, with up to
     three lines of context. `apply --3way` only uses it to rebuild theirs from base (found by its
     id on the index line) and then merges the three whole versions, so how the diff is cut
     changes no result; making it here costs no `git diff-tree` process."""
     old, new = _split(base), _split(theirs)
-    same = min(len(old), len(new))
-    head = next((n for n in range(same) if old[n] != new[n]), same)
-    tail = next((n for n in range(same - head) if old[-1 - n] != new[-1 - n]), same - head)
+    most = min(len(old), len(new))
+    head = _longest(lambda n: old[:n] == new[:n], most)
+    tail = _longest(lambda n: old[len(old) - n :] == new[len(new) - n :], most - head)
     start = max(0, head - 3)
     before, after = old[start:head], old[len(old) - tail : len(old) - tail + 3]
     old_n = len(before) + len(old) - head - tail + len(after)
     new_n = len(before) + len(new) - head - tail + len(after)
-    name, theirs_oid = path.encode(), gitfiles.oid(theirs).encode()
+    name = path.encode()
     return b"".join(
         [
             b"diff --git a/%s b/%s\nindex %s..%s 100644\n--- a/%s\n+++ b/%s\n"
-            % (name, name, base_oid.encode(), theirs_oid, name, name),
+            % (name, name, base_oid.encode(), theirs_id.encode(), name, name),
             b"@@ -%d,%d +%d,%d @@\n" % (start + min(old_n, 1), old_n, start + min(new_n, 1), new_n),
             _emit(b" ", before),
             _emit(b"-", old[head : len(old) - tail]),
