@@ -62,7 +62,7 @@ def edge_cases() -> dict[str, tuple[bytes, bytes, bytes]]:
     return cases
 
 
-def generated(count: int, seed: int = 4) -> list[tuple[bytes, bytes, bytes]]:
+def generated(count: int, seed: int = 4, lines: int = 12) -> list[tuple[bytes, bytes, bytes]]:
     """Small files over a small alphabet: many repeated lines, so many ways to align them."""
     rng = random.Random(seed)
 
@@ -85,7 +85,7 @@ def generated(count: int, seed: int = 4) -> list[tuple[bytes, bytes, bytes]]:
 
     jobs = []
     for _ in range(count):
-        base = [rng.choice("abcde") + "\n" for _ in range(rng.randint(0, 12))]
+        base = [rng.choice("abcde") + "\n" for _ in range(rng.randint(0, lines))]
         jobs.append((text(mutate(base)), text(base), text(mutate(base))))
     return jobs
 
@@ -96,10 +96,10 @@ def _one_each(jobs: list[tuple[bytes, bytes, bytes]]) -> list[Merge]:
 
 def test_batch_is_clean_exactly_where_merge_file_is_with_the_same_bytes() -> None:
     cases = edge_cases()
-    jobs = list(cases.values()) + generated(300)
+    jobs = list(cases.values()) + generated(300) + generated(60, 7, lines=80)  # long: context cut
     expected = _one_each(jobs)
     got = merge_batch.merge_clean(jobs)  # raises if this git cannot do it: no silent fallback here
-    for name, job, want, text in zip([*cases, *range(300)], jobs, expected, got, strict=True):
+    for name, job, want, text in zip([*cases, *range(360)], jobs, expected, got, strict=True):
         assert (text is None) == (want.conflicts > 0), (name, job, want)
         if text is not None:
             assert text == want.text, (name, job)

@@ -184,25 +184,19 @@ def _apply(diff: bytes, changed: set[int], env: dict[str, str]) -> set[int]:
     return clean
 
 
-_NO_EOL = b"\n\0"  # marks a last line without a newline (batched jobs hold no NUL)
+def _lines(text: bytes) -> int:
+    return text.count(b"\n") + (1 if text and not text.endswith(b"\n") else 0)
 
 
-def _split(data: bytes) -> list[bytes]:
-    """Lines as git sees them (without their newline; a last one without it is marked)."""
-    lines = data.split(b"\n")
-    last = lines.pop()
-    if last:
-        lines.append(last + _NO_EOL)
-    return lines
-
-
-def _emit(sign: bytes, lines: list[bytes]) -> bytes:
-    if not lines:
+def _emit(sign: bytes, text: bytes) -> bytes:
+    """Whole lines as diff lines starting with sign (git's marker after a last line without a
+    newline)."""
+    if not text:
         return b""
-    body = sign + (b"\n" + sign).join(lines) + b"\n"
-    if body.endswith(_NO_EOL + b"\n"):
-        body = body[: -len(_NO_EOL) - 1] + b"\n\\ No newline at end of file\n"
-    return body
+    lines = text.split(b"\n")
+    last = lines.pop()
+    body = sign + (b"\n" + sign).join(lines) + b"\n" if lines else b""
+    return body + sign + last + b"\n\\ No newline at end of file\n" if last else body
 
 
 def _longest(same: Callable[[int], bool], most: int) -> int:
@@ -218,24 +212,36 @@ def _base_to_theirs_diff(path: str, base_oid: str, theirs_id: str, base: bytes, 
     """A diff from base to theirs: one hunk from the first changed line to the last, with up to
     three lines of context. `apply --3way` only uses it to rebuild theirs from base (found by its
     id on the index line) and then merges the three whole versions, so how the diff is cut
-    changes no result; making it here costs no `git diff-tree` process."""
-    old, new = _split(base), _split(theirs)
-    most = min(len(old), len(new))
-    head = _longest(lambda n: old[:n] == new[:n], most)
-    tail = _longest(lambda n: old[len(old) - n :] == new[len(new) - n :], most - head)
-    start = max(0, head - 3)
-    before, after = old[start:head], old[len(old) - tail : len(old) - tail + 3]
-    old_n = len(before) + len(old) - head - tail + len(after)
-    new_n = len(before) + len(new) - head - tail + len(after)
+    changes no result; making it here costs no `git diff-tree` process. Byte offsets, found by
+    bisection, instead of lists of lines: the files are read once, by C code."""
+    most = min(len(base), len(theirs))
+    common = _longest(lambda n: base[:n] == theirs[:n], most)
+    head = base.rfind(b"\n", 0, common) + 1  # the whole lines before the first difference end here
+    suffix = _longest(lambda n: base[len(base) - n :] == theirs[len(theirs) - n :], most - head)
+    first_nl = base.find(b"\n", len(base) - suffix) if suffix else -1
+    tail = len(base) - first_nl - 1 if first_nl >= 0 else 0  # bytes of whole lines common at the end
+    start = head
+    for _ in range(3):  # up to three lines of context before
+        if start:
+            start = base.rfind(b"\n", 0, start - 1) + 1
+    end = len(base) - tail
+    for _ in range(3):  # and after
+        if end < len(base):
+            nl = base.find(b"\n", end)
+            end = len(base) if nl < 0 else nl + 1
+    before, after = base[start:head], base[len(base) - tail : end]
+    old, new = base[head : len(base) - tail], theirs[head : len(theirs) - tail]
+    context = _lines(before) + _lines(after)
+    old_n, new_n, first = context + _lines(old), context + _lines(new), base.count(b"\n", 0, start)
     name = path.encode()
     return b"".join(
         [
             b"diff --git a/%s b/%s\nindex %s..%s 100644\n--- a/%s\n+++ b/%s\n"
             % (name, name, base_oid.encode(), theirs_id.encode(), name, name),
-            b"@@ -%d,%d +%d,%d @@\n" % (start + min(old_n, 1), old_n, start + min(new_n, 1), new_n),
+            b"@@ -%d,%d +%d,%d @@\n" % (first + min(old_n, 1), old_n, first + min(new_n, 1), new_n),
             _emit(b" ", before),
-            _emit(b"-", old[head : len(old) - tail]),
-            _emit(b"+", new[head : len(new) - tail]),
+            _emit(b"-", old),
+            _emit(b"+", new),
             _emit(b" ", after),
         ]
     )
