@@ -87,7 +87,6 @@ def _link_backup(path: Path, blob: Path, digest: str) -> bool:
     are only ever replaced by rename, never rewritten in place, so the linked content stays as
     it is; and the rename then frees nothing, the backup's removal does (once, not twice).
     False (and nothing left behind) when linking isn't possible or the content isn't `digest`."""
-    blob.parent.mkdir(parents=True, exist_ok=True)
     try:
         os.link(path, blob)
     except OSError:  # another filesystem, no hard links there, not ours to link, ...
@@ -198,9 +197,13 @@ class Journal:
             )
         self._append(records)
         join = Joiner(self.root)
+        if backups:
+            (self.run_dir / "blobs").mkdir(exist_ok=True)
+        done: set[str] = set()
         for blob, rel, data, digest in backups:
-            if not blob.exists() and not _link_backup(join(rel), blob, digest):
+            if digest not in done and not blob.exists() and not _link_backup(join(rel), blob, digest):
                 os.replace(_write_temp(blob, data, 0o644), blob)
+            done.add(digest)
         paths = [join(rel) for rel, _b, _a in changes]
         temps = [
             None if after is None else _write_temp(path, after)
