@@ -4,7 +4,7 @@ Target (issue 4): at most 1 s, and at most 3x `git apply`. Both run in one proce
 tree, alternating, REPS times; the tree is reset between runs (not timed). Prints raw samples,
 medians, ratios and the environment.
 
-    .venv/bin/python benchmarks/patch_apply.py [--reps 7] [--files 100] [--against OLD/src]
+    .venv/bin/python benchmarks/patch_apply.py [--reps 7] [--files 100] [--against OLD/src] [--no-cli]
 
 --against times another capgap source tree (e.g. `git archive main src | tar -x -C /tmp/old`)
 in the same rounds, library and CLI, so a change is judged by ratios taken side by side.

@@ -64,7 +64,7 @@ class Joiner:
         opens it with O_NOFOLLOW (and comes back through __call__ for a symlink)."""
         check_rel(rel)
         real_root = self._root()
-        path = f"{real_root}/{rel}"
+        path = os.path.join(real_root, rel)
         head = rel.rpartition("/")[0]
         if head not in self._checked_dirs:
             parent = Path(os.path.realpath(os.path.dirname(path)))
