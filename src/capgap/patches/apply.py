@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from capgap.patches.detect import PatchTarget
 from capgap.patches.journal import Journal, sha256
@@ -293,9 +292,9 @@ def apply_patches(
     if changes:
         holder = {sha: p for p in patches for e in p.files for sha in (e.pristine_sha, e.patched_sha) if sha}
 
-        def known_copy(sha: str) -> Path | None:  # a verified store blob (read by the plan)
+        def known_copy(sha: str) -> str | None:  # a verified store blob (read by the plan)
             patch = holder.get(sha)
-            return None if patch is None else patch.blob_path(sha)
+            return None if patch is None else f"{patch.dir}/blobs/{sha}"
 
         own = journal or Journal.start(store.run_dir(target.root), target.root, "apply", lazy=True)
         own.write_files(changes, known_copy=known_copy)

@@ -14,6 +14,7 @@ Backups and journal are removed only when the run completes.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -49,7 +50,7 @@ def read_bytes(path: Path) -> bytes | None:
         return None
 
 
-def _fsync_dir(path: Path) -> None:
+def _fsync_dir(path: str | Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -171,7 +172,7 @@ class Journal:
     def write_files(
         self,
         changes: list[tuple[str, bytes | None, bytes | None]],
-        known_copy: Callable[[str], Path | None] = lambda sha: None,
+        known_copy: Callable[[str], str | Path | None] = lambda sha: None,
     ) -> None:
         """Journal, back up, then write each (rel, before, after); None means absent.
 
@@ -204,7 +205,7 @@ class Journal:
             if digest not in done and not blob.exists() and not _link_backup(join(rel), blob, digest):
                 os.replace(_write_temp(blob, data, 0o644), blob)
             done.add(digest)
-        paths = [join(rel) for rel, _b, _a in changes]
+        paths = [join.checked(rel) for rel, _b, _a in changes]
         temps = [
             None if after is None else _write_temp(path, after)
             for path, (_r, _b, after) in zip(paths, changes, strict=True)
@@ -213,12 +214,13 @@ class Journal:
         crash_point()
         for path, tmp in zip(paths, temps, strict=True):
             if tmp is None:
-                path.unlink(missing_ok=True)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
             else:
                 os.replace(tmp, path)
             crash_point()
-        for parent in sorted({p.parent for p in paths}):
-            if parent.exists():
+        for parent in sorted({os.path.dirname(p) for p in paths}):
+            if os.path.exists(parent):
                 _fsync_dir(parent)
 
     def finish(self) -> None:

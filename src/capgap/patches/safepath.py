@@ -47,8 +47,12 @@ class Joiner:
         self._checked_dirs: set[str] = set()
 
     def __call__(self, rel: str) -> Path:
-        path = Path(self.parent_checked(rel))
-        if path.is_symlink():
+        return Path(self.checked(rel))
+
+    def checked(self, rel: str) -> str:
+        """root/rel as a string (no Path to build, for the many paths of a run)."""
+        path = self.parent_checked(rel)
+        if os.path.islink(path):
             target = Path(os.path.realpath(path))
             if self._root() not in target.parents:
                 raise StoreError(f"refusing path {rel!r}: symlink to {target} outside {self.root}")
