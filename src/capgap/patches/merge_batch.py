@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable
 
 from capgap.patches import gitfiles
@@ -76,12 +77,29 @@ def merge_clean(jobs: list[tuple[bytes, bytes, bytes]]) -> list[bytes | None]:
     parts = max(1, min(os.cpu_count() or 1, len(jobs) // _JOBS_PER_PART))
     if parts == 1:
         return _merge_clean(jobs)
-    from concurrent.futures import ThreadPoolExecutor
-
     size = -(-len(jobs) // parts)
     chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
-    with ThreadPoolExecutor(max_workers=len(chunks)) as pool:
-        return [text for part in pool.map(_merge_clean, chunks) for text in part]
+    results: list[list[bytes | None] | BaseException] = [[] for _ in chunks]
+
+    def run(n: int) -> None:
+        try:
+            results[n] = _merge_clean(chunks[n])
+        except BaseException as exc:  # handed to the caller's thread below
+            results[n] = exc
+
+    # Plain threads: concurrent.futures (and the logging it imports) would cost ~10 ms to import.
+    threads = [threading.Thread(target=run, args=(n,)) for n in range(1, len(chunks))]
+    for thread in threads:
+        thread.start()
+    run(0)
+    for thread in threads:
+        thread.join()
+    out: list[bytes | None] = []
+    for part in results:
+        if isinstance(part, BaseException):
+            raise part
+        out += part
+    return out
 
 
 def _merge_clean(jobs: list[tuple[bytes, bytes, bytes]]) -> list[bytes | None]:
