@@ -83,14 +83,15 @@ class PatchTarget:
             mode = os.fstat(fd).st_mode
             if stat.S_ISDIR(mode):
                 return None
-            if stat.S_ISREG(mode):
-                chunks = []
-                while chunk := os.read(fd, 1 << 20):
-                    chunks.append(chunk)
-                return b"".join(chunks)
+            if not stat.S_ISREG(mode):  # reading a FIFO or a device could block or never end
+                kind = _KINDS.get(stat.S_IFMT(mode), "special file")
+                raise TargetError(f"{rel} in {self.root} is not a regular file ({kind}); refusing it")
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            return b"".join(chunks)
         finally:
             os.close(fd)
-        return read_bytes(Path(path))  # a FIFO or device: as before (a plain read)
 
     def upstream_sha(self, rel: str) -> str | None:
         """sha256 of the file as the current install/HEAD ships it (None: not shipped)."""
