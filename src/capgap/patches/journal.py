@@ -155,14 +155,17 @@ class Journal:
             journal._append([begin])
         return journal
 
-    def _append(self, records: list[dict[str, object]]) -> None:
+    def _append(self, records: list[dict[str, object]], *, flush: bool = True) -> None:
+        """flush=False: the caller syncs before anything depends on these records (a crash
+        before that leaves the tree untouched, and a torn last line is ignored on reading)."""
         records = self._unwritten + records
         self._unwritten = []
         self.run_dir.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write("".join(json.dumps(r) + "\n" for r in records))
             fh.flush()
-            os.fsync(fh.fileno())
+            if flush:
+                os.fsync(fh.fileno())
         self.records.extend(records)
         crash_point()
 
@@ -176,9 +179,10 @@ class Journal:
     ) -> None:
         """Journal, back up, then write each (rel, before, after); None means absent.
 
-        Order: journal records (fsync) -> backups (hard links to the files, else copies) and temp
-        files -> one os.sync() -> renames -> one fsync per directory. One flush for the batch
-        instead of one per file; a crash at any point leaves every file at its before or after
+        Order: journal records -> backups (hard links to the files, else copies) and temp files
+        -> one os.sync() (journal, backups and temps together) -> renames -> one fsync per
+        directory. One flush for the batch instead of one per file or step: nothing in the tree
+        changes before it, and a crash at any point leaves every file at its before or after
         content, and the journal knows both.
         """
         if not changes:
@@ -196,7 +200,7 @@ class Journal:
             records.append(
                 {"op": "write", "path": rel, "before": before_sha, "after": sha256(after), "backup": backup}
             )
-        self._append(records)
+        self._append(records, flush=False)  # made durable by the os.sync() below
         join = Joiner(self.root)
         if backups:
             (self.run_dir / "blobs").mkdir(exist_ok=True)
@@ -210,7 +214,7 @@ class Journal:
             None if after is None else _write_temp(path, after)
             for path, (_r, _b, after) in zip(paths, changes, strict=True)
         ]
-        os.sync()  # backups and new contents are on disk before any of them replaces a file
+        os.sync()  # journal, backups and new contents are on disk before any file is replaced
         crash_point()
         for path, tmp in zip(paths, temps, strict=True):
             if tmp is None:
