@@ -47,10 +47,10 @@ _CONFIG = [
 _SCRATCH = "/dev/shm" if os.access("/dev/shm", os.W_OK | os.X_OK) else None
 
 # When the batch pays (measured with git 2.39 on 2 cores): a `git merge-file` costs ~1.8 ms of
-# wall time whatever the file's size, the batch ~20 ms plus ~0.03 ms per KiB of input (git hashes
-# and copies each version several times). So big files stay with merge-file, and a batch is
+# wall time whatever the file's size, the batch ~6 ms (one process) plus ~0.03 ms per KiB of input
+# (each version is hashed and copied several times). So big files stay with merge-file, and a batch is
 # made only when the small files in it save more than its fixed cost.
-_PROCESS_MS, _BATCH_MS, _BATCH_MS_PER_KIB = 1.8, 20.0, 0.03
+_PROCESS_MS, _BATCH_MS, _BATCH_MS_PER_KIB = 1.8, 6.0, 0.03
 _JOBS_PER_PART = 16  # a batch is split into parts run side by side (git's work is one thread)
 
 
