@@ -4,7 +4,7 @@ Target (issue 4): at most 1 s, and at most 3x `git apply`. Both run in one proce
 tree, alternating, REPS times; the tree is reset between runs (not timed). Prints raw samples,
 medians, ratios and the environment.
 
-    .venv/bin/python benchmarks/patch_apply.py [--reps 7] [--files 100] [--against OLD/src]
+    .venv/bin/python benchmarks/patch_apply.py [--reps 7] [--files 100] [--against OLD/src] [--no-cli]
 
 --against times another capgap source tree (e.g. `git archive main src | tar -x -C /tmp/old`)
 in the same rounds, library and CLI, so a change is judged by ratios taken side by side.
@@ -112,7 +112,8 @@ import sys, time
 from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, sys.argv[2])
-import capgap.patches.run, capgap.patches.status  # imports are not timed (as in-process)
+import capgap.patches.run, capgap.patches.status  # imports are not timed (as in-process,
+import concurrent.futures, platformdirs  # where only the first rep pays the lazy ones)
 from patch_apply import time_capgap
 print(time_capgap(Path(sys.argv[3]), Path(sys.argv[4])))
 """
@@ -139,6 +140,7 @@ def main() -> None:
     ap.add_argument("--reps", type=int, default=7)
     ap.add_argument("--files", type=int, default=100)
     ap.add_argument("--against", type=Path, help="another capgap src/ directory, timed alongside")
+    ap.add_argument("--no-cli", action="store_true", help="library rows only (no typer needed)")
     args = ap.parse_args()
     here = Path(__file__).resolve().parents[1] / "src"
     git_version = subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip()
@@ -161,6 +163,8 @@ def main() -> None:
                 runs["capgap (library)"] = lambda: time_library_of(here, repo, store)
                 runs["against (library)"] = lambda: time_library_of(args.against.resolve(), repo, store)
                 runs["against (CLI process)"] = lambda: time_cli(repo, store, args.against.resolve())
+            if args.no_cli:
+                runs = {name: run for name, run in runs.items() if "CLI" not in name}
             samples: dict[str, list[float]] = {name: [] for name in runs}
             for _ in range(args.reps):
                 for name, run in runs.items():

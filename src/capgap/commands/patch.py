@@ -47,20 +47,24 @@ def save(
     if for_range:
         check_for_range(for_range, tgt)
     with session(st, tgt) as messages:
-        changes = uncovered(st, tgt, local_changes(tgt, exclude=st.path), replacing=name if force else None)
+        found, skipped = local_changes(tgt, exclude=st.path)
+        changes = uncovered(st, tgt, found, replacing=name if force else None)
         if not changes:
-            raise UsageError(f"no local changes in {tgt.label()} that aren't saved already")
+            unread = "".join(f"; skipped {s.path}: {s.reason}" for s in skipped)
+            raise UsageError(f"no local changes in {tgt.label()} that aren't saved already{unread}")
         patch, warnings = save_changes(st, tgt, name, changes, for_range=for_range, note=note, replace=force)
     for msg in messages + warnings:
         output.warn(msg)
     if fmt == Format.json:
-        output.emit_json(patch.to_json())
+        output.emit_json({**patch.to_json(), "skipped": [s.to_json() for s in skipped]})
     else:
         output.show(
             f"saved patch [bold]{patch.name}[/bold] ({len(patch.files)} file(s)) for {tgt.label()} "
             f"in {st.path}"
         )
-    finish(0)
+        for s in skipped:
+            output.warn(f"skipped {s.path}: {s.reason} (not saved)")
+    finish(1 if skipped else 0)
 
 
 @patch_app.command("list")

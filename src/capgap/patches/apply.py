@@ -290,15 +290,14 @@ def apply_patches(
         if view.read_original(rel) != data
     ]
     if changes:
-        blobs = {
-            e_sha: p.blob_path(e_sha)
-            for p in patches
-            for e in p.files
-            for e_sha in (e.pristine_sha, e.patched_sha)
-            if e_sha
-        }
+        holder = {sha: p for p in patches for e in p.files for sha in (e.pristine_sha, e.patched_sha) if sha}
+
+        def known_copy(sha: str) -> str | None:  # a verified store blob (read by the plan)
+            patch = holder.get(sha)
+            return None if patch is None else f"{patch.dir}/blobs/{sha}"
+
         own = journal or Journal.start(store.run_dir(target.root), target.root, "apply", lazy=True)
-        own.write_files(changes, known_copy=blobs.get)
+        own.write_files(changes, known_copy=known_copy)
         if journal is None:
             own.finish()
     return results

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import base64
 import csv
+import errno
 import io
 import os
+import stat
 import subprocess
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from capgap.errors import EnvironmentProblem, TargetError
+from capgap.findings import Skipped
 from capgap.patches.journal import read_bytes, sha256
-from capgap.patches.safepath import safe_join
+from capgap.patches.safepath import Joiner, safe_join
 
 _SKIP_DIRS = {"__pycache__", ".git"}
 
@@ -62,10 +64,34 @@ class PatchTarget:
             return f"{self.name}@{(self.commit or '?')[:10]}"
         return f"{self.name} {self.version}"
 
-    def current(self, rel: str, join: Callable[[str], Path] | None = None) -> bytes | None:
+    def current(self, rel: str, join: Joiner | None = None) -> bytes | None:
         """The file's content now (None: absent); `join`: a run's Joiner over this root."""
-        path = join(rel) if join is not None else safe_join(self.root, rel)
-        return None if path.is_dir() else read_bytes(path)
+        join = join or Joiner(self.root)
+        # One open that refuses a symlink as its last component: a symlink (rare) is checked
+        # to lead inside the root, and only then read through; a plain file costs no lstat.
+        path = join.parent_checked(rel)
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            if exc.errno != errno.ELOOP:
+                raise
+            link = join(rel)
+            return None if link.is_dir() else read_bytes(link)
+        try:
+            mode = os.fstat(fd).st_mode
+            if stat.S_ISDIR(mode):
+                return None
+            if not stat.S_ISREG(mode):  # reading a FIFO or a device could block or never end
+                kind = _KINDS.get(stat.S_IFMT(mode), "special file")
+                raise TargetError(f"{rel} in {self.root} is not a regular file ({kind}); refusing it")
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            return b"".join(chunks)
+        finally:
+            os.close(fd)
 
     def upstream_sha(self, rel: str) -> str | None:
         """sha256 of the file as the current install/HEAD ships it (None: not shipped)."""
@@ -184,11 +210,44 @@ def _own_dirs(record: dict[str, str | None]) -> tuple[set[str], set[str]]:
     return trees, flat - trees
 
 
-def local_changes(
-    target: PatchTarget, exclude: Path | None = None
-) -> dict[str, tuple[str | None, bytes | None]]:
-    """rel -> (upstream sha256 or None for a new file, current content or None if deleted)."""
-    changes: dict[str, tuple[str | None, bytes | None]] = {}
+Changes = dict[str, tuple[str | None, bytes | None]]
+
+
+def read_local(path: Path) -> bytes | None:
+    """A tree file's bytes; None when it is absent (or a directory stands there). Raises OSError
+    when it cannot be read; a FIFO, socket or device is never opened (that could block)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return None
+    if stat.S_ISDIR(mode):
+        return None
+    if not stat.S_ISREG(mode):
+        raise OSError(f"not a regular file ({_KINDS.get(stat.S_IFMT(mode), 'special file')})")
+    return path.read_bytes()
+
+
+_KINDS = {
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFSOCK: "a socket",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+}
+
+
+def local_changes(target: PatchTarget, exclude: Path | None = None) -> tuple[Changes, list[Skipped]]:
+    """rel -> (upstream sha256 or None for a new file, current content or None if deleted), and
+    the files that could not be read (not in the changes: whether they changed is unknown)."""
+    changes: Changes = {}
+    skipped: list[Skipped] = []
+
+    def read(rel: str, path: Path) -> tuple[bool, bytes | None]:
+        try:
+            return True, read_local(path)
+        except OSError as exc:
+            skipped.append(Skipped(rel, f"cannot read: {exc.strerror or exc}"))
+            return False, None
+
     if target.kind == "git":
         out = git(target.root, "diff", "HEAD", "--name-status", "-z", "--no-renames").decode().split("\0")
         rels = [out[i + 1] for i in range(0, len(out) - 1, 2) if out[i]]
@@ -203,13 +262,13 @@ def local_changes(
             rels = [r for r in rels if not os.path.realpath(target.root / r).startswith(ex + os.sep)]
         ups = target.upstream_content(rels)
         for rel in sorted(set(rels)):
-            cur = target.current(rel)
-            if cur != ups[rel]:
+            ok, cur = read(rel, safe_join(target.root, rel))
+            if ok and cur != ups[rel]:
                 changes[rel] = (sha256(ups[rel]), cur)
-        return changes
+        return changes, skipped
     for rel, digest in target.record.items():
-        cur = read_bytes(target.root / rel)
-        if digest is not None and sha256(cur) != digest:
+        ok, cur = read(rel, target.root / rel)
+        if ok and digest is not None and sha256(cur) != digest:
             changes[rel] = (digest, cur)
     trees, flat = _own_dirs(target.record)
     for top in sorted(trees | flat):
@@ -218,5 +277,7 @@ def local_changes(
             for fn in filenames:
                 rel = os.path.relpath(os.path.join(dirpath, fn), target.root).replace(os.sep, "/")
                 if rel not in target.record and not fn.endswith(".pyc") and ".capgap-tmp" not in fn:
-                    changes[rel] = (None, read_bytes(target.root / rel))
-    return changes
+                    ok, cur = read(rel, target.root / rel)
+                    if ok:
+                        changes[rel] = (None, cur)
+    return changes, skipped

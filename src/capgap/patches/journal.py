@@ -14,6 +14,7 @@ Backups and journal are removed only when the run completes.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -49,7 +50,7 @@ def read_bytes(path: Path) -> bytes | None:
         return None
 
 
-def _fsync_dir(path: Path) -> None:
+def _fsync_dir(path: str | Path) -> None:
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
@@ -57,19 +58,20 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
-def _write_temp(path: Path, data: bytes, mode: int | None = None) -> Path:
+def _write_temp(path: str | Path, data: bytes, mode: int | None = None) -> str:
     """The new content in a temp file next to `path` (same mode), not yet in place."""
     if mode is None:
         try:
             mode = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o644
-    tmp = path.with_name(f".{path.name}.capgap-tmp{os.getpid()}")
+    head, name = os.path.split(path)
+    tmp = os.path.join(head, f".{name}.capgap-tmp{os.getpid()}")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
     try:
         fd = os.open(tmp, flags, mode)
     except FileNotFoundError:  # a new file in a new directory
-        path.parent.mkdir(parents=True, exist_ok=True)
+        os.makedirs(head, exist_ok=True)
         fd = os.open(tmp, flags, mode)
     try:
         os.fchmod(fd, mode)  # umask may have narrowed it
@@ -86,7 +88,6 @@ def _link_backup(path: Path, blob: Path, digest: str) -> bool:
     are only ever replaced by rename, never rewritten in place, so the linked content stays as
     it is; and the rename then frees nothing, the backup's removal does (once, not twice).
     False (and nothing left behind) when linking isn't possible or the content isn't `digest`."""
-    blob.parent.mkdir(parents=True, exist_ok=True)
     try:
         os.link(path, blob)
     except OSError:  # another filesystem, no hard links there, not ours to link, ...
@@ -154,14 +155,17 @@ class Journal:
             journal._append([begin])
         return journal
 
-    def _append(self, records: list[dict[str, object]]) -> None:
+    def _append(self, records: list[dict[str, object]], *, flush: bool = True) -> None:
+        """flush=False: the caller syncs before anything depends on these records (a crash
+        before that leaves the tree untouched, and a torn last line is ignored on reading)."""
         records = self._unwritten + records
         self._unwritten = []
         self.run_dir.mkdir(parents=True, exist_ok=True)
         with self.path.open("a", encoding="utf-8") as fh:
             fh.write("".join(json.dumps(r) + "\n" for r in records))
             fh.flush()
-            os.fsync(fh.fileno())
+            if flush:
+                os.fsync(fh.fileno())
         self.records.extend(records)
         crash_point()
 
@@ -171,13 +175,14 @@ class Journal:
     def write_files(
         self,
         changes: list[tuple[str, bytes | None, bytes | None]],
-        known_copy: Callable[[str], Path | None] = lambda sha: None,
+        known_copy: Callable[[str], str | Path | None] = lambda sha: None,
     ) -> None:
         """Journal, back up, then write each (rel, before, after); None means absent.
 
-        Order: journal records (fsync) -> backups (hard links to the files, else copies) and temp
-        files -> one os.sync() -> renames -> one fsync per directory. One flush for the batch
-        instead of one per file; a crash at any point leaves every file at its before or after
+        Order: journal records -> backups (hard links to the files, else copies) and temp files
+        -> one os.sync() (journal, backups and temps together) -> renames -> one fsync per
+        directory. One flush for the batch instead of one per file or step: nothing in the tree
+        changes before it, and a crash at any point leaves every file at its before or after
         content, and the journal knows both.
         """
         if not changes:
@@ -195,26 +200,31 @@ class Journal:
             records.append(
                 {"op": "write", "path": rel, "before": before_sha, "after": sha256(after), "backup": backup}
             )
-        self._append(records)
+        self._append(records, flush=False)  # made durable by the os.sync() below
         join = Joiner(self.root)
+        if backups:
+            (self.run_dir / "blobs").mkdir(exist_ok=True)
+        done: set[str] = set()
         for blob, rel, data, digest in backups:
-            if not blob.exists() and not _link_backup(join(rel), blob, digest):
-                _write_temp(blob, data, 0o644).replace(blob)
-        paths = [join(rel) for rel, _b, _a in changes]
+            if digest not in done and not blob.exists() and not _link_backup(join(rel), blob, digest):
+                os.replace(_write_temp(blob, data, 0o644), blob)
+            done.add(digest)
+        paths = [join.checked(rel) for rel, _b, _a in changes]
         temps = [
             None if after is None else _write_temp(path, after)
             for path, (_r, _b, after) in zip(paths, changes, strict=True)
         ]
-        os.sync()  # backups and new contents are on disk before any of them replaces a file
+        os.sync()  # journal, backups and new contents are on disk before any file is replaced
         crash_point()
         for path, tmp in zip(paths, temps, strict=True):
             if tmp is None:
-                path.unlink(missing_ok=True)
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(path)
             else:
                 os.replace(tmp, path)
             crash_point()
-        for parent in sorted({p.parent for p in paths}):
-            if parent.exists():
+        for parent in sorted({os.path.dirname(p) for p in paths}):
+            if os.path.exists(parent):
                 _fsync_dir(parent)
 
     def finish(self) -> None:

@@ -11,6 +11,7 @@ import tempfile
 from dataclasses import dataclass
 
 from capgap.errors import EnvironmentProblem
+from capgap.patches import merge_batch
 from capgap.patches.diff import added_and_removed
 
 
@@ -52,6 +53,35 @@ def merge3(current: bytes, base: bytes, theirs: bytes, labels: tuple[str, str, s
 
 
 def merge_many(jobs: list[MergeJob]) -> list[Merge]:
+    """Every job's `git merge-file` result, in order. Many small files merge in one batch of a
+    few git processes (merge_batch.py); the rest, and any that conflict there, get one
+    `git merge-file` each, run concurrently by a bounded pool."""
+    results: list[Merge | None] = [None] * len(jobs)
+    picked = merge_batch.worth_batching([job[:3] for job in jobs]) if _batch_works else []
+    if picked:
+        try:
+            texts = merge_batch.merge_clean([jobs[i][:3] for i in picked])
+        except merge_batch.BatchUnavailable:
+            _no_batch()
+        else:
+            for i, text in zip(picked, texts, strict=True):
+                results[i] = None if text is None else Merge(text, 0)
+    rest = [i for i, merge in enumerate(results) if merge is None]
+    for i, merge in zip(rest, _merge_each([jobs[i] for i in rest]), strict=True):
+        results[i] = merge
+    return [merge for merge in results if merge is not None]
+
+
+def _no_batch() -> None:
+    """This git cannot batch (e.g. older than `apply --3way --cached`): stop trying."""
+    global _batch_works
+    _batch_works = False
+
+
+_batch_works = True
+
+
+def _merge_each(jobs: list[MergeJob]) -> list[Merge]:
     """One `git merge-file` per job, run concurrently by a bounded pool; results in order."""
     if not jobs:
         return []

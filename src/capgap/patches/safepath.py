@@ -47,19 +47,32 @@ class Joiner:
         self._checked_dirs: set[str] = set()
 
     def __call__(self, rel: str) -> Path:
-        check_rel(rel)
+        return Path(self.checked(rel))
+
+    def checked(self, rel: str) -> str:
+        """root/rel as a string (no Path to build, for the many paths of a run)."""
+        path = self.parent_checked(rel)
+        if os.path.islink(path):
+            target = Path(os.path.realpath(path))
+            if self._root() not in target.parents:
+                raise StoreError(f"refusing path {rel!r}: symlink to {target} outside {self.root}")
+        return path
+
+    def _root(self) -> Path:
         if self._real_root is None:
             self._real_root = Path(os.path.realpath(self.root))
-        real_root = self._real_root
-        path = real_root / rel
+        return self._real_root
+
+    def parent_checked(self, rel: str) -> str:
+        """root/rel with its directory checked, but not its last component: for a caller that
+        opens it with O_NOFOLLOW (and comes back through __call__ for a symlink)."""
+        check_rel(rel)
+        real_root = self._root()
+        path = os.path.join(real_root, rel)
         head = rel.rpartition("/")[0]
         if head not in self._checked_dirs:
-            parent = Path(os.path.realpath(path.parent))
+            parent = Path(os.path.realpath(os.path.dirname(path)))
             if parent != real_root and real_root not in parent.parents:
                 raise StoreError(f"refusing path {rel!r}: it leads outside {self.root} through a symlink")
             self._checked_dirs.add(head)
-        if path.is_symlink():
-            target = Path(os.path.realpath(path))
-            if real_root not in target.parents:
-                raise StoreError(f"refusing path {rel!r}: symlink to {target} outside {self.root}")
         return path

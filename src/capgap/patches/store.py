@@ -14,6 +14,7 @@ Layout (one directory per patch; everything else in the store is dot-named and g
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
@@ -82,14 +83,7 @@ class Patch:
             return None
         if sha in self._blobs:
             return self._blobs[sha]
-        path = self.dir / "blobs" / sha
-        try:
-            st = os.lstat(path)
-        except FileNotFoundError:
-            raise StoreError(f"patch {self.name}: stored copy {sha[:12]} is missing") from None
-        if not stat.S_ISREG(st.st_mode):
-            raise StoreError(f"patch {self.name}: stored copy {sha[:12]} is not a regular file")
-        data = path.read_bytes()
+        data = _read_regular(f"{self.dir}/blobs/{sha}", self.name, f"stored copy {sha[:12]}")
         if hashlib.sha256(data).hexdigest() != sha:
             raise StoreError(f"patch {self.name}: stored copy {sha[:12]} does not match its hash")
         self._blobs[sha] = data
@@ -111,14 +105,33 @@ class Patch:
         return {"name": self.name, **self.meta}
 
 
-def _read_regular(path: Path, name: str) -> bytes:
+class _Missing(StoreError):
+    def __init__(self, message: str, what: str) -> None:
+        super().__init__(message)
+        self.what = what
+
+
+def _read_regular(path: str | Path, name: str, what: str = "") -> bytes:
+    """The bytes of a regular file of the store, never through a symlink (one open, no lstat)."""
+    what = what or os.path.basename(path)
     try:
-        st = os.lstat(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
-        raise StoreError(f"patch {name}: {path.name} is missing") from None
-    if not stat.S_ISREG(st.st_mode):
-        raise StoreError(f"patch {name}: {path.name} is not a regular file (symlink?)")
-    return path.read_bytes()
+        raise _Missing(f"patch {name}: {what} is missing", what) from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise StoreError(f"patch {name}: {what} is not a regular file (symlink?)") from None
+        raise StoreError(f"patch {name}: cannot read {what}: {exc.strerror}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise StoreError(f"patch {name}: {what} is not a regular file (symlink?)")
+        chunks = []
+        while chunk := os.read(fd, max(st.st_size + 1, 65536)):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _write_new(path: Path, data: bytes) -> None:
@@ -143,20 +156,37 @@ def _entries(name: str, meta: dict[str, object]) -> tuple[FileEntry, ...]:
     return tuple(out)
 
 
+def _load(name: str, pdir: Path) -> Patch:
+    try:
+        meta = json.loads(_read_regular(f"{pdir}/meta.json", name))
+    except json.JSONDecodeError as exc:
+        raise StoreError(f"patch {name}: meta.json is not JSON ({exc})") from exc
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        raise StoreError(f"patch {name}: unknown meta.json format")
+    semantic = None
+    if os.path.lexists(f"{pdir}/semantic.json"):
+        semantic = json.loads(_read_regular(f"{pdir}/semantic.json", name))
+        if not isinstance(semantic, list):
+            raise StoreError(f"patch {name}: semantic.json must hold a list")
+    return Patch(name, pdir, meta, _entries(name, meta), semantic)
+
+
 class Store:
     """A directory of saved patches; owns its lock and its atomic updates."""
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
 
-    def names(self) -> list[str]:
-        if not self.path.is_dir():
+    def _dirs(self) -> list[str]:
+        """The names of the store's real (not symlinked), not dot-named directories, sorted."""
+        try:
+            with os.scandir(self.path) as entries:
+                return sorted(e.name for e in entries if e.name[0] != "." and e.is_dir(follow_symlinks=False))
+        except (FileNotFoundError, NotADirectoryError):
             return []
-        return sorted(
-            p.name
-            for p in self.path.iterdir()
-            if not p.name.startswith(".") and not p.is_symlink() and (p / "meta.json").exists()
-        )
+
+    def names(self) -> list[str]:
+        return [n for n in self._dirs() if (self.path / n / "meta.json").exists()]
 
     def exists(self, name: str) -> bool:
         return (self.path / check_name(name) / "meta.json").exists()
@@ -167,21 +197,18 @@ class Store:
             raise StoreError(f"patch {name}: its directory is a symlink; refusing it")
         if not pdir.is_dir():
             raise StoreError(f"no patch named {name!r} in {self.path}")
-        try:
-            meta = json.loads(_read_regular(pdir / "meta.json", name))
-        except json.JSONDecodeError as exc:
-            raise StoreError(f"patch {name}: meta.json is not JSON ({exc})") from exc
-        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
-            raise StoreError(f"patch {name}: unknown meta.json format")
-        semantic = None
-        if os.path.lexists(pdir / "semantic.json"):
-            semantic = json.loads(_read_regular(pdir / "semantic.json", name))
-            if not isinstance(semantic, list):
-                raise StoreError(f"patch {name}: semantic.json must hold a list")
-        return Patch(name, pdir, meta, _entries(name, meta), semantic)
+        return _load(name, pdir)
 
     def patches(self) -> list[Patch]:
-        return [self.load(n) for n in self.names()]
+        """Every patch (a directory without meta.json is not one), each read in one pass."""
+        out = []
+        for name in self._dirs():
+            try:
+                out.append(_load(name, Path(f"{self.path}/{name}")))
+            except _Missing as exc:
+                if exc.what != "meta.json":
+                    raise
+        return out
 
     def save_patch(
         self,

@@ -23,6 +23,7 @@ from capgap.patches.journal import Journal
 from capgap.patches.pristine import Pristine
 from capgap.patches.run import session
 from capgap.patches.save import save_changes, uncovered
+from capgap.patches.staging import Staging
 from capgap.patches.store import Store
 
 
@@ -111,7 +112,10 @@ def upgrade(
     target = resolve(spec, python)
     with session(store, target) as messages:
         report = UpgradeReport(target.label(), versions(target), messages=list(messages))
-        changes = local_changes(target, exclude=store.path)
+        changes, skipped = local_changes(target, exclude=store.path)
+        if skipped:  # its local change, if any, could be neither saved nor put back
+            unread = "; ".join(f"{s.path}: {s.reason}" for s in skipped)
+            raise StoreError(f"refusing to upgrade: {len(skipped)} file(s) cannot be read ({unread})")
         new = uncovered(store, target, changes)
         if new:
             patch_name = name or time.strftime("upgrade-%Y%m%d-%H%M%S", time.gmtime())
@@ -126,16 +130,20 @@ def upgrade(
         journal = Journal.start(
             store.run_dir(target.root), target.root, "upgrade", commit=target.commit, version=target.version
         )
+        rels = [rel for rel, _cur, _up in restore]
+        staging = Staging.record(target.root, rels) if target.kind == "git" and restore else None
         journal.phase("restore")
         journal.write_files(restore)
-        if target.kind == "git" and restore:  # staged edits would make `git pull` refuse just the same
-            git(target.root, "reset", "-q", "--", *[rel for rel, _cur, _up in restore])
+        if staging is not None:  # staged edits would make `git pull` refuse just the same
+            staging.unstage(rels)
         journal.phase("cmd")
         report.command_rc, report.command_output = _run(
             cmd, str(target.root) if target.kind == "git" else None
         )
         if report.command_rc != 0:
             report.messages += journal.rollback()
+            if staging is not None:
+                staging.put_back()
             journal.finish()
             report.rolled_back = f"the command failed (exit {report.command_rc})"
             report.versions_after = report.versions_before
@@ -150,8 +158,12 @@ def upgrade(
                     _undo_command(target, python)
 
             report.messages += journal.rollback(on_phase=undo)
+            if staging is not None:
+                staging.put_back()
             report.rolled_back = "a patch conflicted (--rollback-on-conflict)"
             after = resolve(spec, python)
+        elif staging is not None:
+            report.messages += staging.restage(report.results)
         journal.finish()
         report.versions_after = versions(after)
         return report
