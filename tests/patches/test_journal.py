@@ -105,3 +105,62 @@ def test_lazy_journal_writes_its_begin_with_the_first_records(tmp_path: Path) ->
     idle = Journal.start(tmp_path / "idle", root, "apply", lazy=True)
     idle.finish()
     assert not (tmp_path / "idle").exists()
+
+
+def _wait_gone(path: Path, seconds: float = 10.0) -> bool:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while path.exists() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not path.exists()
+
+
+def test_a_finished_run_is_set_aside_at_once_and_deleted_in_the_background(tmp_path: Path) -> None:
+    from capgap.patches.journal import DONE
+
+    root, run = tmp_path / "root", tmp_path / "runs" / "key"
+    root.mkdir()
+    (root / "a.py").write_bytes(b"a0\n")
+    journal = Journal.start(run, root, "apply")
+    journal.write_files([("a.py", b"a0\n", b"a1\n")])
+    journal.finish()
+    assert not run.exists()  # a next run sees no journal, at once
+    aside = list((tmp_path / "runs" / DONE).iterdir())
+    assert len(aside) <= 1 and all(_wait_gone(p) for p in aside)  # the detached rm deletes it
+    assert (root / "a.py").read_bytes() == b"a1\n"
+
+
+def test_without_rm_the_run_is_deleted_inline(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from capgap.patches import journal as journal_mod
+
+    monkeypatch.setattr(journal_mod.shutil, "which", lambda name: None)
+    run = tmp_path / "runs" / "key"
+    (run / "blobs").mkdir(parents=True)
+    (run / "blobs" / "x").write_bytes(b"x")
+    journal_mod.discard(run)
+    assert not run.exists() and list((tmp_path / "runs" / journal_mod.DONE).iterdir()) == []
+
+
+def test_sweep_finishes_only_deletions_that_died(tmp_path: Path) -> None:
+    from capgap.patches.journal import DONE, sweep_done
+
+    done = tmp_path / DONE
+    stale, fresh = done / "key-1-1", done / "key-2-2"
+    for path in (stale, fresh):
+        (path / "blobs").mkdir(parents=True)
+        (path / "journal.jsonl").write_text('{"op": "end"}\n')
+    os.utime(stale, (0, 0))
+    sweep_done(tmp_path)
+    assert not stale.exists() and fresh.exists()
+
+
+def test_set_aside_runs_are_not_pending(tmp_path: Path) -> None:
+    from capgap.patches.journal import DONE
+    from capgap.patches.store import Store
+
+    store = Store(tmp_path / "store")
+    aside = store.path / ".runs" / DONE / "key-1-1"
+    aside.mkdir(parents=True)
+    (aside / "journal.jsonl").write_text('{"op": "begin"}\n')
+    assert store.pending_runs() == []

@@ -11,13 +11,15 @@ from contextlib import contextmanager
 from capgap.errors import StoreError
 from capgap.patches.apply import apply_patches, select
 from capgap.patches.detect import PatchTarget
-from capgap.patches.journal import last_phase, load_pending
+from capgap.patches.journal import last_phase, load_pending, sweep_done
 from capgap.patches.store import Store, target_lock
 
 
 def recover(store: Store, target: PatchTarget) -> list[str]:
     """Undo an interrupted run on this target, or finish it; returns what was done."""
-    journal = load_pending(store.run_dir(target.root))
+    run_dir = store.run_dir(target.root)
+    sweep_done(run_dir.parent)
+    journal = load_pending(run_dir)
     if journal is None:
         return []
     if os.path.realpath(journal.root) != os.path.realpath(target.root):
