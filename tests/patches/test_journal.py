@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,54 @@ def test_set_aside_runs_are_not_pending(tmp_path: Path) -> None:
     aside.mkdir(parents=True)
     (aside / "journal.jsonl").write_text('{"op": "begin"}\n')
     assert store.pending_runs() == []
+
+
+def test_new_contents_are_staged_in_the_run_and_a_new_directory_is_made(tmp_path: Path) -> None:
+    root, run = tmp_path / "root", tmp_path / "run"
+    root.mkdir()
+    (root / "a.py").write_bytes(b"a0\n")
+    journal = Journal.start(run, root, "apply")
+    assert journal._staging() == str(run / "new")  # same filesystem as the tree
+    journal.write_files([("a.py", b"a0\n", b"a1\n"), ("sub/dir/n.py", None, b"n1\n")])
+    assert (root / "a.py").read_bytes() == b"a1\n" and (root / "sub/dir/n.py").read_bytes() == b"n1\n"
+    assert list((run / "new").iterdir()) == []  # every staged content was moved into place
+    assert sorted(p.name for p in root.rglob("*")) == ["a.py", "dir", "n.py", "sub"]  # no temp beside
+
+
+@pytest.mark.skipif(
+    not os.path.isdir("/dev/shm") or os.stat("/dev/shm").st_dev == os.stat(tempfile.gettempdir()).st_dev,
+    reason="needs /dev/shm on another filesystem than the temp directory",
+)
+def test_a_run_on_another_filesystem_writes_temps_beside_the_files(tmp_path: Path) -> None:
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a.py").write_bytes(b"a0\n")
+    with tempfile.TemporaryDirectory(dir="/dev/shm") as other:
+        journal = Journal.start(Path(other) / "run", root, "apply")
+        assert journal._staging() is None
+        journal.write_files([("a.py", b"a0\n", b"a1\n")])
+        journal.finish()
+    assert (root / "a.py").read_bytes() == b"a1\n" and [p.name for p in root.iterdir()] == ["a.py"]
+
+
+def test_a_path_on_another_mount_gets_a_temp_of_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Mounting needs privileges a test should not take: rename's EXDEV is faked at that boundary."""
+    from capgap.patches import journal as journal_mod
+
+    root, run = tmp_path / "root", tmp_path / "run"
+    root.mkdir()
+    (root / "a.py").write_bytes(b"a0\n")
+    real_replace = os.replace
+
+    def replace(src: str, dst: str) -> None:
+        if "/run/new/" in str(src):
+            raise OSError(errno.EXDEV, "Invalid cross-device link")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(journal_mod.os, "replace", replace)
+    journal = Journal.start(run, root, "apply")
+    journal.write_files([("a.py", b"a0\n", b"a1\n")])
+    assert (root / "a.py").read_bytes() == b"a1\n" and [p.name for p in root.iterdir()] == ["a.py"]
+    assert list((run / "new").iterdir()) == []

@@ -15,6 +15,7 @@ Backups and journal are removed only when the run completes.
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import os
@@ -58,15 +59,15 @@ def _fsync_dir(path: str | Path) -> None:
         os.close(fd)
 
 
-def _write_temp(path: str | Path, data: bytes, mode: int | None = None) -> str:
-    """The new content in a temp file next to `path` (same mode), not yet in place."""
+def _write_temp(path: str | Path, data: bytes, mode: int | None = None, tmp: str | None = None) -> str:
+    """The new content in a temp file next to `path` (or at `tmp`), same mode, not yet in place."""
     if mode is None:
         try:
             mode = os.stat(path).st_mode & 0o7777
         except FileNotFoundError:
             mode = 0o644
     head, name = os.path.split(path)
-    tmp = os.path.join(head, f".{name}.capgap-tmp{os.getpid()}")
+    tmp = tmp or os.path.join(head, f".{name}.capgap-tmp{os.getpid()}")
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC
     try:
         fd = os.open(tmp, flags, mode)
@@ -81,6 +82,24 @@ def _write_temp(path: str | Path, data: bytes, mode: int | None = None) -> str:
     finally:
         os.close(fd)
     return tmp
+
+
+def _move_into_place(tmp: str, path: str) -> None:
+    """Rename a staged new content onto `path`: a new file's directory is made first, and a
+    path on another filesystem than the staging (a mount inside the tree) gets a temp of its own."""
+    try:
+        os.replace(tmp, path)
+        return
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    except OSError as exc:
+        if exc.errno != errno.EXDEV:
+            raise
+        with open(tmp, "rb") as fh:
+            atomic_write(Path(path), fh.read())
+        os.unlink(tmp)
+        return
+    os.replace(tmp, path)
 
 
 def _link_backup(path: Path, blob: Path, digest: str) -> bool:
@@ -210,9 +229,10 @@ class Journal:
                 os.replace(_write_temp(blob, data, 0o644), blob)
             done.add(digest)
         paths = [join.checked(rel) for rel, _b, _a in changes]
+        staging = self._staging()
         temps = [
-            None if after is None else _write_temp(path, after)
-            for path, (_r, _b, after) in zip(paths, changes, strict=True)
+            None if after is None else _write_temp(path, after, None, staging and f"{staging}/{i}")
+            for i, (path, (_r, _b, after)) in enumerate(zip(paths, changes, strict=True))
         ]
         os.sync()  # journal, backups and new contents are on disk before any file is replaced
         crash_point()
@@ -221,11 +241,26 @@ class Journal:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(path)
             else:
-                os.replace(tmp, path)
+                _move_into_place(tmp, path)
             crash_point()
         for parent in sorted({os.path.dirname(p) for p in paths}):
             if os.path.exists(parent):
                 _fsync_dir(parent)
+
+    def _staging(self) -> str | None:
+        """A directory of this run's on the target's filesystem, for the new contents: creating
+        them there is cheaper than beside files a tree has churned through (ext4 slows down on
+        directories full of recently deleted entries), and a rename moves them into place all
+        the same. None (temp files beside their targets) when the store is on another
+        filesystem."""
+        staging = self.run_dir / "new"
+        try:
+            staging.mkdir(exist_ok=True)
+            if os.stat(staging).st_dev != os.stat(self.root).st_dev:
+                return None
+        except OSError:
+            return None
+        return str(staging)
 
     def finish(self) -> None:
         """The run completed: drop backups and journal."""
