@@ -2,10 +2,12 @@
 
 The byte pre-filter (prefilter.py) searches each file for a dozen tokens, one Python-level pass
 per token; on an engine tree most of a cold scan's reading went there. `grep -lFi` with the same
-tokens as fixed strings answers "which files hold any of them" in one pass, on all cores. It is
-only a necessary condition, never the verdict: every file it names still goes through the exact
-pre-filter. Without a usable grep (none on PATH, an error on any file, CAPGAP_GREP=0) the answer
-is None and the caller reads every file itself.
+tokens as fixed strings answers "which files hold any of them" in one pass. For a directory
+target `prefetch` starts `grep -r` at launch, while capgap loads, and `Stream` hands its answers
+over as they come; a list of files (an installed dist) is asked with `candidates`, one grep per
+core. grep is only a necessary condition, never the verdict: every file it names still goes
+through the exact pre-filter. Without a usable grep (none on PATH, an error on any file,
+CAPGAP_GREP=0) every file is read in Python, with the same findings.
 """
 
 from __future__ import annotations
