@@ -191,15 +191,18 @@ def iter_files(target: Target, name_filter: Callable[[str], bool] | None = None)
     if target.files is not None:
         yield from (f for f in target.files if (name_filter is None or name_filter(f.name)) and f.is_file())
         return
-    yield from (Path(p) for p in _walk_names(str(target.root), name_filter))
+    yield from (Path(path) for _rel, path, _link in walk_files(str(target.root), VCS_DIRS, name_filter))
 
 
-_VCS_DIRS = frozenset((".git", "__pycache__", ".hg", ".svn"))
+VCS_DIRS = frozenset((".git", "__pycache__", ".hg", ".svn"))
 
 
-def _walk_names(root: str, name_filter: Callable[[str], bool] | None) -> Iterator[str]:
-    """os.walk's files, in its order, by os.scandir alone (os.walk asks `islink` of every
-    directory again): directories sorted and entered unless a link, files sorted first."""
+def walk_files(
+    root: str, skip_dirs: frozenset[str], name_filter: Callable[[str], bool] | None = None, prefix: str = ""
+) -> Iterator[tuple[str, str, bool]]:
+    """(relative posix path, path, is a symbolic link) of each file under `root`, in os.walk's
+    order, by os.scandir alone (os.walk asks `islink` of every directory again): files sorted
+    first, then directories sorted and entered unless a link or named in `skip_dirs`."""
     try:
         entries = sorted(os.scandir(root), key=lambda e: e.name)
     except OSError:
@@ -211,9 +214,9 @@ def _walk_names(root: str, name_filter: Callable[[str], bool] | None) -> Iterato
         except OSError:
             is_dir = False
         if is_dir:
-            if entry.name not in _VCS_DIRS and not entry.is_symlink():
-                dirs.append(entry.path)
+            if entry.name not in skip_dirs and not entry.is_symlink():
+                dirs.append(entry)
         elif name_filter is None or name_filter(entry.name):
-            yield entry.path
-    for path in dirs:
-        yield from _walk_names(path, name_filter)
+            yield prefix + entry.name, entry.path, entry.is_symlink()
+    for entry in dirs:
+        yield from walk_files(entry.path, skip_dirs, name_filter, f"{prefix}{entry.name}/")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from capgap.findings import Finding, Skipped
@@ -18,6 +17,7 @@ from capgap.scan.builds import is_build_file
 from capgap.scan.cache import ScanCache
 from capgap.scan.grepfilter import SKIP_DIRS, Stream
 from capgap.scan.records import FileFacts
+from capgap.targets import walk_files
 
 if TYPE_CHECKING:
     from capgap.targets import Target
@@ -27,40 +27,26 @@ _GREP_MIN_FILES = 200  # below this, reading the files costs less than starting 
 NO_TOKENS = "no-capability-tokens"  # the cache's entry for files grep found nothing in
 
 
-def _relevant(path: Path) -> bool:
-    return path.suffix == ".py" or is_build_file(path.name)
-
-
-def _walk_root(root: str, prefix: str, out: list[tuple[str, str]], links: set[str]) -> None:
-    """Relevant files under `root` by os.scandir (no Path objects; directory links not followed)."""
-    try:
-        entries = sorted(os.scandir(root), key=lambda e: e.name)
-    except OSError:
-        return
-    for entry in entries:
-        name = entry.name
-        if entry.is_dir(follow_symlinks=False):
-            if name not in SKIP_DIRS:
-                _walk_root(entry.path, f"{prefix}{name}/", out, links)
-        elif name.endswith(".py") or is_build_file(name):
-            out.append((prefix + name, entry.path))
-            if entry.is_symlink():
-                links.add(prefix + name)
+def _relevant(name: str) -> bool:
+    return name.endswith(".py") or is_build_file(name)
 
 
 def _walk(target: Target, links: set[str] | None = None) -> list[tuple[str, str]]:
     """Relevant files as (relative path, path); `links` collects those that are symbolic links."""
     out: list[tuple[str, str]] = []
     if target.files is None:
-        _walk_root(str(target.root), "", out, links if links is not None else set())
+        for rel, path, is_link in walk_files(str(target.root), SKIP_DIRS, _relevant):
+            out.append((rel, path))
+            if is_link and links is not None:
+                links.add(rel)
         return out
-    for path in target.files:
-        if _relevant(path) and path.is_file():
+    for file in target.files:
+        if _relevant(file.name) and file.is_file():
             try:
-                rel = path.relative_to(target.root).as_posix()
+                rel = file.relative_to(target.root).as_posix()
             except ValueError:
-                rel = path.as_posix()
-            out.append((rel, str(path)))
+                rel = file.as_posix()
+            out.append((rel, str(file)))
     return out
 
 
