@@ -195,26 +195,21 @@ def _gate_finding(
     }
     base = dict(path=f.path, line=gate.line, symbol=symbol, arch=arch.cc, source=gate.source, extra=extra)
     if not admitted[arch.cc] and recent:
-        shown = ", ".join(recent)
-        if lack:
+        message = f"{symbol} admits {', '.join(recent)} but not {arch.cc}"
+        if lack:  # rightly shut out: low, an expected gap
             need = evidence.describe(lack[0])
-            return Finding(
-                rule="gate-excludes-arch",
-                severity="low",
-                present=tuple(recent),
-                missing=arch.cc,
-                consequence=f"expected: the guarded code needs {need}, which {arch.cc} lacks",
-                message=f"{symbol} admits {shown} but not {arch.cc} (rightly: no {need})",
-                **base,
-            )
-        instead = f"; instead it {gate.fallback}" if gate.fallback else ""
+            severity, consequence = "low", f"expected: the guarded code needs {need}, which {arch.cc} lacks"
+            message += f" (rightly: no {need})"
+        else:
+            instead = f"; instead it {gate.fallback}" if gate.fallback else ""
+            severity, consequence = "medium", f"on {arch.cc} this path is never taken{instead}"
         return Finding(
             rule="gate-excludes-arch",
-            severity="medium",
+            severity=severity,
             present=tuple(recent),
             missing=arch.cc,
-            consequence=f"on {arch.cc} this path is never taken{instead}",
-            message=f"{symbol} admits {shown} but not {arch.cc}",
+            consequence=consequence,
+            message=message,
             **base,
         )
     # only when some other admitted arch has the need: a gate that admits just archs lacking it
