@@ -3,8 +3,8 @@
     python benchmarks/scan_speed.py [--rounds 5] [--spec sglang==0.5.23] [--tree DIR]
                                     [--against OTHER/bin/python]
 
-Downloads the wheel with `pip download --no-deps` into a cache (CAPGAP_BENCH_CACHE, default
-~/.cache/capgap-bench), unpacks it once, then alternates, round by round:
+Fetches the wheel as `capgap scan SPEC` would (`pip download --no-deps` into capgap's cache,
+unpacked there once), then alternates, round by round:
   grep   grep -rEn 'capability|sm_?[0-9]{2,3}' TREE
   cold   capgap scan TREE --arch 12.0 --no-cache --format json
   warm   capgap scan TREE --arch 12.0 --format json   (after one run that fills the cache)
@@ -30,7 +30,6 @@ import subprocess
 import sys
 import tempfile
 import time
-import zipfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -57,33 +56,11 @@ class Samples:
 
 
 def fetch_tree(spec: str) -> Path:
-    cache = Path(os.environ.get("CAPGAP_BENCH_CACHE", Path.home() / ".cache" / "capgap-bench"))
-    wheels = cache / "wheels"
-    wheels.mkdir(parents=True, exist_ok=True)
-    name = spec.split("==")[0]
-    found = sorted(wheels.glob(f"{name}-*.whl"))
-    if not found:
-        subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "download",
-                "--no-deps",
-                "--only-binary=:all:",
-                "-q",
-                "-d",
-                str(wheels),
-                spec,
-            ],
-            check=True,
-        )
-        found = sorted(wheels.glob(f"{name}-*.whl"))
-    tree = cache / "trees" / found[-1].stem
-    if not tree.is_dir():
-        with zipfile.ZipFile(found[-1]) as zf:
-            zf.extractall(tree)
-    return tree
+    """The unpacked wheel of `spec`, as `capgap scan SPEC` itself fetches it (pip download into
+    capgap's cache, unpacked there once)."""
+    from capgap.targets import resolve_target
+
+    return resolve_target(spec).root
 
 
 def _rss_kb(pid: int) -> int:
