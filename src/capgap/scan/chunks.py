@@ -271,23 +271,22 @@ class _Cutter:
 
     def keep_top(self, a: int, b: int) -> bool:
         """A module-level statement with a hit, or a short assignment binding a needed name."""
-        if _has_hit(self.hits, a, b):
-            return True
-        if self.data.count(b"\n", a, b) > 3 or (m := _SIMPLE_ASSIGN.match(self.data, a)) is None:
-            return False
-        return self._binds_needed(a, m.end() - 1)
+        return _has_hit(self.hits, a, b) or self._assigns_needed(a, b)
 
     def _keep_in_def(self, a: int, b: int, indent: int) -> bool:
         """A hit, a return (a helper's answer) or a short assignment binding a needed name."""
-        data = self.data
-        if _has_hit(self.hits, a, b) or data.startswith(b"return", a + indent):
-            return True
-        if data.count(b"\n", a, b) > 3 or (m := _SIMPLE_ASSIGN.match(data, a)) is None:
-            return False
-        return self._binds_needed(a, m.end() - 1)
+        return (
+            _has_hit(self.hits, a, b)
+            or self.data.startswith(b"return", a + indent)
+            or self._assigns_needed(a, b)
+        )
 
-    def _binds_needed(self, a: int, b: int) -> bool:
-        return any(name in self.needed for name in _IDENT.findall(self.data, a, b) if name not in _NOT_NAMES)
+    def _assigns_needed(self, a: int, b: int) -> bool:
+        """A short assignment (at most 3 lines) whose targets include a needed name."""
+        if self.data.count(b"\n", a, b) > 3 or (m := _SIMPLE_ASSIGN.match(self.data, a)) is None:
+            return False
+        targets = _IDENT.findall(self.data, a, m.end() - 1)
+        return any(name in self.needed for name in targets if name not in _NOT_NAMES)
 
     def _block(self, a: int, b: int, indent: bytes, in_def: bool) -> list[Piece]:
         """Header lines and the relevant statements of each clause of a large if/for/while/with/try
