@@ -162,10 +162,6 @@ def _scratch_repo(tmp: str) -> dict[str, str]:
     return env
 
 
-def _git(args: list[str], env: dict[str, str], data: bytes = b"", ok: tuple[int, ...] = (0,)) -> bytes:
-    return _run(args, env, data, ok).stdout
-
-
 def _run(
     args: list[str], env: dict[str, str], data: bytes, ok: tuple[int, ...]
 ) -> subprocess.CompletedProcess[bytes]:
