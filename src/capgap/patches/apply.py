@@ -294,7 +294,7 @@ def apply_patches(
 
         def known_copy(sha: str) -> str | None:  # a verified store blob (read by the plan)
             patch = holder.get(sha)
-            return None if patch is None else f"{patch.dir}/blobs/{sha}"
+            return None if patch is None else patch.blob_path(sha)
 
         own = journal or Journal.start(store.run_dir(target.root), target.root, "apply", lazy=True)
         own.write_files(changes, known_copy=known_copy)

@@ -83,14 +83,15 @@ class Patch:
             return None
         if sha in self._blobs:
             return self._blobs[sha]
-        data = _read_regular(f"{self.dir}/blobs/{sha}", self.name, f"stored copy {sha[:12]}")
+        data = _read_regular(self.blob_path(sha), self.name, f"stored copy {sha[:12]}")
         if hashlib.sha256(data).hexdigest() != sha:
             raise StoreError(f"patch {self.name}: stored copy {sha[:12]} does not match its hash")
         self._blobs[sha] = data
         return data
 
-    def blob_path(self, sha: str) -> Path:
-        return self.dir / "blobs" / sha
+    def blob_path(self, sha: str) -> str:
+        """Where the stored copy `sha` is (a string: built for every file of a large apply)."""
+        return f"{self.dir}/blobs/{sha}"
 
     def contents(self, entry: FileEntry) -> tuple[bytes | None, bytes | None]:
         return self.blob(entry.pristine_sha), self.blob(entry.patched_sha)
