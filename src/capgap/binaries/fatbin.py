@@ -23,7 +23,7 @@ from typing import Any
 
 CONTAINER_MAGIC = 0xBA55ED50
 CONTAINER_HEADER = struct.Struct("<IHHQ")
-_MAGIC_BYTES = struct.pack("<I", CONTAINER_MAGIC)
+MAGIC_BYTES = struct.pack("<I", CONTAINER_MAGIC)
 _NONZERO = re.compile(rb"[^\x00]")  # skips padding between containers at C speed
 
 KIND_PTX = 1
@@ -183,7 +183,7 @@ def find_containers(buf: Any, start: int, end: int) -> Iterator[FatbinEntry]:
     well-formed container (version 1, 16-byte header, entries that parse and fit) is data and
     is passed over.
     """
-    at, container = buf.find(_MAGIC_BYTES, start, end), 0
+    at, container = buf.find(MAGIC_BYTES, start, end), 0
     while at != -1:
         magic, version, header_size, size = (
             CONTAINER_HEADER.unpack_from(buf, at) if at + 16 <= end else (0, 0, 0, 0)
@@ -197,9 +197,9 @@ def find_containers(buf: Any, start: int, end: int) -> Iterator[FatbinEntry]:
             if entries:
                 yield from entries
                 container += 1
-                at = buf.find(_MAGIC_BYTES, container_end, end)
+                at = buf.find(MAGIC_BYTES, container_end, end)
                 continue
-        at = buf.find(_MAGIC_BYTES, at + 4, end)
+        at = buf.find(MAGIC_BYTES, at + 4, end)
 
 
 def _entry_checked(e: FatbinEntry) -> FatbinEntry:
@@ -210,7 +210,3 @@ def _entry_checked(e: FatbinEntry) -> FatbinEntry:
 
 def parse(buf: memoryview | bytes, base: int = 0, end: int | None = None) -> list[FatbinEntry]:
     return list(iter_entries(buf, base, end))
-
-
-def looks_like_fatbin(head: bytes) -> bool:
-    return len(head) >= 4 and struct.unpack_from("<I", head)[0] == CONTAINER_MAGIC

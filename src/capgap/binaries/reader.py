@@ -9,11 +9,11 @@ from pathlib import Path
 
 from capgap.binaries.compat import Image, sort_names
 from capgap.binaries.elf import BinaryReadError, read_elf
+from capgap.binaries.fatbin import MAGIC_BYTES as FATBIN_MAGIC
 from capgap.binaries.fatbin import FatbinEntry, FatbinError, parse
 from capgap.binaries.names import is_candidate_name
 
 ELF_MAGIC = b"\x7fELF"
-FATBIN_MAGIC = b"\x50\xed\x55\xba"
 LISTED = ("", ".nv_fatbin")  # what cuobjdump lists; "" = a bare .cubin/.fatbin file
 RELOCATABLE = "__nv_relfatbin"  # device code awaiting a device link: never loaded as is
 
