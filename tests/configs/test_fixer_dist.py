@@ -15,8 +15,9 @@ from capgap.configs.fixer import MANIFEST, fix_configs
 from capgap.patches.store import Store
 from capgap.scan.analyzers import ScanOptions
 from capgap.targets import resolve_target
+from tests.wheel_build import build_wheel
 
-from .treebuild import build_wheel, entry
+from .treebuild import entry
 
 RTX = "NVIDIA RTX PRO 6000 Blackwell Server Edition"
 RTX_FILE = "NVIDIA_RTX_PRO_6000_Blackwell_Server_Edition"

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import base64
 import hashlib
 import subprocess
-import zipfile
 from pathlib import Path
 
 GIT_ENV = {
@@ -56,23 +54,3 @@ def tree_sums(root: Path, skip: tuple[str, ...] = (".git",)) -> dict[str, str]:
     }
 
 
-def build_wheel(dest: Path, name: str, version: str, files: dict[str, str]) -> Path:
-    """A real pure-Python wheel (METADATA, WHEEL, RECORD with sha256) built by hand."""
-    info = f"{name}-{version}.dist-info"
-    members = dict(files)
-    members[f"{info}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
-    members[f"{info}/WHEEL"] = (
-        "Wheel-Version: 1.0\nGenerator: capgap-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    )
-    record = []
-    for rel, text in members.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=").decode()
-        record.append(f"{rel},sha256={digest},{len(text.encode())}")
-    record.append(f"{info}/RECORD,,")
-    members[f"{info}/RECORD"] = "\n".join(record) + "\n"
-    dest.mkdir(parents=True, exist_ok=True)
-    wheel = dest / f"{name}-{version}-py3-none-any.whl"
-    with zipfile.ZipFile(wheel, "w") as zf:
-        for rel, text in members.items():
-            zf.writestr(rel, text)
-    return wheel

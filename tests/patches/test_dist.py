@@ -15,7 +15,7 @@ import pytest
 from capgap.patches.store import Store
 from tests.cli_runner import run_cli
 from tests.patches.conftest import GATE_V1, TABLES_V1, with_local_edit
-from tests.patches.helpers import build_wheel
+from tests.wheel_build import build_wheel
 
 TABLES_V2 = TABLES_V1.replace("9: [4, 6, 8]", "9: [2, 4, 6, 8]")
 GATE_V2 = '"""Which archs the fast path supports."""\n\n\n' + GATE_V1

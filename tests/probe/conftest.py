@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
+
+from tests.wheel_build import build_wheel
 
 # (dist name, version, {path in the wheel: text}) — stand-ins for an engine env's packages.
 FAKE_DISTS = [
@@ -26,32 +25,6 @@ FAKE_DISTS = [
     ("nvidia_nccl_cu13", "2.28.3", {"nvidia/nccl/__init__.py": ""}),
     ("nvidia_cublas", "13.0.2.14", {"nvidia/cublas/__init__.py": ""}),
 ]
-
-
-def _record_line(path: str, data: bytes) -> str:
-    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-    return f"{path},sha256={digest},{len(data)}"
-
-
-def build_wheel(out: Path, name: str, version: str, files: dict[str, str]) -> Path:
-    """A minimal, valid pure-Python wheel (PEP 427)."""
-    info = f"{name}-{version}.dist-info"
-    meta = {
-        f"{info}/METADATA": f"Metadata-Version: 2.1\nName: {name.replace('_', '-')}\nVersion: {version}\n",
-        f"{info}/WHEEL": (
-            "Wheel-Version: 1.0\nGenerator: capgap-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-        ),
-    }
-    wheel = out / f"{name}-{version}-py3-none-any.whl"
-    record = []
-    with zipfile.ZipFile(wheel, "w") as zf:
-        for path, text in {**files, **meta}.items():
-            data = text.encode()
-            zf.writestr(path, data)
-            record.append(_record_line(path, data))
-        record.append(f"{info}/RECORD,,")
-        zf.writestr(f"{info}/RECORD", "\n".join(record) + "\n")
-    return wheel
 
 
 @pytest.fixture(scope="session")

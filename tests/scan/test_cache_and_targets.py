@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import subprocess
 import sys
-import zipfile
 from pathlib import Path
 
 import pytest
@@ -17,6 +14,7 @@ from capgap.scan.analyzers import ScanOptions
 from capgap.scan.run import run_scan
 from capgap.targets import resolve_target
 from tests.scan.fixture_tree import FILES, write_tree
+from tests.wheel_build import build_wheel
 
 OPTS = ScanOptions(archs=(parse_arch("12.0"),), binaries=False)
 
@@ -90,30 +88,11 @@ def test_chunks_hold_every_file_once_largest_first_in_about_equal_bytes() -> Non
 
 
 def _build_wheel(dest: Path, name: str = "toyengine", version: str = "0.1") -> Path:
-    """A minimal, valid wheel of the fixture package (RECORD with sha256 lines)."""
+    """A wheel of the fixture package."""
     import textwrap
 
-    wheel = dest / f"{name}-{version}-py3-none-any.whl"
-    dist = f"{name}-{version}.dist-info"
-    files = {
-        rel: textwrap.dedent(text).lstrip("\n").encode()
-        for rel, text in FILES.items()
-        if rel.startswith(name)
-    }
-    files[f"{dist}/METADATA"] = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n".encode()
-    files[f"{dist}/WHEEL"] = (
-        b"Wheel-Version: 1.0\nGenerator: capgap-tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    )
-    record = []
-    for rel, data in files.items():
-        digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
-        record.append(f"{rel},sha256={digest},{len(data)}")
-    record.append(f"{dist}/RECORD,,")
-    files[f"{dist}/RECORD"] = ("\n".join(record) + "\n").encode()
-    with zipfile.ZipFile(wheel, "w") as zf:
-        for rel, data in files.items():
-            zf.writestr(rel, data)
-    return wheel
+    files = {rel: textwrap.dedent(text).lstrip("\n") for rel, text in FILES.items() if rel.startswith(name)}
+    return build_wheel(dest, name, version, files)
 
 
 def _table_symbols(report: object) -> set[str]:

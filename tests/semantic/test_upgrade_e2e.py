@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from tests.cli_runner import run_cli
-from tests.patches.helpers import build_wheel, commit_all, git, write
+from tests.patches.helpers import commit_all, git, write
+from tests.wheel_build import build_wheel
 
 COMM_V1 = '''\
 """Symmetric-memory all-reduce settings."""
