@@ -1,5 +1,6 @@
-"""A pure-Python wheel built by hand (PEP 427: METADATA, WHEEL, RECORD with sha256), for the
-tests that install, scan or patch a distribution without downloading one."""
+"""Distributions for the tests that install, scan or patch one without downloading it: a
+pure-Python wheel built by hand (PEP 427: METADATA, WHEEL, RECORD with sha256), and a bare venv
+to install it into."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import base64
 import csv
 import hashlib
 import io
+import subprocess
+import sys
 import zipfile
 from collections.abc import Mapping
 from pathlib import Path
@@ -36,3 +39,17 @@ def build_wheel(dest: Path, name: str, version: str, files: Mapping[str, str | b
         for rel, data in members.items():
             zf.writestr(rel, data)
     return wheel
+
+
+def make_venv(path: Path) -> tuple[str, Path]:
+    """A fresh venv without pip at `path` (pip installs into it with `--python`): its
+    interpreter and its site-packages."""
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
+    python = str(path / "bin" / "python")
+    site = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    return python, Path(site)

@@ -15,7 +15,7 @@ from capgap.configs.fixer import MANIFEST, fix_configs
 from capgap.patches.store import Store
 from capgap.scan.analyzers import ScanOptions
 from capgap.targets import resolve_target
-from tests.wheel_build import build_wheel
+from tests.wheel_build import build_wheel, make_venv
 
 from .treebuild import entry
 
@@ -36,17 +36,10 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
         f"{D}/E=16,N=8,device_name=NVIDIA_H100_80GB_HBM3.json": big,
     }
     wheel = build_wheel(base / "wheels", "toyengine", "1.0", files)
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")], check=True)
-    python = str(base / "venv/bin/python")
+    python, site = make_venv(base / "venv")
     pip = [sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-index", "--no-deps"]
     subprocess.run([*pip, str(wheel)], check=True)
-    site = subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    return python, Path(site)
+    return python, site
 
 
 def test_copies_into_an_installed_dist_are_a_dist_patch_and_seen_by_the_next_scan(

@@ -15,7 +15,7 @@ import pytest
 from capgap.patches.store import Store
 from tests.cli_runner import run_cli
 from tests.patches.conftest import GATE_V1, TABLES_V1, with_local_edit
-from tests.wheel_build import build_wheel
+from tests.wheel_build import build_wheel, make_venv
 
 TABLES_V2 = TABLES_V1.replace("9: [4, 6, 8]", "9: [2, 4, 6, 8]")
 GATE_V2 = '"""Which archs the fast path supports."""\n\n\n' + GATE_V1
@@ -57,16 +57,7 @@ def toy_env(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Path]:
         "2.0",
         {"toypkg/__init__.py": "", "toypkg/tables.py": TABLES_V2, "toypkg/backends/gate.py": GATE_V2},
     )
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")], check=True)
-    python = str(base / "venv/bin/python")
-    site = Path(
-        subprocess.run(
-            [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    )
+    python, site = make_venv(base / "venv")
     return python, site, wheels
 
 

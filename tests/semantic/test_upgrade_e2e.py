@@ -15,7 +15,7 @@ import pytest
 
 from tests.cli_runner import run_cli
 from tests.patches.helpers import commit_all, git, write
-from tests.wheel_build import build_wheel
+from tests.wheel_build import build_wheel, make_venv
 
 COMM_V1 = '''\
 """Symmetric-memory all-reduce settings."""
@@ -117,15 +117,8 @@ def toy_env(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path, Path]:
     wheels = base / "wheels"
     for version, text in (("1.0", COMM_V1), ("2.0", COMM_V2)):
         build_wheel(wheels, "toyengine", version, {"engine/__init__.py": "", REL: text})
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(base / "venv")], check=True)
-    python = str(base / "venv" / "bin" / "python")
-    site = subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    return python, Path(site), wheels
+    python, site = make_venv(base / "venv")
+    return python, site, wheels
 
 
 def _pip(python: str, *args: str) -> list[str]:
