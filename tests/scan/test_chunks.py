@@ -98,3 +98,20 @@ def test_a_short_assignment_stays_only_when_a_capability_line_reads_its_name() -
     kept = [line.strip() for line in select(source.encode()).text.decode().splitlines() if line.strip()]
     assert "props = torch.cuda.get_device_properties(0)" in kept
     assert "unrelated = x * 2" not in kept
+
+
+def test_a_large_class_keeps_only_the_constants_its_tables_read(tmp_path: Path) -> None:
+    settings = "".join(f"    FLAG_{i} = env_bool(False)\n" for i in range(60))
+    source = (
+        "import torch\n\n\nclass Limits:\n    MiB = 1024 * 1024\n" + settings + "    MAX_BYTES = {\n"
+        "        9: 64 * MiB,\n        10: 128 * MiB,\n    }\n\n    def limit(self):\n"
+        "        major = torch.cuda.get_device_capability()[0]\n        return self.MAX_BYTES[major]\n"
+    )
+    kept = [line.strip() for line in select(source.encode()).text.decode().splitlines() if line.strip()]
+    assert "MiB = 1024 * 1024" in kept
+    assert not any(line.startswith("FLAG_") for line in kept)
+    (tmp_path / "mod.py").write_text(source)
+    options = ScanOptions(archs=(parse_arch("12.0"),), use_cache=False, binaries=False)
+    (finding,) = run_scan([str(tmp_path)], options).findings
+    assert (finding.rule, finding.symbol, finding.missing) == ("table-missing-arch", "Limits.MAX_BYTES", "12")
+    assert finding.extra["values"] == {"9": 64 << 20, "10": 128 << 20}

@@ -2,7 +2,8 @@
 
 Top-level statements (and the members of a large class) that neither mention a capability nor
 hold a capability-keyed dict are replaced by as many empty lines, which keeps every line number.
-Short simple assignments stay (constants such as `MiB = 1024 * 1024` resolve table values). All
+Short simple assignments stay when a capability line or a table reads the name they bind
+(constants such as `MiB = 1024 * 1024` resolve table values). All
 searching is done by C-level byte searches; Python only walks statement boundaries. If the cut
 source does not parse (a boundary guessed wrong), the caller parses the file whole.
 """
@@ -60,12 +61,6 @@ def _starts(data: bytes, indent: bytes, begin: int, end: int, quotes: list[int])
 def _has_hit(hits: list[int], a: int, b: int) -> bool:
     i = bisect_left(hits, a)
     return i < len(hits) and hits[i] < b
-
-
-def _keep(data: bytes, hits: list[int], a: int, b: int) -> bool:
-    if _has_hit(hits, a, b):
-        return True
-    return data.count(b"\n", a, b) <= 3 and _SIMPLE_ASSIGN.match(data, a) is not None
 
 
 def _with_comments_above(data: bytes, a: int, floor: int) -> int:
@@ -247,7 +242,7 @@ class _Cutter:
         if not members or members[0] != begin:
             return None
         spans = list(zip(members, [*members[1:], end], strict=True))
-        keep = self._keep_in_def if in_def else self._keep
+        keep = self._keep_in_def if in_def else self._keep_in_class
         relevant = [i for i, (m, n) in enumerate(spans) if keep(m, n, len(indent))]
         if not relevant:
             return None
@@ -266,8 +261,9 @@ class _Cutter:
             kept.extend(self.cut(m, n, indent, in_def))
         return kept
 
-    def _keep(self, a: int, b: int, indent: int) -> bool:
-        return _keep(self.data, self.hits, a, b)
+    def _keep_in_class(self, a: int, b: int, indent: int) -> bool:
+        """A hit, or a short assignment binding a needed name (a class constant a table reads)."""
+        return _has_hit(self.hits, a, b) or self._assigns_needed(a, b)
 
     def keep_top(self, a: int, b: int) -> bool:
         """A module-level statement with a hit, or a short assignment binding a needed name."""
