@@ -101,3 +101,32 @@ def test_findings_are_the_same_with_grep_without_it_and_with_a_broken_one(
     assert any(f["path"] == "linked.py" for f in plain["findings"])  # type: ignore[union-attr,index]
     assert _scan_json(root, monkeypatch) == plain
     assert _scan_json(root, monkeypatch, PATH=f"{broken}{os.pathsep}{os.environ['PATH']}") == plain
+
+
+def test_the_one_regex_names_exactly_the_files_holding_a_token(tmp_path: Path) -> None:
+    """grep runs the tokens as one extended regex: it must mean the same as the fixed strings."""
+    import random
+
+    rng = random.Random(7)
+    pieces = [t.decode() for t in grepfilter.TOKENS] + [
+        "sm_",
+        "sm",
+        "9:",
+        "10:",
+        ".0",
+        "0)",
+        "(9, 0",
+        "x",
+        "\n",
+    ]
+    paths = []
+    for i in range(300):
+        text = "".join(
+            rng.choice(pieces) if rng.random() < 0.03 else rng.choice("ab :.,'\"()_s019\n") for _ in range(40)
+        )
+        path = tmp_path / f"f{i}.py"
+        path.write_text(text.upper() if i % 3 == 0 else text)
+        paths.append(str(path))
+    holding = {p for p in paths if any(t in Path(p).read_bytes().lower() for t in grepfilter.TOKENS)}
+    assert 50 < len(holding) < 290  # both kinds are well represented
+    assert grepfilter.candidates(paths, 2) == holding

