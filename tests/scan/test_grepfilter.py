@@ -130,3 +130,29 @@ def test_the_one_regex_names_exactly_the_files_holding_a_token(tmp_path: Path) -
     holding = {p for p in paths if any(t in Path(p).read_bytes().lower() for t in grepfilter.TOKENS)}
     assert 50 < len(holding) < 290  # both kinds are well represented
     assert grepfilter.candidates(paths, 2) == holding
+
+
+def test_the_command_line_prefetch_knows_every_scan_option_that_takes_a_value() -> None:
+    import typer.main
+
+    from capgap.cli import build_app
+
+    command = typer.main.get_command(build_app(("scan",))).commands["scan"]  # type: ignore[attr-defined]
+    options = [p for p in command.params if p.param_type_name == "option"]
+    takes_value = {name for p in options if not p.is_flag for name in p.opts}
+    assert takes_value == grepfilter.SCAN_VALUE_OPTIONS
+
+
+def test_the_command_line_prefetch_starts_grep_for_target_directories_only(tmp_path: Path) -> None:
+    targets, python_dir, after_dashes = tmp_path / "engine", tmp_path / "env", tmp_path / "-odd"
+    for d in (targets, python_dir, after_dashes):
+        d.mkdir()
+    args = [str(targets), "--python", str(python_dir), "--arch", "12.0", "--no-cache", "sglang==0.5.9"]
+    try:
+        grepfilter.prefetch_command_line([*args, "--", str(after_dashes)])
+        assert set(grepfilter._STARTED) == {str(targets.resolve()), str(after_dashes.resolve())}
+        grepfilter.prefetch_command_line([str(python_dir), "--help"])
+        assert str(python_dir.resolve()) not in grepfilter._STARTED
+    finally:
+        for root in list(grepfilter._STARTED):
+            grepfilter.discard(root)

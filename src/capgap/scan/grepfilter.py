@@ -77,6 +77,32 @@ def prefetch(root: str) -> None:
         return
 
 
+# Options of `capgap scan` that take a value (commands/scan.py; a test keeps the two in step):
+# the word after one is its value, not a target.
+SCAN_VALUE_OPTIONS = frozenset(
+    ("--arch", "-a", "--python", "--format", "-f", "--fail-on", "--device", "--jobs", "-j")
+)
+
+
+def prefetch_command_line(args: list[str]) -> None:
+    """Start grep over every directory a `capgap scan` command line (`args`: after the verb)
+    names, before typer and the rest of capgap load; the scan command collects them."""
+    if "--help" in args or "-h" in args:
+        return
+    from pathlib import Path
+
+    value_next = only_targets = False
+    for arg in args:
+        if value_next:
+            value_next = False
+        elif arg == "--" and not only_targets:
+            only_targets = True
+        elif arg.startswith("-") and not only_targets:
+            value_next = arg in SCAN_VALUE_OPTIONS
+        else:
+            prefetch(str(Path(arg).expanduser().resolve()))
+
+
 class Stream:
     """The `.py` files (relative, posix) a running `grep -r` names, as it names them.
 
