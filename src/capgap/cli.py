@@ -62,5 +62,21 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         code = 130
     if argv is None:
+        if args[:1] == ["scan"]:
+            _exit_now(code)
         sys.exit(code)
     return code
+
+
+def _exit_now(code: int) -> None:
+    """End a scan process without the interpreter's teardown, as mypy does: tearing down every
+    module and collecting what is left took 70-100 ms of a ~2 s scan (10 ms this way). A scan
+    writes its cache files in `with` blocks and has joined its workers and grep by now, so only
+    the standard streams hold unwritten data."""
+    import contextlib
+    import os
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):  # a closed pipe (`| head`): nothing to save
+            stream.flush()
+    os._exit(code)

@@ -134,11 +134,41 @@ def test_text_output_shows_config_coverage_as_a_shape_table_per_directory(tmp_pa
 
     _tree(tmp_path)
     res = run_cli(
-        "scan", str(tmp_path), "--arch", "12.0", "--no-cache",
-        "--device", "NVIDIA RTX PRO 6000 Blackwell Server Edition",
+        "scan",
+        str(tmp_path),
+        "--arch",
+        "12.0",
+        "--no-cache",
+        "--device",
+        "NVIDIA RTX PRO 6000 Blackwell Server Edition",
     )
     assert res.code == 0, res.err  # config-missing-device is medium: below the default --fail-on
     flat = " ".join(res.out.split())
     assert f"{D}: {RTX_FILE} (cc 12.0) lacks" in flat
     assert "shape family" in flat and "siblings have" in flat
     assert "config-missing-device" not in res.out  # not repeated as a generic finding line
+
+
+def test_a_scan_process_ends_with_all_its_output_and_its_exit_code(tree: Path, tmp_path: Path) -> None:
+    """A scan process skips the interpreter's teardown (os._exit): what it printed must all be there,
+    into a file or a pipe, with the exit code the findings call for."""
+    import subprocess
+    import sys
+
+    cmd = [sys.executable, "-m", "capgap", "scan", str(tree), "--arch", "12.0", "--no-cache"]
+    in_process = run_cli(*cmd[3:], "--format", "json")
+    with (tmp_path / "out.json").open("wb") as fh:
+        proc = subprocess.run([*cmd, "--format", "json"], stdout=fh, stderr=subprocess.PIPE, timeout=120)
+    assert proc.returncode == 1 == in_process.code, proc.stderr
+    assert json.loads((tmp_path / "out.json").read_text()) == json.loads(in_process.out)
+    piped = subprocess.run([*cmd, "--all"], capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 1
+    assert (
+        piped.stdout.rstrip()
+        .splitlines()[-1]
+        .startswith(f"{len(json.loads(in_process.out)['findings'])} findings")
+    )
+    (tmp_path / "clean").mkdir()
+    (tmp_path / "clean" / "m.py").write_text("x = 1\n")
+    clean = subprocess.run([*cmd[:4], str(tmp_path / "clean"), *cmd[5:]], capture_output=True, timeout=120)
+    assert (clean.returncode, clean.stdout.decode().split()[0]) == (0, "0")
