@@ -158,6 +158,10 @@ def _grep_filtered(
     return kept
 
 
+def _gates(facts: FileFacts) -> int:
+    return len(facts.gates)
+
+
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     from capgap.scan.nogc import gc_paused
 
@@ -166,7 +170,7 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
 
 
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
-    from capgap.scan import grepfilter, rules
+    from capgap.scan import forked, grepfilter, rules
 
     if target.files is None:  # a directory: grep reads it while this process walks it
         grepfilter.prefetch(str(target.root))
@@ -184,7 +188,8 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     reg = rules.Registry(files)
     findings: list[Finding] = []
     findings += rules.table_findings(files, options.archs, reg)
-    findings += rules.gate_findings(files, options.archs, reg)
+    jobs = workers.default_jobs(options.jobs)
+    findings += forked.in_two(lambda part: rules.gate_findings(part, options.archs, reg), files, _gates, jobs)
     findings += rules.build_findings(files, options.archs)
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
     cache.save(set(stats), {key: (findings, skipped)})
