@@ -6,56 +6,56 @@ Each feature is an `ArchFacts` field; a need is met when the arch has *any* of i
 
 from __future__ import annotations
 
-import ast
 import re
 
 from capgap.arch import ArchFacts
-from capgap.scan.statements import walk
 
-# (features any of which the code needs, pattern over identifiers and strings, lowercased)
-NEEDS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
-    (("wgmma",), re.compile(r"wgmma|warpgroup|sm_?90a|flash_?attn_?3|\bfa3\b|_fa3_|_sm90\b|_sm90_")),
+Spelling = tuple[str, "re.Pattern[str] | None"]  # a substring it must hold; a regex when that is not all
+
+
+def _spellings(*alternatives: str) -> tuple[Spelling, ...]:
+    """Each alternative as (the literal it starts with, its regex; None when it is just that literal).
+
+    Led by a literal, the regex engine jumps between candidates (a leading `\\b` made it try every
+    position of the text), and a plain `in` rules most texts out before any regex runs.
+    """
+    out: list[Spelling] = []
+    for alt in alternatives:
+        literal = re.match(r"[a-z0-9_]+(?!\?)", alt)  # `sm_?90a`: "sm", the `_` is optional
+        assert literal is not None, alt
+        out.append((literal[0], None if alt == literal[0] else re.compile(alt)))
+    return tuple(out)
+
+
+# (features any of which the code needs, their spellings in lowercased names and strings).
+# `\bx\b` is written `x(?<=\bx)\b`: the same matches, led by the literal.
+NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
     (
-        ("tcgen05",),
-        re.compile(
-            r"tcgen05|\btmem\b|_tmem|\bumma\b|sm_?100a|_sm100\b|_sm100_|sm10x|trtllm_?gen|cutlass_mla"
+        ("wgmma",),
+        _spellings(
+            "wgmma", "warpgroup", "sm_?90a", "flash_?attn_?3", r"fa3(?<=\bfa3)\b", "_fa3_", r"_sm90(?:\b|_)"
         ),
     ),
-    (("wgmma", "tcgen05"), re.compile(r"deep_?gemm|flash_?mla")),
-    (("tma",), re.compile(r"\btma\b|_tma\b|\btma_|_tma_")),
-    (("fp4_tensor_cores",), re.compile(r"nvfp4|mxfp4|\bfp4\b|_fp4|fp4_|e2m1")),
-    (("fp8_tensor_cores",), re.compile(r"\bfp8\b|_fp8|fp8_|e4m3|e5m2")),
-    (("nvls_multicast",), re.compile(r"multicast|multimem|\bnvls\b|_nvls|nvls_")),
-    (("nvswitch",), re.compile(r"mnnvl|nvswitch")),
-)
-
-
-def tokens(nodes: list[ast.AST]) -> str:
-    """Identifiers, attribute names and short strings in `nodes`, lowercased, one per line."""
-    out: list[str] = []
-    for top in nodes:
-        for node in walk(top):
-            if isinstance(node, ast.Name):
-                out.append(node.id)
-            elif isinstance(node, ast.Attribute):
-                out.append(node.attr)
-            elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 200:
-                out.append(node.value)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                out.append(node.name)
-    return "\n".join(out).lower()
-
-
-# Substrings one of which each pattern above needs: plain searches rule most patterns out cheaply.
-_LITERALS: tuple[tuple[str, ...], ...] = (
-    ("wgmma", "warpgroup", "90a", "flash", "fa3", "_sm90"),
-    ("tcgen05", "tmem", "umma", "100a", "_sm100", "sm10x", "trtllm", "cutlass_mla"),
-    ("deep", "mla"),
-    ("tma",),
-    ("fp4", "e2m1"),
-    ("fp8", "e4m3", "e5m2"),
-    ("multicast", "multimem", "nvls"),
-    ("mnnvl", "nvswitch"),
+    (
+        ("tcgen05",),
+        _spellings(
+            "tcgen05",
+            r"tmem(?<=\btmem)\b",
+            "_tmem",
+            r"umma(?<=\bumma)\b",
+            "sm_?100a",
+            r"_sm100(?:\b|_)",
+            "sm10x",
+            "trtllm_?gen",
+            "cutlass_mla",
+        ),
+    ),
+    (("wgmma", "tcgen05"), _spellings("deep_?gemm", "flash_?mla")),
+    (("tma",), _spellings(r"tma(?:(?<=\btma)|(?<=_tma))(?:\b|_)")),
+    (("fp4_tensor_cores",), _spellings("nvfp4", "mxfp4", r"fp4(?<=\bfp4)\b", "_fp4", "fp4_", "e2m1")),
+    (("fp8_tensor_cores",), _spellings(r"fp8(?<=\bfp8)\b", "_fp8", "fp8_", "e4m3", "e5m2")),
+    (("nvls_multicast",), _spellings("multicast", "multimem", r"nvls(?<=\bnvls)\b", "_nvls", "nvls_")),
+    (("nvswitch",), _spellings("mnnvl", "nvswitch")),
 )
 _MAX_CHARS = 8000  # the guarded code's start says what it needs; a long tail only costs time
 
@@ -63,11 +63,12 @@ _MAX_CHARS = 8000  # the guarded code's start says what it needs; a long tail on
 def needs_in(text: str) -> list[tuple[str, ...]]:
     """The feature needs evident in `text` (names and strings, lowercased)."""
     text = text[:_MAX_CHARS]
-    return [
-        feats
-        for (feats, pattern), literals in zip(NEEDS, _LITERALS, strict=True)
-        if any(lit in text for lit in literals) and pattern.search(text)
-    ]
+    return [feats for feats, spellings in NEEDS if any(_spelled(text, s) for s in spellings)]
+
+
+def _spelled(text: str, spelling: Spelling) -> bool:
+    literal, pattern = spelling
+    return literal in text and (pattern is None or pattern.search(text) is not None)
 
 
 def lacking(needs: list[tuple[str, ...]], arch: ArchFacts) -> list[tuple[str, ...]]:

@@ -1,0 +1,49 @@
+"""Evidence of what guarded code needs: the literal-led spellings mean what the plain patterns say."""
+
+from __future__ import annotations
+
+import random
+import re
+
+from capgap.scan import evidence
+
+# The needs as first written, one alternation each: the reference the spellings must match.
+REFERENCE = (
+    (("wgmma",), r"wgmma|warpgroup|sm_?90a|flash_?attn_?3|\bfa3\b|_fa3_|_sm90\b|_sm90_"),
+    (
+        ("tcgen05",),
+        r"tcgen05|\btmem\b|_tmem|\bumma\b|sm_?100a|_sm100\b|_sm100_|sm10x|trtllm_?gen|cutlass_mla",
+    ),
+    (("wgmma", "tcgen05"), r"deep_?gemm|flash_?mla"),
+    (("tma",), r"\btma\b|_tma\b|\btma_|_tma_"),
+    (("fp4_tensor_cores",), r"nvfp4|mxfp4|\bfp4\b|_fp4|fp4_|e2m1"),
+    (("fp8_tensor_cores",), r"\bfp8\b|_fp8|fp8_|e4m3|e5m2"),
+    (("nvls_multicast",), r"multicast|multimem|\bnvls\b|_nvls|nvls_"),
+    (("nvswitch",), r"mnnvl|nvswitch"),
+)
+PIECES = (  # noqa: SIM905 - one string reads better than 55 quoted words
+    "wgmma warpgroup sm90a sm_90a flashattn3 flash_attn_3 fa3 _fa3_ _sm90 tcgen05 tmem _tmem umma sm100a "
+    "sm_100a _sm100 sm10x trtllmgen trtllm_gen cutlass_mla deepgemm deep_gemm flashmla flash_mla tma "
+    "_tma fp4 nvfp4 mxfp4 _fp4 e2m1 fp8 _fp8 e4m3 e5m2 multicast multimem nvls _nvls mnnvl nvswitch "
+    "format stma tmax fp41 afp8 nvlsx é ü 9 _ . ( ) \n"
+).split(" ")
+
+
+def _reference(text: str) -> list[tuple[str, ...]]:
+    text = text[: evidence._MAX_CHARS]
+    return [feats for feats, pattern in REFERENCE if re.search(pattern, text)]
+
+
+def test_the_spellings_find_exactly_what_the_reference_patterns_find() -> None:
+    rng = random.Random(3)
+    found = set()
+    for _ in range(20000):
+        text = "".join(
+            rng.choice(PIECES) if rng.random() < 0.3 else rng.choice("abmstx_ 019()\n") for _ in range(12)
+        )
+        expected = _reference(text)
+        assert evidence.needs_in(text) == expected, text
+        found.update(expected)
+    assert found == {feats for feats, _ in REFERENCE}  # every need was seen, not just absences
+    long = "format(x) " * 900 + "use_tma_store"  # past the first 8000 characters: not read
+    assert evidence.needs_in(long) == _reference(long) == []
