@@ -13,6 +13,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stdint.h>
 #include <string.h>
 
 /* A growable list of offsets, turned into a Python list at the end. */
@@ -102,37 +103,41 @@ static int in_string(const Quotes *q, Py_ssize_t pos) {
 
 /* quotes(data) == sorted(m.start() for q in (b'"""', b"'''") for m in q.finditer(data)) */
 static PyObject *cutscan_quotes(PyObject *self, PyObject *args) {
-    PyObject *data_obj, *result;
+    PyObject *data_obj, *result = NULL;
     Offsets out = {NULL, 0, 0};
     (void)self;
     if (!PyArg_ParseTuple(args, "O!:quotes", &PyBytes_Type, &data_obj)) return NULL;
     const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data_obj);
     Py_ssize_t len = PyBytes_GET_SIZE(data_obj);
-    /* Each kind resumes after its own match (finditer per pattern); the two kinds never start at
-     * the same offset, so walking offsets in order merges them sorted. */
+    /* Each kind resumes after its own match (finditer per pattern). A triple quote starting at i,
+     * i + 1 or i + 2 holds byte i + 2: unless that byte is a quote, all three are passed over at
+     * once (the skip a fast literal search makes). Otherwise only its kind can start there, and the
+     * three starts are tried in order, so the offsets of both kinds come out merged and sorted. */
     Py_ssize_t next_ok[2] = {0, 0};
-    for (Py_ssize_t i = 0; i + 3 <= len; i++) {
-        int kind;
-        if (s[i] == '"')
-            kind = 0;
-        else if (s[i] == '\'')
-            kind = 1;
-        else
-            continue;
-        if (i >= next_ok[kind] && s[i + 1] == s[i] && s[i + 2] == s[i]) {
-            if (offsets_push(&out, i) < 0) goto fail;
-            next_ok[kind] = i + 3;
+    for (Py_ssize_t i = 0; i + 3 <= len; i += 3) {
+        unsigned char c = s[i + 2];
+        if (c != '"' && c != '\'') continue;
+        int kind = c == '\'';
+        for (Py_ssize_t k = i; k <= i + 2 && k + 3 <= len; k++) {
+            if (k >= next_ok[kind] && s[k] == c && s[k + 1] == c && s[k + 2] == c) {
+                if (offsets_push(&out, k) < 0) goto fail;
+                next_ok[kind] = k + 3;
+            }
         }
     }
     result = offsets_to_list(&out);
-    PyMem_Free(out.items);
-    return result;
 fail:
     PyMem_Free(out.items);
-    return NULL;
+    return result;
 }
 
 /* ---- code_hits: prefilter.hit_offsets(data, names=True) filtered by chunks._code_hits ---- */
+
+/* bytes.lower(): ASCII letters only. Filled by the module's init. */
+static unsigned char LOWER[256];
+/* Each pair of raw bytes (as a 16-bit load reads them) whose lowercase can begin a pattern: every
+ * pattern is at least two bytes long, and most offsets are passed over with one look-up here. */
+static unsigned char PAIRS[65536];
 
 static int is_lower_alnum(unsigned char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
@@ -151,20 +156,41 @@ static const char *const LITERALS[L_COUNT] = {
     "9: ", "10: ", ".0\": ", ".0': ", ", 0): ",
     "major", "ampere", "capab",
 };
-/* The regex patterns, each with its own resume point. */
+/* The regex patterns, each with its own resume point; their first two bytes. */
 enum { R_ARCH = L_COUNT, R_CC, R_SM_NAME, R_SM, R_SM_KEY, P_COUNT };
+static const char *const REGEX_HEADS[] = {"ar", "cc", "sm"};
+
+static void init_tables(void) {
+    for (int c = 0; c < 256; c++) LOWER[c] = (unsigned char)(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    const char *heads[L_COUNT + 3];
+    for (int k = 0; k < L_COUNT; k++) heads[k] = LITERALS[k];
+    for (int k = 0; k < 3; k++) heads[L_COUNT + k] = REGEX_HEADS[k];
+    for (size_t k = 0; k < sizeof(heads) / sizeof(heads[0]); k++)
+        for (int a = 0; a < 256; a++)
+            for (int b = 0; b < 256 && LOWER[a] == (unsigned char)heads[k][0]; b++)
+                if (LOWER[b] == (unsigned char)heads[k][1]) {
+                    unsigned char two[2] = {(unsigned char)a, (unsigned char)b};
+                    uint16_t pair;
+                    memcpy(&pair, two, 2); /* read back as the scan reads it */
+                    PAIRS[pair] = 1;
+                }
+}
 
 typedef struct {
-    const unsigned char *low;
+    const unsigned char *s; /* the data as given: compared through LOWER */
     Py_ssize_t len;
     Py_ssize_t next_ok[P_COUNT];
 } Scan;
+
+static unsigned char low_at(const Scan *sc, Py_ssize_t i) { return LOWER[sc->s[i]]; }
 
 /* A literal match at i (finditer: not before the end of its previous match). */
 static int literal_at(Scan *sc, int which, Py_ssize_t i) {
     const char *tok = LITERALS[which];
     Py_ssize_t n = (Py_ssize_t)strlen(tok);
-    if (i < sc->next_ok[which] || i + n > sc->len || memcmp(sc->low + i, tok, (size_t)n) != 0) return 0;
+    if (i < sc->next_ok[which] || i + n > sc->len) return 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (low_at(sc, i + k) != (unsigned char)tok[k]) return 0;
     sc->next_ok[which] = i + n;
     return 1;
 }
@@ -173,88 +199,102 @@ static int literal_at(Scan *sc, int which, Py_ssize_t i) {
  * the name (length n) not preceded by [a-z0-9]; then `_` (taken first, so the match ends past it)
  * or no [a-z0-9.] next (end of data included). */
 static int name_at(Scan *sc, int which, const char *name, Py_ssize_t n, Py_ssize_t i) {
-    const unsigned char *low = sc->low;
     Py_ssize_t after = i + n;
-    if (i < sc->next_ok[which] || after > sc->len || memcmp(low + i, name, (size_t)n) != 0) return 0;
-    if (i > 0 && is_lower_alnum(low[i - 1])) return 0;
-    if (after < sc->len && low[after] == '_') {
+    if (i < sc->next_ok[which] || after > sc->len) return 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (low_at(sc, i + k) != (unsigned char)name[k]) return 0;
+    if (i > 0 && is_lower_alnum(low_at(sc, i - 1))) return 0;
+    if (after < sc->len && sc->s[after] == '_') {
         sc->next_ok[which] = after + 1;
         return 1;
     }
-    if (after < sc->len && (is_lower_alnum(low[after]) || low[after] == '.')) return 0;
+    if (after < sc->len && (is_lower_alnum(low_at(sc, after)) || sc->s[after] == '.')) return 0;
     sc->next_ok[which] = after;
     return 1;
 }
 
-/* `sm(?<![a-z0-9]sm)(?![a-z0-9_.])` */
+/* `sm(?<![a-z0-9]sm)(?![a-z0-9_.])` (i: an `sm`) */
 static int sm_name_at(Scan *sc, Py_ssize_t i) {
-    const unsigned char *low = sc->low;
-    if (i < sc->next_ok[R_SM_NAME] || i + 2 > sc->len || low[i] != 's' || low[i + 1] != 'm') return 0;
-    if (i > 0 && is_lower_alnum(low[i - 1])) return 0;
+    if (i < sc->next_ok[R_SM_NAME]) return 0;
+    if (i > 0 && is_lower_alnum(low_at(sc, i - 1))) return 0;
     if (i + 2 < sc->len) {
-        unsigned char c = low[i + 2];
+        unsigned char c = low_at(sc, i + 2);
         if (is_lower_alnum(c) || c == '_' || c == '.') return 0;
     }
     sc->next_ok[R_SM_NAME] = i + 2;
     return 1;
 }
 
-/* `sm_?\d\d`: `_?` is greedy and giving it back leaves `\d` facing that `_`, so the `_` is taken
- * exactly when present. */
+/* `sm_?\d\d` (i: an `sm`): `_?` is greedy and giving it back leaves `\d` facing that `_`, so the
+ * `_` is taken exactly when present. */
 static int sm_at(Scan *sc, Py_ssize_t i) {
-    const unsigned char *low = sc->low;
+    const unsigned char *s = sc->s;
     Py_ssize_t j = i + 2;
-    if (i < sc->next_ok[R_SM] || j > sc->len || low[i] != 's' || low[i + 1] != 'm') return 0;
-    if (j < sc->len && low[j] == '_') j++;
-    if (j + 2 > sc->len || !is_digit(low[j]) || !is_digit(low[j + 1])) return 0;
+    if (i < sc->next_ok[R_SM]) return 0;
+    if (j < sc->len && s[j] == '_') j++;
+    if (j + 2 > sc->len || !is_digit(s[j]) || !is_digit(s[j + 1])) return 0;
     sc->next_ok[R_SM] = j + 2;
     return 1;
 }
 
-/* `sm_?\d{2,3}[af]?["']\s*:` (prefilter._SM_KEY_TAIL). Deterministic: `_` as above; with d digits
- * in a row only d in {2, 3} can match (fewer digits of a longer run leave a digit facing `[af]?` and
- * the quote); `[af]?` given back leaves a letter facing the quote; `\s*` given back leaves a space
- * facing `:`. */
+/* `sm_?\d{2,3}[af]?["']\s*:` (prefilter._SM_KEY_TAIL; i: an `sm`). Deterministic: `_` as above;
+ * with d digits in a row only d in {2, 3} can match (fewer digits of a longer run leave a digit
+ * facing `[af]?` and the quote); `[af]?` given back leaves a letter facing the quote; `\s*` given
+ * back leaves a space facing `:`. */
 static int sm_key_at(Scan *sc, Py_ssize_t i) {
-    const unsigned char *low = sc->low;
+    const unsigned char *s = sc->s;
     Py_ssize_t len = sc->len, j = i + 2, d = 0;
-    if (i < sc->next_ok[R_SM_KEY] || j > len || low[i] != 's' || low[i + 1] != 'm') return 0;
-    if (j < len && low[j] == '_') j++;
-    while (j + d < len && d < 4 && is_digit(low[j + d])) d++;
+    if (i < sc->next_ok[R_SM_KEY]) return 0;
+    if (j < len && s[j] == '_') j++;
+    while (j + d < len && d < 4 && is_digit(s[j + d])) d++;
     if (d < 2 || d > 3) return 0;
     j += d;
-    if (j < len && (low[j] == 'a' || low[j] == 'f')) j++;
-    if (j >= len || (low[j] != '"' && low[j] != '\'')) return 0;
+    if (j < len && (LOWER[s[j]] == 'a' || LOWER[s[j]] == 'f')) j++;
+    if (j >= len || (s[j] != '"' && s[j] != '\'')) return 0;
     j++;
-    while (j < len && is_space(low[j])) j++;
-    if (j >= len || low[j] != ':') return 0;
+    while (j < len && is_space(s[j])) j++;
+    if (j >= len || s[j] != ':') return 0;
     sc->next_ok[R_SM_KEY] = j + 1;
     return 1;
 }
 
 /* `9: ` / `10: ` count only where a key starts (prefilter._is_key). */
-static int starts_key(const unsigned char *low, Py_ssize_t i) {
+static int starts_key(const unsigned char *s, Py_ssize_t i) {
     if (i == 0) return 1;
-    unsigned char c = low[i - 1];
+    unsigned char c = s[i - 1];
     return c == ' ' || c == '\t' || c == '{' || c == ',' || c == '\n';
 }
 
+/* chunks._code_hits: a hit counts when not inside a triple-quoted string and no `#` comes before
+ * it on its line. Hits arrive in order, so the line is followed lazily: every byte is looked at
+ * a bounded number of times, however many hits one long line holds. */
 typedef struct {
+    const unsigned char *s;
     const Quotes *quotes;
-    Py_ssize_t line_start; /* first offset of the line being walked */
-    Py_ssize_t last_hash;  /* last `#` seen before the offset being walked, -1 if none */
+    Py_ssize_t done;       /* the line state below covers [0, done) */
+    Py_ssize_t line_start; /* start of the line holding offset `done` */
+    int hash;              /* a `#` in [line_start, done) */
     Offsets *out;
 } Keep;
 
-/* chunks._code_hits: not inside a triple-quoted string, no `#` before it on its line. */
 static int keep_hit(Keep *k, Py_ssize_t pos) {
-    if (in_string(k->quotes, pos)) return 0;
-    if (k->last_hash >= k->line_start && k->last_hash < pos) return 0;
+    if (pos > k->done) {
+        Py_ssize_t from = k->done, nl = pos - 1;
+        while (nl >= from && k->s[nl] != '\n') nl--; /* the last newline before pos, if a new one */
+        if (nl >= from) {
+            k->line_start = nl + 1;
+            k->hash = 0;
+            from = nl + 1;
+        }
+        if (!k->hash) k->hash = memchr(k->s + from, '#', (size_t)(pos - from)) != NULL;
+        k->done = pos;
+    }
+    if (k->hash || in_string(k->quotes, pos)) return 0;
     return offsets_push(k->out, pos);
 }
 
-#define HIT(cond)                                    \
-    do {                                             \
+#define HIT(cond)                                        \
+    do {                                                 \
         if ((cond) && keep_hit(&keep, i) < 0) goto fail; \
     } while (0)
 
@@ -262,30 +302,25 @@ static PyObject *cutscan_code_hits(PyObject *self, PyObject *args) {
     PyObject *data_obj, *quotes_obj, *result = NULL;
     Offsets out = {NULL, 0, 0};
     Quotes quotes;
-    unsigned char *low = NULL;
     (void)self;
     if (!PyArg_ParseTuple(args, "O!O:code_hits", &PyBytes_Type, &data_obj, &quotes_obj)) return NULL;
     if (quotes_from_list(quotes_obj, &quotes) < 0) return NULL;
     const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data_obj);
     Py_ssize_t len = PyBytes_GET_SIZE(data_obj);
-    low = PyMem_Malloc((size_t)(len ? len : 1));
-    if (low == NULL) {
-        PyErr_NoMemory();
-        goto fail;
-    }
-    for (Py_ssize_t i = 0; i < len; i++) low[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (unsigned char)(s[i] + 32) : s[i];
-
     Scan sc;
-    sc.low = low;
+    sc.s = s;
     sc.len = len;
     memset(sc.next_ok, 0, sizeof(sc.next_ok));
-    Keep keep = {&quotes, 0, -1, &out};
+    Keep keep = {s, &quotes, 0, 0, 0, &out};
     /* hit_offsets sorts the hits of all patterns together: walking offsets in order and reporting
      * every pattern that matches at each gives that same sorted multiset (equal offsets are equal
      * ints, so their order among themselves is moot). A `"sm_90":` key is reported at its quote,
      * one before the offset it is found at: it goes first, after everything reported before. */
-    for (Py_ssize_t i = 0; i < len; i++) {
-        switch (low[i]) {
+    for (Py_ssize_t i = 0; i + 1 < len; i++) {
+        uint16_t pair;
+        memcpy(&pair, s + i, 2);
+        if (!PAIRS[pair]) continue;
+        switch (LOWER[s[i]]) {
         case 'a':
             HIT(literal_at(&sc, L_APABILIT, i));
             HIT(literal_at(&sc, L_AMPERE, i));
@@ -314,8 +349,8 @@ static PyObject *cutscan_code_hits(PyObject *self, PyObject *args) {
         case 'r':
             HIT(literal_at(&sc, L_RCH_LIST, i));
             break;
-        case 's':
-            if (sm_key_at(&sc, i) && i > 0 && (low[i - 1] == '"' || low[i - 1] == '\'')) {
+        case 's': /* the pair is `sm` */
+            if (sm_key_at(&sc, i) && i > 0 && (s[i - 1] == '"' || s[i - 1] == '\'')) {
                 if (keep_hit(&keep, i - 1) < 0) goto fail;
             }
             HIT(literal_at(&sc, L_SM_VERSION, i));
@@ -323,10 +358,10 @@ static PyObject *cutscan_code_hits(PyObject *self, PyObject *args) {
             HIT(sm_name_at(&sc, i));
             break;
         case '9':
-            HIT(literal_at(&sc, L_KEY9, i) && starts_key(low, i));
+            HIT(literal_at(&sc, L_KEY9, i) && starts_key(s, i));
             break;
         case '1':
-            HIT(literal_at(&sc, L_KEY10, i) && starts_key(low, i));
+            HIT(literal_at(&sc, L_KEY10, i) && starts_key(s, i));
             break;
         case '.':
             HIT(literal_at(&sc, L_DQ0, i));
@@ -335,19 +370,12 @@ static PyObject *cutscan_code_hits(PyObject *self, PyObject *args) {
         case ',':
             HIT(literal_at(&sc, L_TUPLE0, i));
             break;
-        case '#':
-            keep.last_hash = i; /* after the hits at i: a hit's own offset is not before it */
-            break;
-        case '\n':
-            keep.line_start = i + 1;
-            break;
         default:
             break;
         }
     }
     result = offsets_to_list(&out);
 fail:
-    PyMem_Free(low);
     PyMem_Free(quotes.items);
     PyMem_Free(out.items);
     return result;
@@ -452,4 +480,7 @@ static struct PyModuleDef cutscan_module = {
     NULL, NULL, NULL, NULL,
 };
 
-PyMODINIT_FUNC PyInit__cutscan(void) { return PyModule_Create(&cutscan_module); }
+PyMODINIT_FUNC PyInit__cutscan(void) {
+    init_tables();
+    return PyModule_Create(&cutscan_module);
+}
