@@ -28,10 +28,27 @@ def candidates(tree: Path) -> list[tuple[Path, bytes]]:
     return [(p, data) for p, data in files if worth_parsing(data)]
 
 
-def cut_all(files: list[tuple[Path, bytes]]) -> tuple[float, list[chunks.Cut]]:
+STAGES = ("select", "quotes", "hits", "starts")
+
+
+def time_all(files: list[tuple[Path, bytes]]) -> tuple[dict[str, float], list[chunks.Cut]]:
+    """Seconds for the whole cut of every file, then for each of its three byte scans alone."""
+    data = [d for _, d in files]
     start = time.perf_counter()
-    cuts = [chunks.select(data) for _, data in files]
-    return time.perf_counter() - start, cuts
+    cuts = [chunks.select(d) for d in data]
+    seconds = {"select": time.perf_counter() - start}
+    start = time.perf_counter()
+    quotes = [chunks._quote_offsets(d) for d in data]
+    seconds["quotes"] = time.perf_counter() - start
+    start = time.perf_counter()
+    for d, q in zip(data, quotes, strict=True):
+        chunks._hits_in_code(d, q)
+    seconds["hits"] = time.perf_counter() - start
+    start = time.perf_counter()
+    for d, q in zip(data, quotes, strict=True):
+        chunks._statement_starts(d, b"", 0, len(d), q)
+    seconds["starts"] = time.perf_counter() - start  # module level only; blocks are scanned too
+    return seconds, cuts
 
 
 def main() -> int:
@@ -44,16 +61,17 @@ def main() -> int:
         print("capgap.scan._cutscan is not built: `pip install -e .` with a C compiler", file=sys.stderr)
         return 2
     files = candidates(args.tree)
-    seconds: dict[str, list[float]] = {"c": [], "python": []}
+    samples: dict[str, dict[str, list[float]]] = {way: {s: [] for s in STAGES} for way in ("c", "python")}
     differ: list[Path] = []
     for _ in range(args.rounds):
         chunks._cutscan = extension
-        t_c, with_c = cut_all(files)
+        with_c, cuts_c = time_all(files)
         chunks._cutscan = None
-        t_py, with_py = cut_all(files)
-        seconds["c"].append(t_c)
-        seconds["python"].append(t_py)
-        differ = [p for (p, _), a, b in zip(files, with_c, with_py, strict=True) if a != b]
+        with_py, cuts_py = time_all(files)
+        for stage in STAGES:
+            samples["c"][stage].append(with_c[stage])
+            samples["python"][stage].append(with_py[stage])
+        differ = [p for (p, _), a, b in zip(files, cuts_c, cuts_py, strict=True) if a != b]
     chunks._cutscan = extension
     size = sum(len(data) for _, data in files)
     print(f"tree: {args.tree}")
@@ -61,11 +79,13 @@ def main() -> int:
     for path in differ:
         print(f"  differs: {path}")
     print(f"env: python {platform.python_version()}, {platform.machine()}, {platform.processor() or '-'}")
-    for name, samples in seconds.items():
-        raw = " ".join(f"{s:.3f}" for s in samples)
-        print(f"{name:>7}: {raw}  median {statistics.median(samples):.3f} s")
-    ratio = statistics.median(seconds["python"]) / statistics.median(seconds["c"])
-    print(f"python / c: {ratio:.2f}x")
+    for way, stages in samples.items():
+        raw = " ".join(f"{s:.3f}" for s in stages["select"])
+        print(f"select, {way:>6}: {raw} s")
+    print(f"{'median s':>8} {'c':>7} {'python':>7} {'python/c':>8}")
+    for stage in STAGES:
+        c, py = (statistics.median(samples[way][stage]) for way in ("c", "python"))
+        print(f"{stage:>8} {c:7.3f} {py:7.3f} {py / c:7.2f}x")
     return 1 if differ else 0
 
 

@@ -31,7 +31,7 @@ def test_the_extension_is_built_wherever_a_compiler_is_there() -> None:
         pytest.skip("no C compiler or no Python headers here: capgap runs on its Python reference")
     from capgap.scan import _cutscan  # noqa: F401 - a missing build fails here
 
-    assert chunks._cutscan is not None
+    assert chunks._cutscan is not None, "a stale build of older source: rebuild with `pip install -e .`"
 
 
 try:
@@ -201,11 +201,23 @@ def test_the_cut_of_every_source_file_is_the_same_either_way(monkeypatch: pytest
         assert chunks.select(d) == cut, path
 
 
-def test_without_the_extension_the_python_reference_cuts() -> None:
-    """A fresh interpreter where the extension cannot import: chunks runs on the Python scans."""
+FAKE = "import sys, types; sys.modules['capgap.scan._cutscan'] = old = types.ModuleType('_cutscan')\n"
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "import sys; sys.modules['capgap.scan._cutscan'] = None\n",  # an import of it raises ImportError
+        FAKE,  # a build from before the version mark
+        FAKE + "old.VERSION = 0\n",  # a build of older source
+    ],
+    ids=["absent", "unmarked", "stale"],
+)
+def test_without_a_current_extension_the_python_reference_cuts(block: str) -> None:
+    """A fresh interpreter where the extension is absent or an older build: chunks runs on the
+    Python scans."""
     source = b"import torch\n\nX = 1\n\nif torch.cuda.get_device_capability()[0] >= 9:\n    y = 2\n"
-    script = (
-        "import sys; sys.modules['capgap.scan._cutscan'] = None\n"  # an import of it raises ImportError
+    script = block + (
         "from capgap.scan import chunks\n"
         "assert chunks._cutscan is None\n"
         f"print(chunks.select({source!r}).text)\n"

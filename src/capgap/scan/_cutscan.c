@@ -480,7 +480,16 @@ static struct PyModuleDef cutscan_module = {
     NULL, NULL, NULL, NULL,
 };
 
+/* Bumped with every change of what the scans return: chunks.py ignores a build of older source
+ * (an editable install does not rebuild by itself). */
+#define CUTSCAN_VERSION 1
+
 PyMODINIT_FUNC PyInit__cutscan(void) {
     init_tables();
-    return PyModule_Create(&cutscan_module);
+    PyObject *module = PyModule_Create(&cutscan_module);
+    if (module != NULL && PyModule_AddIntConstant(module, "VERSION", CUTSCAN_VERSION) < 0) {
+        Py_DECREF(module);
+        return NULL;
+    }
+    return module;
 }
