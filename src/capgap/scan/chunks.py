@@ -16,6 +16,13 @@ from dataclasses import dataclass
 
 from capgap.scan.prefilter import hit_offsets
 
+try:  # the same byte scans in C (setup.py builds it when a compiler is there); else the Python below
+    from capgap.scan import _cutscan
+except ImportError:  # pragma: no cover - depends on the build
+    _cutscan = None
+if getattr(_cutscan, "VERSION", None) != 1:  # a stale build of older C source: not to be trusted
+    _cutscan = None
+
 _SIMPLE_ASSIGN = re.compile(rb"[ \t]*[A-Za-z_][\w.]*[ \t]*(?::[^=\n]+)?=[^=]")
 _QUOTES = (re.compile(rb'"""'), re.compile(rb"'''"))  # one literal each: searched by skipping
 _BIG_CLASS_LINES = 40
@@ -58,6 +65,12 @@ def _starts(data: bytes, indent: bytes, begin: int, end: int, quotes: list[int])
     return out
 
 
+def _statement_starts(data: bytes, indent: bytes, begin: int, end: int, quotes: list[int]) -> list[int]:
+    if _cutscan is not None:
+        return _cutscan.starts(data, indent, begin, end, quotes)
+    return _starts(data, indent, begin, end, quotes)
+
+
 def _has_hit(hits: list[int], a: int, b: int) -> bool:
     i = bisect_left(hits, a)
     return i < len(hits) and hits[i] < b
@@ -88,6 +101,19 @@ def _code_hits(data: bytes, hits: list[int], quotes: list[int]) -> list[int]:
     return out
 
 
+def _quote_offsets(data: bytes) -> list[int]:
+    """Offsets of every triple quote: the parity of the count before a spot says it is in a string."""
+    if _cutscan is not None:
+        return _cutscan.quotes(data)
+    return sorted(m.start() for q in _QUOTES for m in q.finditer(data))
+
+
+def _hits_in_code(data: bytes, quotes: list[int]) -> list[int]:
+    if _cutscan is not None:
+        return _cutscan.code_hits(data, quotes)
+    return _code_hits(data, hit_offsets(data, names=True), quotes)
+
+
 @dataclass(frozen=True)
 class Cut:
     text: bytes  # the kept statements, everything else blank lines (same line count)
@@ -96,10 +122,9 @@ class Cut:
 
 def select(data: bytes) -> Cut:
     """`data` with irrelevant statements replaced by empty lines (same line count)."""
-    # parity of the count before a spot: in a string
-    quotes = sorted(m.start() for q in _QUOTES for m in q.finditer(data))
-    hits = _code_hits(data, hit_offsets(data, names=True), quotes)
-    starts = _starts(data, b"", 0, len(data), quotes)
+    quotes = _quote_offsets(data)
+    hits = _hits_in_code(data, quotes)
+    starts = _statement_starts(data, b"", 0, len(data), quotes)
     if not starts:
         return Cut(data, {})
     spans = list(zip(starts, [*starts[1:], len(data)], strict=True))
@@ -238,7 +263,7 @@ class _Cutter:
         does when a lookup comes up empty (`if sizes is None: ...`) is where consequences are
         read. What a gate guards is read from the file itself (`Cut.ends`), not from the cut.
         """
-        members = _starts(self.data, indent, begin, end, self.quotes)
+        members = _statement_starts(self.data, indent, begin, end, self.quotes)
         if not members or members[0] != begin:
             return None
         spans = list(zip(members, [*members[1:], end], strict=True))

@@ -1,0 +1,10 @@
+"""Builds the optional C byte scans of the statement cut; without a compiler, capgap stays pure Python."""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        # optional: a failed build is a warning, and chunks.py uses its Python reference
+        Extension("capgap.scan._cutscan", ["src/capgap/scan/_cutscan.c"], optional=True),
+    ]
+)

@@ -1,0 +1,226 @@
+"""The C byte scans of the statement cut (capgap.scan._cutscan) against their Python reference:
+the same lists for every input, and the same cut of every file either way."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from capgap.scan import chunks
+from capgap.scan.prefilter import hit_offsets
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = sorted(p for top in ("src", "tests") for p in (ROOT / top).rglob("*.py"))
+INDENTS = (b"", b" ", b"    ", b"\t", b"        ")
+
+
+def _can_build() -> bool:
+    has_compiler = any(shutil.which(cc) for cc in ("cc", "gcc", "clang"))
+    return has_compiler and (Path(sysconfig.get_paths()["include"]) / "Python.h").is_file()
+
+
+def test_the_extension_is_built_wherever_a_compiler_is_there() -> None:
+    if not _can_build():
+        pytest.skip("no C compiler or no Python headers here: capgap runs on its Python reference")
+    from capgap.scan import _cutscan  # noqa: F401 - a missing build fails here
+
+    assert chunks._cutscan is not None, "a stale build of older source: rebuild with `pip install -e .`"
+
+
+try:
+    from capgap.scan import _cutscan
+except ImportError:
+    _cutscan = None
+needs_ext = pytest.mark.skipif(_cutscan is None, reason="capgap.scan._cutscan is not built")
+
+
+def ref_quotes(data: bytes) -> list[int]:
+    return sorted(m.start() for q in chunks._QUOTES for m in q.finditer(data))
+
+
+def ref_code_hits(data: bytes, quotes: list[int]) -> list[int]:
+    return chunks._code_hits(data, hit_offsets(data, names=True), quotes)
+
+
+def _same_everywhere(data: bytes) -> None:
+    """All three scans agree with the reference on `data` (starts: several indents and ranges)."""
+    assert _cutscan is not None
+    quotes = ref_quotes(data)
+    assert _cutscan.quotes(data) == quotes
+    assert _cutscan.code_hits(data, quotes) == ref_code_hits(data, quotes)
+    n = len(data)
+    bounds = [(0, n), (0, n + 5), (-4, n), (1, n - 1), (0, 0), (0, 1), (n // 2, n), (0, n // 2)]
+    for indent in INDENTS:
+        for begin, end in bounds:
+            args = (data, indent, begin, end, quotes)
+            assert _cutscan.starts(*args) == chunks._starts(*args), (indent, begin, end)
+
+
+EDGE_CASES = [
+    b"",
+    b"x",
+    b"\n",
+    b"import os\nx = 1\n",  # a statement at offset 0
+    b"if a:\r\n    b = 1\r\nelse:\r\n    c = 2\r\n",  # CRLF
+    b"if a:\n\tb\n\tc\nelif d:\n\te\n",  # tabs
+    b"try:\n    x\nexcept ValueError:\n    y\nfinally:\n    z\n",
+    b"match x:\n    case 1:\n        y\n    case(2):\n        z\ncase_x = 3\nelse_ = 1\n",
+    b"x = 1\nelse",  # a continuation keyword at the very end
+    b"x = 1\nelse:",
+    b"x = 1\nelsewhere = 2\nfinally_ = 3\nexcept",
+    b"@dec\ndef f():\n    pass\n@a\n@b\nclass C:\n    @property\n    def p(self):\n        pass\n",
+    b'"""doc\nmajor = 9\n"""\nmajor = 9\n',
+    b"'''doc\narch\n'''\ncc = 1\n",
+    b'""""""\n"""" x\n""""\'\'\'\'\'',  # odd quote runs
+    b"x = \"\"\"a'''b\"\"\"\ny = '''\"\"\"'''\n",
+    b"x = 1  # major gate\n# sm_90\ny = major\n",
+    b"9: 1\n10: 2\n{9: 3, 10: 4}\ny[9: ]\n19: 5\n",
+    b'K = {"sm_90": 1, \'sm1000a\': 2, "sm_100a"  :3, "sm100f":\n4, "sm_1000": 5, "sm9": 6}\n',
+    # `\s` of a bytes regex: ASCII spaces only
+    b'{"sm_90"\t:1, "sm_80"\r\n:2, "sm_70"\x0b\x0c:3, "sm_60"\x1c:4, "sm_50"\xa0:5}',
+    b"x = sm_9",
+    b"x = sm_90",
+    b"x = sm",
+    b"SM_90 = ARCH\nMajor = CC_X\nAmpere Hopper BLACKWELL Capability GENCODE CUDA_ARCH\n",
+    b"lackwellackwell blackwell\nsm_versionsm_version\n",
+    b"cute.arch.sync()\ngpu_arch = arch_list\narch.x = cc.y\nnum_sm = sm.z\nsmx\nsm_\n",
+    b"\xc3\xa9major = 1\n\xff\xfesm_90 = \xe2\x80\x99arch\n",
+    b"D = {\"9.0\": 1, '8.0': 2, (9, 0): 3}\n",
+    b"    x = 1\n    y = 2\nz = 3\n",  # the first line indented
+    b"\n\n\nx\n",
+    b")\n]\n}\n#\n \n\tx\nx\n",
+]
+
+
+@needs_ext
+@pytest.mark.parametrize("data", EDGE_CASES)
+def test_hand_written_edge_cases(data: bytes) -> None:
+    _same_everywhere(data)
+
+
+@needs_ext
+def test_exact_offsets_on_known_input() -> None:
+    """Not only equal to the reference: the values themselves, so the reference stays honest too."""
+    assert _cutscan is not None
+    assert _cutscan.quotes(b'""""""') == [0, 3]
+    assert _cutscan.quotes(b'""""') == [0]
+    assert _cutscan.quotes(b"'''\"\"\"") == [0, 3]
+    assert _cutscan.code_hits(b'x = sm_90; "sm_100a" :', []) == [4, 11, 12]
+    assert _cutscan.code_hits(b"lackwellackwell", []) == [0]  # finditer: no overlapping match
+    assert _cutscan.code_hits(b"9: x # major", []) == [0]
+    assert _cutscan.starts(b"a\nb\n  c\nelse:\nd", b"", 0, 100, []) == [0, 2, 14]
+    assert _cutscan.starts(b"a\nelse", b"", 0, 6, []) == [0]  # `else` at the end: `\Z` at `end`
+    assert _cutscan.starts(b"a\nelsewhere", b"", 0, 6, []) == [0]  # cut at `end`, it reads `else`
+    assert _cutscan.starts(b"a\nelsewhere", b"", 0, 11, []) == [0, 2]
+
+
+@needs_ext
+def test_wrong_types_and_wild_bounds() -> None:
+    assert _cutscan is not None
+    with pytest.raises(TypeError):
+        _cutscan.quotes("text")  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        _cutscan.code_hits(b"x", (1, 2))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        _cutscan.code_hits(b"x", ["1"])  # type: ignore[list-item]
+    with pytest.raises(TypeError):
+        _cutscan.starts(b"x", "", 0, 1, [])  # type: ignore[arg-type]
+    data = b"a\nb\n"
+    for begin, end in [(10, 2), (-(2**40), 2**40), (3, 3), (5, 100), (0, -1)]:
+        assert _cutscan.starts(data, b"", begin, end, []) == chunks._starts(data, b"", begin, end, [])
+    huge = [-(2**80), 2**80]  # beyond a C integer: only their order counts
+    assert _cutscan.code_hits(b"major", huge) == ref_code_hits(b"major", huge)
+
+
+# Fragments a statement cut cares about: token letters, digits, quotes, comments, layout.
+FRAGMENTS = [
+    *(bytes([c]) for c in b"acdeghilmoprsuvwxyzACHMS0123456789\"'#\n\r\t :,{}()[].@_\\"),
+    *b"sm sm_ arch cc major ampere capab apabilit lackwell hopper device_sm rch_list cuda_arch".split(),
+    *b"sm_version gencode else elif except finally case \"sm_90\" 'sm100a'".split(),
+    *(b"9: ", b"10: ", b'.0": ', b".0': ", b", 0): ", b'"""', b"'''", b"    ", b"\n    ", b"\n@"),
+    *(b"\xc3\xa9", b"\xff", b"\x0b", b"\x0c", b"\x1c"),
+]
+FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+source_bytes = st.lists(st.sampled_from(FRAGMENTS), max_size=60).map(b"".join)
+
+
+@needs_ext
+@FUZZ
+@given(data=st.one_of(source_bytes, st.binary(max_size=80)))
+def test_quotes_and_hits_match_the_reference(data: bytes) -> None:
+    assert _cutscan is not None
+    quotes = ref_quotes(data)
+    assert _cutscan.quotes(data) == quotes
+    assert _cutscan.code_hits(data, quotes) == ref_code_hits(data, quotes)
+
+
+@needs_ext
+@FUZZ
+@given(
+    data=source_bytes,
+    indent=st.sampled_from(INDENTS),
+    begin=st.integers(-3, 250),
+    end=st.integers(-3, 250),
+)
+def test_starts_match_the_reference(data: bytes, indent: bytes, begin: int, end: int) -> None:
+    assert _cutscan is not None
+    quotes = ref_quotes(data)
+    args = (data, indent, begin, end, quotes)
+    assert _cutscan.starts(*args) == chunks._starts(*args)
+
+
+@needs_ext
+def test_every_source_file_of_the_project_scans_the_same() -> None:
+    assert len(CORPUS) > 50
+    for path in CORPUS:
+        data = path.read_bytes()
+        quotes = ref_quotes(data)
+        assert _cutscan is not None
+        assert _cutscan.quotes(data) == quotes, path
+        assert _cutscan.code_hits(data, quotes) == ref_code_hits(data, quotes), path
+        lines = [0, *(i + 1 for i, c in enumerate(data) if c == 10)]
+        for indent in (b"", b"    ", b"        "):
+            for begin, end in [(0, len(data)), (lines[len(lines) // 3], lines[2 * len(lines) // 3])]:
+                args = (data, indent, begin, end, quotes)
+                assert _cutscan.starts(*args) == chunks._starts(*args), (path, indent, begin, end)
+
+
+@needs_ext
+def test_the_cut_of_every_source_file_is_the_same_either_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    data = [p.read_bytes() for p in CORPUS]
+    with_c = [chunks.select(d) for d in data]
+    monkeypatch.setattr(chunks, "_cutscan", None)
+    for path, d, cut in zip(CORPUS, data, with_c, strict=True):
+        assert chunks.select(d) == cut, path
+
+
+FAKE = "import sys, types; sys.modules['capgap.scan._cutscan'] = old = types.ModuleType('_cutscan')\n"
+
+
+@pytest.mark.parametrize(
+    "block",
+    [
+        "import sys; sys.modules['capgap.scan._cutscan'] = None\n",  # an import of it raises ImportError
+        FAKE,  # a build from before the version mark
+        FAKE + "old.VERSION = 0\n",  # a build of older source
+    ],
+    ids=["absent", "unmarked", "stale"],
+)
+def test_without_a_current_extension_the_python_reference_cuts(block: str) -> None:
+    """A fresh interpreter where the extension is absent or an older build: chunks runs on the
+    Python scans."""
+    source = b"import torch\n\nX = 1\n\nif torch.cuda.get_device_capability()[0] >= 9:\n    y = 2\n"
+    script = block + (
+        "from capgap.scan import chunks\n"
+        "assert chunks._cutscan is None\n"
+        f"print(chunks.select({source!r}).text)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == repr(b"\n\n\n\nif torch.cuda.get_device_capability()[0] >= 9:\n    y = 2\n")
