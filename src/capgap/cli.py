@@ -49,6 +49,10 @@ def main(argv: list[str] | None = None) -> int:
         from capgap.scan.grepfilter import prefetch_command_line
 
         prefetch_command_line(args[1:])
+        if argv is None:  # this process ends in _exit_now: what it allocated need not be freed
+            from capgap.lifetime import ends_without_teardown
+
+            ends_without_teardown()
     try:
         build_app(_verbs_needed(args))(args=args, prog_name="capgap")  # standalone: ends in SystemExit
         code = 0

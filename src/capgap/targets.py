@@ -14,10 +14,15 @@ import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 from capgap.errors import EnvironmentProblem, TargetError
 from capgap.paths import cache_dir
+from capgap.skipdirs import TOOL_DIRS, VCS_DIRS
+
+# (relative posix path, path, name, is a symbolic link, inside a TOOL_DIRS directory)
+TreeFile = tuple[str, str, str, bool, bool]
 
 
 @dataclass(frozen=True)
@@ -28,6 +33,12 @@ class Target:
     files: tuple[Path, ...] | None = None  # a dist's own files (absolute); None: walk `root`
     name: str | None = None
     version: str | None = None
+
+    @cached_property
+    def tree(self) -> list[TreeFile]:
+        """Every file under a directory target's root, listed once for all of one run's analyzers
+        (the source scan, the binaries' check and the tuned configs each walked it before)."""
+        return list(list_tree(str(self.root)))
 
     def to_json(self) -> dict[str, object]:
         out: dict[str, object] = {"spec": self.spec, "kind": self.kind, "root": str(self.root)}
@@ -191,18 +202,13 @@ def iter_files(target: Target, name_filter: Callable[[str], bool] | None = None)
     if target.files is not None:
         yield from (f for f in target.files if (name_filter is None or name_filter(f.name)) and f.is_file())
         return
-    yield from (Path(path) for _rel, path, _link in walk_files(str(target.root), VCS_DIRS, name_filter))
+    yield from (Path(f[1]) for f in target.tree if name_filter is None or name_filter(f[2]))
 
 
-VCS_DIRS = frozenset((".git", "__pycache__", ".hg", ".svn"))
-
-
-def walk_files(
-    root: str, skip_dirs: frozenset[str], name_filter: Callable[[str], bool] | None = None, prefix: str = ""
-) -> Iterator[tuple[str, str, bool]]:
-    """(relative posix path, path, is a symbolic link) of each file under `root`, in os.walk's
-    order, by os.scandir alone (os.walk asks `islink` of every directory again): files sorted
-    first, then directories sorted and entered unless a link or named in `skip_dirs`."""
+def list_tree(root: str, prefix: str = "", in_tool_dir: bool = False) -> Iterator[TreeFile]:
+    """Each file under `root`, in os.walk's order, by os.scandir alone (os.walk asks `islink` of
+    every directory again): files sorted first, then directories sorted and entered unless a link
+    or in VCS_DIRS; files under a TOOL_DIRS directory are marked."""
     try:
         entries = sorted(os.scandir(root), key=lambda e: e.name)
     except OSError:
@@ -214,9 +220,9 @@ def walk_files(
         except OSError:
             is_dir = False
         if is_dir:
-            if entry.name not in skip_dirs and not entry.is_symlink():
+            if entry.name not in VCS_DIRS and not entry.is_symlink():
                 dirs.append(entry)
-        elif name_filter is None or name_filter(entry.name):
-            yield prefix + entry.name, entry.path, entry.is_symlink()
+        else:
+            yield prefix + entry.name, entry.path, entry.name, entry.is_symlink(), in_tool_dir
     for entry in dirs:
-        yield from walk_files(entry.path, skip_dirs, name_filter, f"{prefix}{entry.name}/")
+        yield from list_tree(entry.path, f"{prefix}{entry.name}/", in_tool_dir or entry.name in TOOL_DIRS)

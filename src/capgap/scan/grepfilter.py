@@ -18,6 +18,7 @@ import subprocess
 from collections.abc import Iterator
 
 from capgap.scan.prefilter import CAP_TOKENS, CC_KEY_TOKENS
+from capgap.skipdirs import TOOL_DIRS, VCS_DIRS
 
 # Every token the pre-filter can act on (grep -i folds ASCII case, as bytes.lower() does):
 # `sm_?\d\d` and `"sm_90":` keys start with `sm` + digit or `sm_` + digit.
@@ -40,11 +41,7 @@ PATTERN = "|".join(
     ]
 )
 _ARGS_BYTES = 96 * 1024  # per grep process: well inside any system's argument-size limit
-# Never part of the code a target ships: VCS data, caches, and environments inside a source tree.
-SKIP_DIRS = frozenset(
-    (".git", "__pycache__", ".hg", ".svn", ".tox", ".nox", ".mypy_cache", ".ruff_cache", ".pytest_cache")
-    + (".venv", "node_modules", ".eggs")
-)
+SKIP_DIRS = VCS_DIRS | TOOL_DIRS  # never part of the code a target ships
 _STARTED: dict[str, subprocess.Popen[bytes]] = {}
 
 

@@ -15,9 +15,8 @@ from capgap.scan import workers
 from capgap.scan.analyzers import AnalyzerResult, ScanOptions
 from capgap.scan.builds import is_build_file
 from capgap.scan.cache import ScanCache
-from capgap.scan.grepfilter import SKIP_DIRS, Stream
+from capgap.scan.grepfilter import Stream
 from capgap.scan.records import FileFacts
-from capgap.targets import walk_files
 
 if TYPE_CHECKING:
     from capgap.targets import Target
@@ -35,7 +34,9 @@ def _walk(target: Target, links: set[str] | None = None) -> list[tuple[str, str]
     """Relevant files as (relative path, path); `links` collects those that are symbolic links."""
     out: list[tuple[str, str]] = []
     if target.files is None:
-        for rel, path, is_link in walk_files(str(target.root), SKIP_DIRS, _relevant):
+        for rel, path, name, is_link, in_tool_dir in target.tree:
+            if in_tool_dir or not _relevant(name):
+                continue
             out.append((rel, path))
             if is_link and links is not None:
                 links.add(rel)
@@ -170,6 +171,7 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
 
 
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
+    from capgap.lifetime import keep_until_exit
     from capgap.scan import forked, grepfilter, rules
 
     if target.files is None:  # a directory: grep reads it while this process walks it
@@ -192,5 +194,6 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     findings += forked.in_two(lambda part: rules.gate_findings(part, options.archs, reg), files, _gates, jobs)
     findings += rules.build_findings(files, options.archs)
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
+    keep_until_exit(files)
     cache.save(set(stats), {key: (findings, skipped)})
     return AnalyzerResult(findings=findings, skipped=skipped, files=len(stats) + len(unreadable))
