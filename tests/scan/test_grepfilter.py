@@ -156,3 +156,22 @@ def test_the_command_line_prefetch_starts_grep_for_target_directories_only(tmp_p
     finally:
         for root in list(grepfilter._STARTED):
             grepfilter.discard(root)
+
+
+@pytest.mark.parametrize("spawn", ["posix_spawn", "subprocess"])
+def test_a_prefetched_grep_streams_the_same_names_however_it_was_started(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, spawn: str
+) -> None:
+    root = _tree(tmp_path)
+    if spawn == "subprocess":  # a platform without os.posix_spawn
+        monkeypatch.delattr(os, "posix_spawn", raising=False)
+    grepfilter.prefetch(str(root))
+    stream = grepfilter.prefetched(str(root))
+    assert stream is not None
+    assert set(stream) == set(PASSING) and stream.ok
+    grepfilter.prefetch(str(root))  # started, then not needed: killed and reaped
+    started = grepfilter._STARTED[str(root)]
+    grepfilter.discard(str(root))
+    assert str(root) not in grepfilter._STARTED
+    with pytest.raises(ChildProcessError):
+        os.waitpid(started.pid, os.WNOHANG)  # already reaped: no zombie left

@@ -13,12 +13,15 @@ CAPGAP_GREP=0) every file is read in Python, with the same findings.
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
-from collections.abc import Iterator
 
-from capgap.scan.prefilter import CAP_TOKENS, CC_KEY_TOKENS
+from capgap.scan.tokens import CAP_TOKENS, CC_KEY_TOKENS
 from capgap.skipdirs import TOOL_DIRS, VCS_DIRS
+
+TYPE_CHECKING = False  # typing's, without importing typing before grep starts (17 ms)
+if TYPE_CHECKING:
+    import subprocess
+    from collections.abc import Iterator
+    from typing import IO
 
 # Every token the pre-filter can act on (grep -i folds ASCII case, as bytes.lower() does):
 # `sm_?\d\d` and `"sm_90":` keys start with `sm` + digit or `sm_` + digit.
@@ -42,11 +45,69 @@ PATTERN = "|".join(
 )
 _ARGS_BYTES = 96 * 1024  # per grep process: well inside any system's argument-size limit
 SKIP_DIRS = VCS_DIRS | TOOL_DIRS  # never part of the code a target ships
-_STARTED: dict[str, subprocess.Popen[bytes]] = {}
+_STARTED: dict[str, _Spawned] = {}
 
 
 def _grep() -> str | None:
-    return None if os.environ.get("CAPGAP_GREP", "1") == "0" else shutil.which("grep")
+    """grep's path on PATH (shutil.which's answer, without importing shutil before grep starts)."""
+    if os.environ.get("CAPGAP_GREP", "1") == "0":
+        return None
+    for folder in os.get_exec_path():
+        path = os.path.join(folder, "grep")
+        if os.access(path, os.X_OK) and not os.path.isdir(path):
+            return path
+    return None
+
+
+class _Spawned:
+    """A started grep: its pid and stdout. Spawned by os.posix_spawn where there is one, so that
+    grep starts before `subprocess` (and what it imports) has loaded; else by subprocess."""
+
+    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
+        self._proc: subprocess.Popen[bytes] | None = None
+        if hasattr(os, "posix_spawn"):
+            read_end, write_end = os.pipe()
+            try:
+                self.pid = os.posix_spawn(
+                    argv[0],
+                    argv,
+                    env,
+                    file_actions=[
+                        (os.POSIX_SPAWN_DUP2, write_end, 1),
+                        (os.POSIX_SPAWN_CLOSE, read_end),
+                        (os.POSIX_SPAWN_OPEN, 2, os.devnull, os.O_WRONLY, 0),
+                    ],
+                )
+            except OSError:
+                os.close(read_end)
+                raise
+            finally:
+                os.close(write_end)
+            self.stdout: IO[bytes] = os.fdopen(read_end, "rb")
+            return
+        import subprocess
+
+        self._proc = subprocess.Popen(  # nosec: a fixed grep command, no shell
+            argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
+        )
+        assert self._proc.stdout is not None
+        self.pid, self.stdout = self._proc.pid, self._proc.stdout
+
+    def wait(self) -> int:
+        """grep's exit status (a signal's number, negated, when one ended it)."""
+        self.stdout.close()
+        if self._proc is not None:
+            return self._proc.wait()
+        _, status = os.waitpid(self.pid, 0)
+        return os.waitstatus_to_exitcode(status)
+
+    def kill(self) -> None:
+        import contextlib
+        import signal
+
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        self.wait()
 
 
 def _command(grep: str) -> list[str]:
@@ -67,9 +128,7 @@ def prefetch(root: str) -> None:
         return
     cmd = [*_command(grep), "-r", "--include=*.py", *(f"--exclude-dir={d}" for d in sorted(SKIP_DIRS))]
     try:
-        _STARTED[root] = subprocess.Popen(  # nosec: a fixed grep command over one directory, no shell
-            [*cmd, "--", root], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env={**os.environ, **_ENV}
-        )
+        _STARTED[root] = _Spawned([*cmd, "--", root], {**os.environ, **_ENV})
     except OSError:
         return
 
@@ -107,13 +166,12 @@ class Stream:
     the files it never named must be read by the caller: grep's silence proves nothing).
     """
 
-    def __init__(self, proc: subprocess.Popen[bytes], root: str) -> None:
+    def __init__(self, proc: _Spawned, root: str) -> None:
         self._proc = proc
         self._prefix = root.rstrip(os.sep) + os.sep
         self.ok = False
 
     def __iter__(self) -> Iterator[str]:
-        assert self._proc.stdout is not None
         rest = b""
         while block := self._proc.stdout.read1(1 << 16):
             *names, rest = (rest + block).split(b"\0")
@@ -139,7 +197,6 @@ def discard(root: str) -> None:
     proc = _STARTED.pop(root, None)
     if proc is not None:
         proc.kill()
-        proc.communicate()
 
 
 def candidates(paths: list[str], workers: int) -> set[str] | None:
@@ -147,6 +204,8 @@ def candidates(paths: list[str], workers: int) -> set[str] | None:
     grep = _grep()
     if not paths or grep is None:
         return None
+    import subprocess
+
     pending = _batches(paths, workers)
     running: list[subprocess.Popen[bytes]] = []
     found: set[str] = set()

@@ -10,20 +10,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-# Any one of these (in the lowercased bytes) makes a file or statement worth parsing.
-CAP_TOKENS = (
-    b"apabilit",
-    b"lackwell",
-    b"hopper",
-    b"device_sm",
-    b"rch_list",
-    b"cuda_arch",
-    b"sm_version",
-    b"gencode",
-)
+from capgap.scan.tokens import CAP_TOKENS, CC_KEY_TOKENS
+
 _SM = re.compile(rb"sm_?\d\d")
-# Dict entries keyed like a compute capability: `9: `, `10: `, `"9.0": `, `(9, 0): `, `"sm_90": `.
-CC_KEY_TOKENS = (b"9: ", b"10: ", b'.0": ', b".0': ", b", 0): ")
 # Starts with the literal `sm` so the regex engine can jump between candidates (a leading class
 # such as `["']` makes it try every byte); the opening quote is checked by hand.
 _SM_KEY_TAIL = re.compile(rb"sm_?\d{2,3}[af]?[\"']\s*:")

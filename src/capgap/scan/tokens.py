@@ -1,0 +1,18 @@
+"""The literal tokens of the byte pre-filter, apart from its regular expressions: grep's pre-pass
+builds its pattern from them before `re` (~10 ms to import) has loaded."""
+
+from __future__ import annotations
+
+# Any one of these (in the lowercased bytes) makes a file or statement worth parsing.
+CAP_TOKENS = (
+    b"apabilit",
+    b"lackwell",
+    b"hopper",
+    b"device_sm",
+    b"rch_list",
+    b"cuda_arch",
+    b"sm_version",
+    b"gencode",
+)
+# Dict entries keyed like a compute capability: `9: `, `10: `, `"9.0": `, `(9, 0): `, `"sm_90": `.
+CC_KEY_TOKENS = (b"9: ", b"10: ", b'.0": ', b".0': ", b", 0): ")
