@@ -186,6 +186,11 @@ class Stream:
                 yield name[len(self._prefix) :].replace(os.sep, "/")
 
 
+def started(root: str) -> bool:
+    """Is a prefetch running for `root`?"""
+    return root in _STARTED
+
+
 def prefetched(root: str) -> Stream | None:
     """The prefetch started for `root`, to be read as it goes; None when none was started."""
     proc = _STARTED.pop(root, None)

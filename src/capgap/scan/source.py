@@ -52,12 +52,21 @@ def _walk(target: Target, links: set[str] | None = None) -> list[tuple[str, str]
 
 
 def _stat_all(
-    target: Target, links: set[str]
+    target: Target, links: set[str], python_later: bool = False
 ) -> tuple[dict[str, os.stat_result], dict[str, str], list[Skipped]]:
+    """Stats and paths of the relevant files, and the links among them that dangle or loop.
+
+    `python_later` (no cache to key, grep names the Python files as it reads them): Python files
+    that are not links are listed but not stat'ed here; `collect` stats the few grep names when
+    it names them (most of an engine's files are never read, and their stats cost ~30 ms).
+    """
     stats: dict[str, os.stat_result] = {}
     paths: dict[str, str] = {}
     skipped: list[Skipped] = []
     for rel, path in _walk(target, links):
+        if python_later and rel.endswith(".py") and rel not in links:
+            paths[rel] = path
+            continue
         try:
             stats[rel] = os.stat(path)
             paths[rel] = path
@@ -85,24 +94,27 @@ def collect(
     facts: list[FileFacts] = []
     skipped: list[Skipped] = []
     todo: list[tuple[str, str]] = []
-    for rel, st in stats.items():
-        hit, cached = cache.lookup(rel, st)
+    for rel, path in paths.items():
+        st = stats.get(rel)  # None: not stat'ed (_stat_all's python_later), so not cached either
+        hit, cached = cache.lookup(rel, st) if st is not None else (False, None)
         if hit:
             if cached is not None:
                 facts.append(cached)
         else:
-            todo.append((rel, paths[rel]))
-    sizes = {rel: stats[rel].st_size for rel, _ in todo}
+            todo.append((rel, path))
+    sizes = {rel: stats[rel].st_size for rel, _ in todo if rel in stats}
     jobs = workers.default_jobs(options.jobs)
-    pooled = jobs > 1 and sum(sizes.values()) >= workers.POOL_MIN_BYTES
+    # a stream goes to worker processes once enough bytes have come (workers.run decides)
+    pooled = jobs > 1 and (stream is not None or sum(sizes.values()) >= workers.POOL_MIN_BYTES)
     with output.progress(len(todo), "capgap scan") as bar:
 
         def skip(rel: str) -> None:  # grep found no token: no facts, nothing to read
-            cache.store(rel, stats[rel], NO_TOKENS, None)
+            if rel in stats:
+                cache.store(rel, stats[rel], NO_TOKENS, None)
             bar.advance()  # type: ignore[attr-defined]
 
         if stream is not None:
-            items: Iterable[tuple[str, str]] = _streamed(todo, stream, links, skip)
+            items: Iterable[tuple[str, str]] = _streamed(todo, stream, links, skip, sizes)
         else:
             items = _grep_filtered(todo, skip, jobs)
         for batch in workers.run(items, sizes, jobs, pooled, cache.path is not None, stream is None):
@@ -110,7 +122,8 @@ def collect(
                 if unreadable:
                     skipped.append(Skipped(rel, unreadable))
                     continue
-                cache.store(rel, stats[rel], dig, got)
+                if rel in stats:
+                    cache.store(rel, stats[rel], dig, got)
                 if got is not None:
                     facts.append(got)
             bar.advance(len(batch))  # type: ignore[attr-defined]
@@ -120,23 +133,37 @@ def collect(
 
 
 def _streamed(
-    todo: list[tuple[str, str]], stream: Stream, links: frozenset[str], skip: Callable[[str], None]
+    todo: list[tuple[str, str]],
+    stream: Stream,
+    links: frozenset[str],
+    skip: Callable[[str], None],
+    sizes: dict[str, int],
 ) -> Iterator[tuple[str, str]]:
     """Build files and file links (grep -r reads no links) first, then what grep names; if grep
-    failed, every Python file it did not name too."""
+    failed, every Python file it did not name too. A file not stat'ed yet is, as it goes out:
+    `sizes` cuts the workers' bites."""
     python = {rel: path for rel, path in todo if rel.endswith(".py") and rel not in links}
     yield from ((rel, path) for rel, path in todo if rel not in python)
     named: set[str] = set()
     for rel in stream:
         if rel in python and rel not in named:
             named.add(rel)
-            yield rel, python[rel]
+            yield _sized(rel, python[rel], sizes)
     for rel, path in python.items():
         if rel not in named:
             if stream.ok:
                 skip(rel)
             else:
-                yield rel, path
+                yield _sized(rel, path, sizes)
+
+
+def _sized(rel: str, path: str, sizes: dict[str, int]) -> tuple[str, str]:
+    if rel not in sizes:
+        try:
+            sizes[rel] = os.stat(path).st_size
+        except OSError:  # gone since the walk: reading it says so
+            sizes[rel] = 0
+    return rel, path
 
 
 def _grep_filtered(
@@ -178,13 +205,14 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
         grepfilter.prefetch(str(target.root))
     cache = ScanCache.open(target.root, options.use_cache)
     links: set[str] = set()
-    stats, paths, unreadable = _stat_all(target, links)
+    streams = grepfilter.started(str(target.root)) if target.files is None else False
+    stats, paths, unreadable = _stat_all(target, links, python_later=streams and cache.path is None)
     key = ",".join(a.cc + a.suffix for a in options.archs)
     if cache.unchanged(stats) and key in cache.results and not unreadable:
         grepfilter.discard(str(target.root))
         findings, skipped = cache.results[key]  # nothing changed: the last answer stands
-        return AnalyzerResult(findings=list(findings), skipped=list(skipped), files=len(stats))
-    stream = grepfilter.prefetched(str(target.root)) if target.files is None else None
+        return AnalyzerResult(findings=list(findings), skipped=list(skipped), files=len(paths))
+    stream = grepfilter.prefetched(str(target.root)) if streams else None
     files, skipped = collect(cache, stats, paths, options, stream, frozenset(links))
     skipped = sorted(skipped + unreadable, key=lambda s: s.path)
     reg = rules.Registry(files)
@@ -195,5 +223,5 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     findings += rules.build_findings(files, options.archs)
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
     keep_until_exit(files)
-    cache.save(set(stats), {key: (findings, skipped)})
-    return AnalyzerResult(findings=findings, skipped=skipped, files=len(stats) + len(unreadable))
+    cache.save(set(paths), {key: (findings, skipped)})
+    return AnalyzerResult(findings=findings, skipped=skipped, files=len(paths) + len(unreadable))

@@ -6,6 +6,7 @@ loaded); results come back as `(rel, digest, facts, unreadable-reason)`.
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections import deque
 from collections.abc import Iterable, Iterator
@@ -70,6 +71,8 @@ def run(
 ) -> Iterator[list[Result]]:
     """Results, a batch at a time. `known`: `items` is a finished list (ordered for balance);
     else a stream, fed to the workers in bites as it comes. `pooled`: use worker processes."""
+    if pooled and not known:  # a stream: worker processes once enough bytes have come to pay
+        items, pooled = _enough(iter(items), sizes)
     if not pooled:
         for item in items:
             yield [work(item, hashed)]
@@ -92,6 +95,18 @@ def run(
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
+
+
+def _enough(items: Iterator[Item], sizes: dict[str, int]) -> tuple[Iterable[Item], bool]:
+    """(the same items, whether POOL_MIN_BYTES of them came before the stream ended)."""
+    head: list[Item] = []
+    filled = 0
+    for item in items:
+        head.append(item)
+        filled += sizes.get(item[0], 0)
+        if filled >= POOL_MIN_BYTES:
+            return itertools.chain(head, items), True
+    return head, False
 
 
 def default_jobs(jobs: int) -> int:
