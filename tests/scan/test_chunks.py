@@ -69,13 +69,13 @@ def test_a_large_block_keeps_only_its_relevant_statements_on_their_own_lines() -
 
 def test_an_irrelevant_clause_keeps_a_pass_so_the_cut_still_parses() -> None:
     source = "def f(data):\n    if data:\n" + FILLER + "    else:\n" + FILLER.replace(
-        "step_0 = compute_0(data)", "arch = data.arch"
+        "step_0 = compute_0(data)", "arch = get_arch(data)"
     ) + "    return arch\n"
     text = select(source.encode()).text.decode()
     tree = ast.parse(text)
     block = tree.body[0].body[0]  # type: ignore[attr-defined]
     assert isinstance(block.body[0], ast.Pass) and block.body[0].lineno == 3
-    assert [ast.unparse(s) for s in block.orelse] == ["arch = data.arch"]
+    assert [ast.unparse(s) for s in block.orelse] == ["arch = get_arch(data)"]
 
 
 def test_a_gate_deep_in_a_long_block_is_found(tmp_path: Path) -> None:
@@ -115,3 +115,36 @@ def test_a_large_class_keeps_only_the_constants_its_tables_read(tmp_path: Path) 
     (finding,) = run_scan([str(tmp_path)], options).findings
     assert (finding.rule, finding.symbol, finding.missing) == ("table-missing-arch", "Limits.MAX_BYTES", "12")
     assert finding.extra["values"] == {"9": 64 << 20, "10": 128 << 20}
+
+
+# A model's "architecture" config: `arch` names it, and no line reads it in a test.
+MODEL_ARCH = f'''\
+import torch
+
+
+def build(arch: ModelArchConfig, data):
+    hidden = arch.ffn_hidden_size
+{FILLER.replace("        ", "    ")}    return hidden
+
+
+def tune(data, arch):
+    total = 0
+    for layer in data:
+{FILLER}        if arch >= 90:
+            total += fast_path(layer)
+{FILLER}    return torch.cuda.get_device_capability()
+'''
+
+
+def test_names_that_no_test_reads_leave_a_large_function_out(tmp_path: Path) -> None:
+    cut = select(MODEL_ARCH.encode())
+    kept = [line.strip() for line in cut.text.decode().splitlines() if line.strip()]
+    assert kept == [
+        "def tune(data, arch):",
+        "for layer in data:",
+        "if arch >= 90:",
+        "total += fast_path(layer)",
+        "return torch.cuda.get_device_capability()",
+    ]
+    line = MODEL_ARCH.splitlines().index("        if arch >= 90:") + 1
+    assert _scan(tmp_path, MODEL_ARCH, "8.0") == [("gate-excludes-arch", line, "arch", "medium")]

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from capgap.scan import chunks
-from capgap.scan.prefilter import hit_offsets
+from capgap.scan.prefilter import _NARROWED_NAMES, hit_offsets, name_hit_counts
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted(p for top in ("src", "tests") for p in (ROOT / top).rglob("*.py"))
@@ -96,6 +96,11 @@ EDGE_CASES = [
     b"    x = 1\n    y = 2\nz = 3\n",  # the first line indented
     b"\n\n\nx\n",
     b")\n]\n}\n#\n \n\tx\nx\n",
+    # names that count only where a test could read them (prefilter.name_hit_counts)
+    b"arch: ModelArchConfig,\nhidden = arch.ffn_hidden_size\nif arch >= 90:\n    major = cc[0]\n",
+    b"x = f(device_arch)\nx = device_arch\nf(arch=1)\na, b: T = g(sm)\nx =(cc)\n",
+    b"get_arch(\nis_arch_support_pdl (\narch\n(\narch_arch_arch_\r\n\x0b(\nsm\n",
+    b"major\r\narch in \r\narch in\r\na = b <\r cc\r\n# major < 9\n'''arch == 9'''\nx.get(sm)",
 ]
 
 
@@ -119,6 +124,58 @@ def test_exact_offsets_on_known_input() -> None:
     assert _cutscan.starts(b"a\nelse", b"", 0, 6, []) == [0]  # `else` at the end: `\Z` at `end`
     assert _cutscan.starts(b"a\nelsewhere", b"", 0, 6, []) == [0]  # cut at `end`, it reads `else`
     assert _cutscan.starts(b"a\nelsewhere", b"", 0, 11, []) == [0, 2]
+
+
+# `major`, `arch`, `cc`, `sm`: only on a line that compares, indexes or looks up (1), where a call
+# starts at the name (2), or after the `(` of an assignment's value (3). Other names and tokens: always.
+NAME_RULES = [
+    *((b"arch " + op + b"x", [0]) for op in (b"<", b">", b"[", b"==", b"!=", b" in ", b".get(")),
+    (b"arch", []),  # offset 0 and the end of the data
+    (b"x = arch", []),
+    (b"y = cfg.arch\n", []),
+    (b"x = arch.size", []),  # not even a match: `arch.` is a module or an object
+    (b"arch: ModelArchConfig,", []),
+    (b"for arch in\tarchs", []),  # ` in ` wants a space on either side
+    (b"d.GET (arch)", []),
+    (b"d.GET(arch)", [6]),  # on the lowercased bytes
+    (b"x = 1\nmajor\ny < 2", []),  # the operator is on another line
+    (b"y < 2\nmajor", []),
+    (b"major < 9", [0]),
+    (b"ok = arch in \r\n", [5]),  # `\r` is part of the line
+    (b"ok = arch in\r\n", []),
+    (b"a = b <\r c\rarch", [11]),  # only `\n` ends a line
+    (b"get_arch()", [4]),
+    (b"is_arch_support_pdl (x)", [3]),
+    (b"arch\n(x)", [0]),  # `\s*` crosses the newline
+    (b"arch\r\n\t\x0b(x)", [0]),
+    (b"arch_arch_arch_(", [0, 5, 10]),  # one word, three hits, one call
+    (b"cc_major(", [0, 3]),
+    (b"x = f(device_arch)", [13]),
+    (b"x = device_arch", []),
+    (b"f(arch=1)", []),  # a call, but no assignment: the keyword is not a test
+    (b"arch = f(x)", []),  # the name comes before the `(`
+    (b"x = (arch)", [5]),
+    (b"x =(arch)", []),  # the value's first byte is that `(`: another one must follow
+    (b"x += f(arch)", []),  # not a simple assignment
+    (b"x = 1; y = f(arch)", [13]),
+    (b"a, b = f(arch)", [9]),
+    (b"a.b ,c.d :int= f(arch)", [17]),  # several targets, an annotation
+    (b"x: Config = make(arch)", [17]),
+    (b"x, = f(arch)", []),
+    (b"x\n= f(sm)", []),
+    (b"x = ampere_sm\n", [4]),  # `ampere` always counts, `sm` here does not
+    (b"y = capability", [4, 5]),  # `capab` and the `apabilit` token
+    (b"x = sm_90", [4]),  # a token, not a name
+    (b"# arch < 9\n'''arch < 9'''\nx = 1", []),  # comments and strings as before
+]
+
+
+@pytest.mark.parametrize(("data", "expected"), NAME_RULES)
+def test_names_count_only_where_a_test_could_read_them(data: bytes, expected: list[int]) -> None:
+    quotes = ref_quotes(data)
+    assert ref_code_hits(data, quotes) == expected
+    if _cutscan is not None:
+        assert _cutscan.code_hits(data, quotes) == expected
 
 
 @needs_ext
@@ -146,14 +203,27 @@ FRAGMENTS = [
     *b"sm_version gencode else elif except finally case \"sm_90\" 'sm100a'".split(),
     *(b"9: ", b"10: ", b'.0": ', b".0': ", b", 0): ", b'"""', b"'''", b"    ", b"\n    ", b"\n@"),
     *(b"\xc3\xa9", b"\xff", b"\x0b", b"\x0c", b"\x1c"),
+    # what decides whether a name counts: operators, calls, assignments, annotations
+    *(b"<", b">", b"[", b"==", b"!=", b" in ", b".get(", b".GET(", b"=", b" = ", b"x = ", b"a, b = "),
+    *(b"x: T = ", b"f(", b" (", b"\r\n", b"get_arch", b"device_arch", b"num_sm", b"cc_", b"+="),
 ]
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 source_bytes = st.lists(st.sampled_from(FRAGMENTS), max_size=60).map(b"".join)
+# Lines of a name beside an operator, a call or an assignment, or none of them
+LINE_PARTS = [
+    st.sampled_from([b"", b"    ", b"\t", b" \t"]),
+    st.sampled_from([b"", b"x = ", b"a, b = ", b"a.b: T = ", b"x =", b"x == ", b"x += ", b"f(", b"x = f("]),
+    st.sampled_from([b"", b"(", b"cfg.", b"get_", b"gpu_", b"x", b"is_"]),
+    st.sampled_from([b"arch", b"ARCH", b"major", b"cc", b"sm", b"arch_", b"cc_", b"sm_", b"smx", b"ampere"]),
+    st.sampled_from([b"", b"(", b" (", b"\n(", b"_x(", b".x", b"[0]", b" >= 9", b" in s", b"=1)", b")"]),
+    st.sampled_from([b"\n", b"\r\n", b"", b"  # < 9\n", b" < 9\n", b".get(k)\n"]),
+]
+name_lines = st.lists(st.tuples(*LINE_PARTS).map(b"".join), max_size=8).map(b"".join)
 
 
 @needs_ext
 @FUZZ
-@given(data=st.one_of(source_bytes, st.binary(max_size=80)))
+@given(data=st.one_of(source_bytes, name_lines, st.binary(max_size=80)))
 def test_quotes_and_hits_match_the_reference(data: bytes) -> None:
     assert _cutscan is not None
     quotes = ref_quotes(data)
@@ -179,6 +249,14 @@ def test_starts_match_the_reference(data: bytes, indent: bytes, begin: int, end:
 @needs_ext
 def test_every_source_file_of_the_project_scans_the_same() -> None:
     assert len(CORPUS) > 50
+    # the corpus holds names of both kinds: those that count and those that no longer do
+    verdicts = {
+        name_hit_counts(low, m.start())
+        for low in (p.read_bytes().lower() for p in CORPUS)
+        for pattern in _NARROWED_NAMES
+        for m in pattern.finditer(low)
+    }
+    assert verdicts == {True, False}
     for path in CORPUS:
         data = path.read_bytes()
         quotes = ref_quotes(data)

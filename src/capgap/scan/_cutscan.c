@@ -293,6 +293,106 @@ static int keep_hit(Keep *k, Py_ssize_t pos) {
     return offsets_push(k->out, pos);
 }
 
+/* prefilter.name_hit_counts: `major`, `arch`, `cc` and `sm` count only on a line that compares,
+ * indexes or looks up, where a call starts at them, or after the `(` of an assignment's value.
+ * Name hits arrive in order: the line's two answers are kept until a hit lies past it, and the
+ * word run a call test crossed is remembered, so each byte is looked at a bounded number of times
+ * (several hits in one word, `arch_arch_arch`, share one run). */
+typedef struct {
+    const unsigned char *s;
+    Py_ssize_t len;
+    Py_ssize_t line_start, line_end; /* the last line looked at: [line_start, line_end); end -1: none */
+    int compares;                    /* rule 1 on that line */
+    Py_ssize_t assigned_call;        /* rule 3: where the assignment's match ends on it, or -1 */
+    Py_ssize_t word_from, word_end;  /* rule 2: [word_from, word_end) all `\w` ... */
+    int word_call;                   /* ... and whether `\s*\(` follows word_end */
+} Names;
+
+static int is_word(unsigned char low) { return is_lower_alnum(low) || low == '_'; }
+
+/* `[<>\[]|==|!=| in |\.get\(` searched in [a, b) of the lowercased data (`\Z` at b). */
+static int compares_in(const unsigned char *s, Py_ssize_t a, Py_ssize_t b) {
+    for (Py_ssize_t k = a; k < b; k++) {
+        switch (s[k]) {
+        case '<': case '>': case '[':
+            return 1;
+        case '=': case '!':
+            if (k + 1 < b && s[k + 1] == '=') return 1;
+            break;
+        case ' ':
+            if (k + 3 < b && LOWER[s[k + 1]] == 'i' && LOWER[s[k + 2]] == 'n' && s[k + 3] == ' ') return 1;
+            break;
+        case '.':
+            if (k + 4 < b && LOWER[s[k + 1]] == 'g' && LOWER[s[k + 2]] == 'e' && LOWER[s[k + 3]] == 't' &&
+                s[k + 4] == '(')
+                return 1;
+            break;
+        default:
+            break;
+        }
+    }
+    return 0;
+}
+
+static int target_byte(unsigned char c) { return is_word(LOWER[c]) || c == '.'; }
+
+/* Where `[ \t]*[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*(?::[^=\n]*)?=[^=\n][^\n(]*\(` matched at p
+ * ends, or -1. Deterministic: the targets' runs are taken whole (a run given back leaves a `\w`
+ * facing `,`, `:` or `=`; a `, x` group given back leaves `,` facing them); `[^=\n]*` stops at the
+ * first `=` or newline and only `=` goes on; `[^\n(]*` stops at the first `(` or newline after the
+ * value's first byte (which may itself be a `(`), and only `(` ends the match. */
+static Py_ssize_t assigned_call_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t p) {
+    while (p < len && (s[p] == ' ' || s[p] == '\t')) p++;
+    if (p >= len || !target_byte(s[p])) return -1;
+    while (p < len && target_byte(s[p])) p++;
+    for (;;) { /* (?:[ \t]*,[ \t]*[\w.]+)* */
+        Py_ssize_t q = p;
+        while (q < len && (s[q] == ' ' || s[q] == '\t')) q++;
+        if (q >= len || s[q] != ',') break;
+        q++;
+        while (q < len && (s[q] == ' ' || s[q] == '\t')) q++;
+        if (q >= len || !target_byte(s[q])) break;
+        while (q < len && target_byte(s[q])) q++;
+        p = q;
+    }
+    while (p < len && (s[p] == ' ' || s[p] == '\t')) p++;
+    if (p < len && s[p] == ':') { /* an annotation: up to the first `=` */
+        p++;
+        while (p < len && s[p] != '=' && s[p] != '\n') p++;
+    }
+    if (p >= len || s[p] != '=') return -1;
+    p++;
+    if (p >= len || s[p] == '=' || s[p] == '\n') return -1;
+    p++;
+    while (p < len && s[p] != '(' && s[p] != '\n') p++;
+    return p < len && s[p] == '(' ? p + 1 : -1;
+}
+
+static int name_counts(Names *nm, Py_ssize_t i) {
+    const unsigned char *s = nm->s;
+    if (i >= nm->line_end) { /* a new line: its start is past the last one's newline */
+        Py_ssize_t floor = nm->line_end < 0 ? 0 : nm->line_end + 1, k = i;
+        while (k > floor && s[k - 1] != '\n') k--;
+        const unsigned char *nl = memchr(s + i, '\n', (size_t)(nm->len - i));
+        nm->line_start = k;
+        nm->line_end = nl == NULL ? nm->len : nl - s;
+        nm->compares = compares_in(s, nm->line_start, nm->line_end);
+        nm->assigned_call = -2; /* not looked at yet */
+    }
+    if (nm->compares) return 1;
+    if (!(i >= nm->word_from && i < nm->word_end)) { /* `\w*\s*\(` at i */
+        Py_ssize_t j = i;
+        while (j < nm->len && is_word(LOWER[s[j]])) j++;
+        nm->word_from = i;
+        nm->word_end = j;
+        while (j < nm->len && is_space(s[j])) j++;
+        nm->word_call = j < nm->len && s[j] == '(';
+    }
+    if (nm->word_call) return 1;
+    if (nm->assigned_call == -2) nm->assigned_call = assigned_call_at(s, nm->len, nm->line_start);
+    return nm->assigned_call >= 0 && nm->assigned_call <= i;
+}
+
 #define HIT(cond)                                        \
     do {                                                 \
         if ((cond) && keep_hit(&keep, i) < 0) goto fail; \
@@ -312,6 +412,7 @@ static PyObject *cutscan_code_hits(PyObject *self, PyObject *args) {
     sc.len = len;
     memset(sc.next_ok, 0, sizeof(sc.next_ok));
     Keep keep = {s, &quotes, 0, 0, 0, &out};
+    Names names = {s, len, 0, -1, 0, -2, 0, 0, 0};
     /* hit_offsets sorts the hits of all patterns together: walking offsets in order and reporting
      * every pattern that matches at each gives that same sorted multiset (equal offsets are equal
      * ints, so their order among themselves is moot). A `"sm_90":` key is reported at its quote,
@@ -324,12 +425,12 @@ static PyObject *cutscan_code_hits(PyObject *self, PyObject *args) {
         case 'a':
             HIT(literal_at(&sc, L_APABILIT, i));
             HIT(literal_at(&sc, L_AMPERE, i));
-            HIT(name_at(&sc, R_ARCH, "arch", 4, i));
+            HIT(name_at(&sc, R_ARCH, "arch", 4, i) && name_counts(&names, i));
             break;
         case 'c':
             HIT(literal_at(&sc, L_CUDA_ARCH, i));
             HIT(literal_at(&sc, L_CAPAB, i));
-            HIT(name_at(&sc, R_CC, "cc", 2, i));
+            HIT(name_at(&sc, R_CC, "cc", 2, i) && name_counts(&names, i));
             break;
         case 'd':
             HIT(literal_at(&sc, L_DEVICE_SM, i));
@@ -344,7 +445,7 @@ static PyObject *cutscan_code_hits(PyObject *self, PyObject *args) {
             HIT(literal_at(&sc, L_LACKWELL, i));
             break;
         case 'm':
-            HIT(literal_at(&sc, L_MAJOR, i));
+            HIT(literal_at(&sc, L_MAJOR, i) && name_counts(&names, i));
             break;
         case 'r':
             HIT(literal_at(&sc, L_RCH_LIST, i));
@@ -355,7 +456,7 @@ static PyObject *cutscan_code_hits(PyObject *self, PyObject *args) {
             }
             HIT(literal_at(&sc, L_SM_VERSION, i));
             HIT(sm_at(&sc, i));
-            HIT(sm_name_at(&sc, i));
+            HIT(sm_name_at(&sc, i) && name_counts(&names, i));
             break;
         case '9':
             HIT(literal_at(&sc, L_KEY9, i) && starts_key(s, i));
@@ -482,7 +583,7 @@ static struct PyModuleDef cutscan_module = {
 
 /* Bumped with every change of what the scans return: chunks.py ignores a build of older source
  * (an editable install does not rebuild by itself). */
-#define CUTSCAN_VERSION 1
+#define CUTSCAN_VERSION 2
 
 PyMODINIT_FUNC PyInit__cutscan(void) {
     init_tables();

@@ -19,7 +19,7 @@ from typing import Any
 from capgap.paths import cache_dir
 from capgap.scan.records import FileFacts
 
-VERSION = 14  # bump when extraction changes what it records
+VERSION = 15  # bump when extraction changes what it records
 
 
 @dataclass

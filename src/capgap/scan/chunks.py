@@ -20,7 +20,7 @@ try:  # the same byte scans in C (setup.py builds it when a compiler is there); 
     from capgap.scan import _cutscan
 except ImportError:  # pragma: no cover - depends on the build
     _cutscan = None
-if getattr(_cutscan, "VERSION", None) != 1:  # a stale build of older C source: not to be trusted
+if getattr(_cutscan, "VERSION", None) != 2:  # a stale build of older C source: not to be trusted
     _cutscan = None
 
 _SIMPLE_ASSIGN = re.compile(rb"[ \t]*[A-Za-z_][\w.]*[ \t]*(?::[^=\n]+)?=[^=]")

@@ -80,26 +80,50 @@ def worth_parsing(data: bytes) -> bool:
 # `gpu_arch`, `cc`, `sm`, `sm_count`, ...): statements holding one are kept in the cut, so a
 # `major == 9` deep in a function is read whatever surrounds it. Each regex starts with its
 # literal (fast to search); the name's start is checked by hand.
-_NAME_TOKENS = (b"major", b"ampere", b"capab")
-# The literal comes first (searched fast); the look-behind after it checks the name's start.
-_NAME_PATTERNS = (
-    *(re.compile(re.escape(tok)) for tok in _NAME_TOKENS),
+_ALWAYS_NAMES = (re.compile(rb"ampere"), re.compile(rb"capab"))  # always about a capability
+_NARROWED_NAMES = (
+    re.compile(rb"major"),
     re.compile(rb"arch(?<![a-z0-9]arch)(?:_|(?![a-z0-9.]))"),  # not `cute.arch.sync()`: a module
     re.compile(rb"cc(?<![a-z0-9]cc)(?:_|(?![a-z0-9.]))"),
     re.compile(rb"sm(?<![a-z0-9]sm)(?![a-z0-9_.])"),  # `sm`, `num_sm`; `sm90`, `sm_90` are tokens
 )
+# `major`, `arch`, `cc` and `sm` also name things no gate tests: a model's "architecture"
+# (`arch: ModelArchConfig,`, `hidden = arch.ffn_hidden_size`). Such a name counts only where it
+# can feed a test: on a line that compares, indexes or looks up (`arch >= 90`, `sm_count[i]`,
+# `.get(`, ` in `), where a call starts at it (`get_arch(`, `is_arch_support_pdl (`), or in the
+# value of an assignment after a call opens (`x = f(device_arch)`). Measured on sglang: 7% less
+# text parsed, the same findings. (_cutscan.c replays these exactly.)
+_COMPARES = re.compile(rb"[<>\[]|==|!=| in |\.get\(")
+_CALL = re.compile(rb"\w*\s*\(")
+_ASSIGNED_CALL = re.compile(rb"[ \t]*[\w.]+(?:[ \t]*,[ \t]*[\w.]+)*[ \t]*(?::[^=\n]*)?=[^=\n][^\n(]*\(")
+
+
+def name_hit_counts(low: bytes, i: int) -> bool:
+    """Does the name at `i` of the lowercased `low` sit where a gate could test it?"""
+    start = low.rfind(b"\n", 0, i) + 1
+    end = low.find(b"\n", i)
+    if _COMPARES.search(low, start, end if end != -1 else len(low)):
+        return True
+    if _CALL.match(low, i):
+        return True
+    m = _ASSIGNED_CALL.match(low, start)
+    return m is not None and m.end() <= i
+
+
 # Every token as a literal pattern: C-level scanning, no Python step per occurrence.
 _TOKEN_PATTERNS = tuple((tok, re.compile(re.escape(tok))) for tok in CAP_TOKENS + CC_KEY_TOKENS)
 
 
 def hit_offsets(data: bytes, names: bool = False) -> list[int]:
     """Sorted byte offsets of every capability token and capability-like dict key in `data`
-    (and, with `names`, of every capability-like name)."""
+    (and, with `names`, of every capability-like name where a test could read it)."""
     low = data.lower()
     offsets: list[int] = []
     if names:
-        for pattern in _NAME_PATTERNS:
+        for pattern in _ALWAYS_NAMES:
             offsets.extend([m.start() for m in pattern.finditer(low)])
+        for pattern in _NARROWED_NAMES:
+            offsets.extend([i for m in pattern.finditer(low) if name_hit_counts(low, i := m.start())])
     for tok, pattern in _TOKEN_PATTERNS:
         if tok[0:1] in b"91":  # `9: ` / `10: ` must start a key
             offsets.extend([i for m in pattern.finditer(low) if _is_key(low, i := m.start(), tok)])
