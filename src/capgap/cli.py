@@ -65,6 +65,10 @@ def main(argv: list[str] | None = None) -> int:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
     except KeyboardInterrupt:
         code = 130
+    if args[:1] == ["scan"]:  # a grep nobody collected (a usage error came first): stop it
+        from capgap.scan.grepfilter import discard_all
+
+        discard_all()
     if argv is None:
         if args[:1] == ["scan"]:
             _exit_now(code)

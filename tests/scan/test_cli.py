@@ -172,3 +172,10 @@ def test_a_scan_process_ends_with_all_its_output_and_its_exit_code(tree: Path, t
     (tmp_path / "clean" / "m.py").write_text("x = 1\n")
     clean = subprocess.run([*cmd[:4], str(tmp_path / "clean"), *cmd[5:]], capture_output=True, timeout=120)
     assert (clean.returncode, clean.stdout.decode().split()[0]) == (0, "0")
+
+
+def test_a_usage_error_leaves_no_grep_running(tree: Path) -> None:
+    from capgap.scan import grepfilter
+
+    assert run_cli("scan", str(tree), "--format", "yaml").code == 2
+    assert str(tree) not in grepfilter._STARTED  # started before the options were read, then stopped

@@ -204,6 +204,12 @@ def discard(root: str) -> None:
         proc.kill()
 
 
+def discard_all() -> None:
+    """Stop every prefetch still uncollected."""
+    for root in list(_STARTED):
+        discard(root)
+
+
 def candidates(paths: list[str], workers: int) -> set[str] | None:
     """The paths holding any token (a superset of what the pre-filter passes); None: ask Python."""
     grep = _grep()

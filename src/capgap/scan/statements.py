@@ -13,13 +13,23 @@ CAPISH = re.compile(r"capab|(^|_)sm|arch|(^|_)cc($|_)|major", re.I)
 NEGATIVE_OPS = (ast.NotEq, ast.NotIn, ast.Lt, ast.LtE)
 
 
+_NOT_CHILDREN = frozenset(("ctx", "op", "ops"))  # Load/Store, Add, Eq...: leaves no caller looks for
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
 def walk(node: ast.AST) -> Iterator[ast.AST]:
-    """`ast.walk` (same nodes, same order) without its two generator layers per node: the
-    extractor walks every statement that may read a capability, and this halves that."""
+    """`ast.walk` (same nodes, same order) less the expression-context and operator leaves, and
+    without its two generator layers per node: the extractor walks every statement that may read
+    a capability. No caller looks for a context or an operator (a Compare's ops are read from it)."""
     todo = deque([node])
+    fields_of = _CHILD_FIELDS
     while todo:
         node = todo.popleft()
-        for name in node._fields:
+        cls = type(node)
+        fields = fields_of.get(cls)
+        if fields is None:
+            fields = fields_of[cls] = tuple(f for f in cls._fields if f not in _NOT_CHILDREN)
+        for name in fields:
             value = getattr(node, name, None)
             if isinstance(value, ast.AST):
                 todo.append(value)
