@@ -589,6 +589,32 @@ static void mark_pair(unsigned char *table, unsigned char a, unsigned char b) {
     table[pair] = 1;
 }
 
+static int raw_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t i, const char *tok) {
+    Py_ssize_t n = (Py_ssize_t)strlen(tok);
+    return i + n <= len && memcmp(s + i, tok, (size_t)n) == 0;
+}
+
+/* A build token at i: case-sensitive, on the raw bytes. */
+static int build_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t i) {
+    switch (s[i]) {
+    case 'A':
+        return raw_at(s, len, i, "ARCH_LIST") || raw_at(s, len, i, "ARCHITECTURES");
+    case 'g':
+        return raw_at(s, len, i, "gencode") || raw_at(s, len, i, "generate-code");
+    case 'c':
+        return raw_at(s, len, i, "cuda_archs");
+    case 'C':
+        return raw_at(s, len, i, "CUDA_ARCHS");
+    default:
+        return 0;
+    }
+}
+
+/* BUILD_INNER[pair]: bit o set when some build token holds that pair of bytes at offset o < BUILD_MIN - 1.
+ * BUILD_MIN: the length of the shortest build token (`gencode`). */
+#define BUILD_MIN 7
+static unsigned char BUILD_INNER[65536];
+
 static void init_relevance_tables(void) {
     const char *folded[N_CAP + 3];
     for (size_t k = 0; k < N_CAP; k++) folded[k] = CAP_LITERALS[k];
@@ -599,8 +625,16 @@ static void init_relevance_tables(void) {
         for (int a = 0; a < 256; a++)
             for (int b = 0; b < 256 && LOWER[a] == (unsigned char)folded[k][0]; b++)
                 if (LOWER[b] == (unsigned char)folded[k][1]) mark_pair(REL_PAIRS, (unsigned char)a, (unsigned char)b);
-    for (size_t k = 0; k < N_BUILD; k++)
-        mark_pair(REL_PAIRS, (unsigned char)BUILD_LITERALS[k][0], (unsigned char)BUILD_LITERALS[k][1]);
+    for (size_t k = 0; k < N_BUILD; k++) {
+        const unsigned char *tok = (const unsigned char *)BUILD_LITERALS[k];
+        mark_pair(REL_PAIRS, tok[0], tok[1]);
+        for (int o = 0; o < BUILD_MIN - 1; o++) {
+            unsigned char two[2] = {tok[o], tok[o + 1]};
+            uint16_t pair;
+            memcpy(&pair, two, 2);
+            BUILD_INNER[pair] |= (unsigned char)(1u << o);
+        }
+    }
 }
 
 /* `tok` (lowercase) at i of the lowercased data. */
@@ -610,11 +644,6 @@ static int folded_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t i, const
     for (Py_ssize_t k = 0; k < n; k++)
         if (LOWER[s[i + k]] != (unsigned char)tok[k]) return 0;
     return 1;
-}
-
-static int raw_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t i, const char *tok) {
-    Py_ssize_t n = (Py_ssize_t)strlen(tok);
-    return i + n <= len && memcmp(s + i, tok, (size_t)n) == 0;
 }
 
 /* A match of `sm_?\d{2,3}[af]?["']\s*:` at i (an `sm`), as sm_key_at decides it (no resume point:
@@ -638,29 +667,13 @@ static PyObject *cutscan_relevance(PyObject *self, PyObject *args) {
     /* has_cc_key looks at the first 64 occurrences of `9: ` and of `10: ` only (each token gives up
      * after that many that are not keys); `"sm90":`-style keys count only where `sm_` occurs too. */
     int tries9 = 0, tries10 = 0, sm_underscore = 0, quoted_sm_key = 0;
-    for (Py_ssize_t i = 0; i + 1 < len && !(worth && build); i++) {
+    Py_ssize_t i = 0;
+    for (; i + 1 < len; i++) {
         uint16_t pair;
         memcpy(&pair, s + i, 2);
         if (!REL_PAIRS[pair]) continue;
-        if (!build) { /* case-sensitive, on the raw bytes */
-            switch (s[i]) {
-            case 'A':
-                build = raw_at(s, len, i, "ARCH_LIST") || raw_at(s, len, i, "ARCHITECTURES");
-                break;
-            case 'g':
-                build = raw_at(s, len, i, "gencode") || raw_at(s, len, i, "generate-code");
-                break;
-            case 'c':
-                build = raw_at(s, len, i, "cuda_archs");
-                break;
-            case 'C':
-                build = raw_at(s, len, i, "CUDA_ARCHS");
-                break;
-            default:
-                break;
-            }
-        }
-        if (worth) continue;
+        if (!build) build = build_at(s, len, i);
+        if (worth) break; /* the rest looks for a build token only: faster below */
         switch (LOWER[s[i]]) { /* on the lowercased bytes */
         case 'a':
             worth = folded_at(s, len, i, "apabilit");
@@ -709,6 +722,19 @@ static PyObject *cutscan_relevance(PyObject *self, PyObject *args) {
         default:
             break;
         }
+        if (worth && build) break;
+    }
+    /* Every build token is at least BUILD_MIN bytes long, so one of every BUILD_MIN - 1 pair starts
+     * in a row lies inside each occurrence, at an offset below BUILD_MIN - 1: only those pairs are
+     * looked up, and a pair found names the offsets where an occurrence would start. (Occurrences
+     * starting before i were looked for above; looking again is harmless.) */
+    for (Py_ssize_t j = i; !build && j + 1 < len; j += BUILD_MIN - 1) {
+        uint16_t pair;
+        memcpy(&pair, s + j, 2);
+        for (unsigned offsets = BUILD_INNER[pair]; offsets && !build; offsets &= offsets - 1) {
+            Py_ssize_t at = j - __builtin_ctz(offsets);
+            build = at >= 0 && build_at(s, len, at);
+        }
     }
     return Py_BuildValue("(OO)", worth ? Py_True : Py_False, build ? Py_True : Py_False);
 }
@@ -718,7 +744,20 @@ static PyObject *cutscan_relevance(PyObject *self, PyObject *args) {
 /* str.splitlines() breaks of ASCII text (`\r\n` is one break) */
 static int is_break(unsigned char c) { return c == '\n' || c == '\r' || (c >= 0x0b && c <= 0x0c) || (c >= 0x1c && c <= 0x1e); }
 
-#define MAX_HINTS 64
+#define MAX_HINTS 63
+#define BREAK_BIT ((uint64_t)1 << 63)
+
+static int all_ascii(const unsigned char *s, Py_ssize_t len) {
+    Py_ssize_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        if (w & 0x8080808080808080ull) return 0;
+    }
+    for (; i < len; i++)
+        if (s[i] >= 0x80) return 0;
+    return 1;
+}
 
 static PyObject *cutscan_hint_lines(PyObject *self, PyObject *args) {
     PyObject *data_obj, *hints_obj, *result = NULL;
@@ -730,18 +769,22 @@ static PyObject *cutscan_hint_lines(PyObject *self, PyObject *args) {
     Py_ssize_t n_hints = PyTuple_GET_SIZE(hints_obj);
     const unsigned char *hint[MAX_HINTS];
     Py_ssize_t hint_len[MAX_HINTS];
-    /* FIRST[c]: the hints that begin with byte c; SECOND[c]: those whose second byte is c, and every
-     * one-byte hint; SECOND[256] (past the end) holds the one-byte hints only. */
+    /* Indexed by a raw byte: FIRST, the hints whose first byte is its lowercase (and BREAK_BIT for
+     * a line break); SECOND, those whose second byte is its lowercase, every one-byte hint, and
+     * BREAK_BIT. SECOND[256] (past the end) holds the one-byte hints and BREAK_BIT. FIRST of a byte
+     * AND SECOND of the next leaves the hints that can start there, or a line break: most bytes
+     * are passed over with two look-ups and one well-predicted branch. */
     uint64_t first[256], second[257];
-    if (n_hints > MAX_HINTS) Py_RETURN_NONE;
-    memset(first, 0, sizeof(first));
-    memset(second, 0, sizeof(second));
-    for (Py_ssize_t h = 0; h < n_hints; h++) {
-        PyObject *item = PyTuple_GET_ITEM(hints_obj, h);
-        if (!PyBytes_Check(item)) {
+    for (Py_ssize_t h = 0; h < n_hints; h++)
+        if (!PyBytes_Check(PyTuple_GET_ITEM(hints_obj, h))) {
             PyErr_SetString(PyExc_TypeError, "hints must be a tuple of bytes");
             return NULL;
         }
+    if (n_hints > MAX_HINTS) Py_RETURN_NONE;
+    for (int c = 0; c < 256; c++) first[c] = is_break((unsigned char)c) ? BREAK_BIT : 0;
+    for (int c = 0; c < 257; c++) second[c] = BREAK_BIT;
+    for (Py_ssize_t h = 0; h < n_hints; h++) {
+        PyObject *item = PyTuple_GET_ITEM(hints_obj, h);
         hint[h] = (const unsigned char *)PyBytes_AS_STRING(item);
         hint_len[h] = PyBytes_GET_SIZE(item);
         /* Only hints the line-wise search answers as the joined text does: not empty (that matches
@@ -750,23 +793,25 @@ static PyObject *cutscan_hint_lines(PyObject *self, PyObject *args) {
         for (Py_ssize_t k = 0; k < hint_len[h]; k++)
             if (hint[h][k] >= 0x80 || is_break(hint[h][k])) Py_RETURN_NONE;
         uint64_t bit = (uint64_t)1 << h;
-        first[hint[h][0]] |= bit;
-        if (hint_len[h] == 1)
-            for (int c = 0; c < 257; c++) second[c] |= bit;
-        else
-            second[hint[h][1]] |= bit;
+        for (int c = 0; c < 256; c++) {
+            if (LOWER[c] == hint[h][0]) first[c] |= bit;
+            if (hint_len[h] == 1 || LOWER[c] == hint[h][1]) second[c] |= bit;
+        }
+        if (hint_len[h] == 1) second[256] |= bit;
     }
-    for (Py_ssize_t i = 0; i < len; i++)
-        if (s[i] >= 0x80) Py_RETURN_NONE; /* str.lower() of other text can change letters and lengths */
+    if (!all_ascii(s, len)) Py_RETURN_NONE; /* str.lower() of other text can change letters and lengths */
     Py_ssize_t line = 0, i = 0;
     while (i < len) {
-        unsigned char c = s[i];
-        if (is_break(c)) {
-            i += c == '\r' && i + 1 < len && s[i + 1] == '\n' ? 2 : 1;
+        uint64_t cand = first[s[i]] & second[i + 1 < len ? s[i + 1] : 256];
+        if (!cand) {
+            i++;
+            continue;
+        }
+        if (cand & BREAK_BIT) {
+            i += s[i] == '\r' && i + 1 < len && s[i + 1] == '\n' ? 2 : 1;
             line++;
             continue;
         }
-        uint64_t cand = first[LOWER[c]] & second[i + 1 < len ? LOWER[s[i + 1]] : 256];
         int hit = 0;
         while (cand && !hit) {
             int h = __builtin_ctzll(cand);
@@ -782,7 +827,7 @@ static PyObject *cutscan_hint_lines(PyObject *self, PyObject *args) {
             continue;
         }
         if (offsets_push(&out, line) < 0) goto fail;
-        while (i < len && !is_break(s[i])) i++; /* the rest of a line already found */
+        while (i < len && !(first[s[i]] & BREAK_BIT)) i++; /* the rest of a line already found */
     }
     result = offsets_to_list(&out);
 fail:
