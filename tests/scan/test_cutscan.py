@@ -383,6 +383,19 @@ def test_relevance_exact_answers() -> None:
         _cutscan.relevance("text")  # type: ignore[arg-type]
 
 
+@needs_ext
+def test_fileparse_relevance_is_the_same_either_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only Python files are worth parsing; a Python file's build tokens count only where it is."""
+    cases = [*RELEVANCE_CASES, b"hopper gencode", b"ARCHITECTURES", b"x = 1"]
+    with_c = [fileparse.relevance(data, is_python) for data in cases for is_python in (True, False)]
+    monkeypatch.setattr(chunks, "_cutscan", None)
+    assert with_c == [fileparse.relevance(data, is_python) for data in cases for is_python in (True, False)]
+    assert fileparse.relevance(b"ARCHITECTURES", True) == (False, False)
+    assert fileparse.relevance(b"ARCHITECTURES", False) == (False, True)
+    assert fileparse.relevance(b"hopper gencode", True) == (True, True)
+    assert fileparse.relevance(b"hopper gencode", False) == (False, True)
+
+
 RELEVANCE_FRAGMENTS = [
     *(bytes([c]) for c in b"sSmM_09185afAF\"' \t\n\r\x0b{,:.()x"),
     *CAP_TOKENS,

@@ -34,14 +34,7 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
     if is_python and b"\0" in data:
         facts.skipped = "binary data, not Python source"
         return facts
-    if chunks._cutscan is not None:  # both answers in one C pass
-        worth, has_build_token = chunks._cutscan.relevance(data)
-        relevant_py = is_python and worth
-        relevant_build = (relevant_py or not is_python) and has_build_token
-    else:
-        relevant_py = is_python and prefilter.worth_parsing(data)
-        # build strings in Python files mention `gencode` / `arch_list`: only parse-worthy files have them
-        relevant_build = (relevant_py or not is_python) and any(tok in data for tok in builds.BUILD_TOKENS)
+    relevant_py, relevant_build = relevance(data, is_python)
     if not (relevant_build or relevant_py):
         return None
     if len(data) > MAX_BYTES:
@@ -73,6 +66,18 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
         extracted.builds = facts.builds
         facts = extracted
     return facts if (facts.builds or facts.tables or facts.uses or facts.helpers or facts.gates) else None
+
+
+def relevance(data: bytes, is_python: bool) -> tuple[bool, bool]:
+    """Is the file worth parsing as Python, and worth reading for build lists?"""
+    if chunks._cutscan is not None:  # both answers of the reference below in one C pass
+        worth, has_build_token = chunks._cutscan.relevance(data)
+        relevant_py = is_python and worth
+        return relevant_py, (relevant_py or not is_python) and has_build_token
+    relevant_py = is_python and prefilter.worth_parsing(data)
+    # build strings in Python files mention `gencode` / `arch_list`: only parse-worthy files have them
+    relevant_build = (relevant_py or not is_python) and any(tok in data for tok in builds.BUILD_TOKENS)
+    return relevant_py, relevant_build
 
 
 class _Whole:
