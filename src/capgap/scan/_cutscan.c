@@ -1,7 +1,11 @@
-/* Byte scans of the statement cut (capgap.scan.chunks), done in one C pass each.
+/* Byte scans of the statement cut (capgap.scan.chunks), of the relevance test of a file
+ * (capgap.scan.fileparse.relevance) and of the lines holding a hint (capgap.scan.hintlines), done
+ * in one C pass each.
  *
- * Optional: chunks.py falls back to its pure-Python reference when this module is absent, and
- * every function here returns exactly what that reference returns (same ints, same order).
+ * Optional: chunks.py falls back to its pure-Python reference when this module is absent (or a
+ * build of older source), and every function here returns exactly what that reference returns
+ * (same ints, same order; hint_lines answers None where it cannot be sure, and the caller
+ * searches in Python).
  *
  * Each regular expression of the reference is replayed as "does it match at offset i, and where
  * does the match end". re.finditer reports the leftmost match at or after its search position and
@@ -742,7 +746,9 @@ static PyObject *cutscan_relevance(PyObject *self, PyObject *args) {
 /* ---- hint_lines: hintlines.HintLines(text.splitlines(), hints) over the bytes of ASCII text ---- */
 
 /* str.splitlines() breaks of ASCII text (`\r\n` is one break) */
-static int is_break(unsigned char c) { return c == '\n' || c == '\r' || (c >= 0x0b && c <= 0x0c) || (c >= 0x1c && c <= 0x1e); }
+static int is_break(unsigned char c) {
+    return c == '\n' || c == '\r' || c == 0x0b || c == 0x0c || (c >= 0x1c && c <= 0x1e);
+}
 
 #define MAX_HINTS 63
 #define BREAK_BIT ((uint64_t)1 << 63)
@@ -848,7 +854,8 @@ static PyMethodDef cutscan_methods[] = {
 };
 
 static struct PyModuleDef cutscan_module = {
-    PyModuleDef_HEAD_INIT, "capgap.scan._cutscan", "C byte scans of the statement cut.", -1, cutscan_methods,
+    PyModuleDef_HEAD_INIT, "capgap.scan._cutscan",
+    "C byte scans of the statement cut, the relevance test and hint lines.", -1, cutscan_methods,
     NULL, NULL, NULL, NULL,
 };
 
