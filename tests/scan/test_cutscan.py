@@ -3,6 +3,7 @@ the same lists for every input, and the same cut of every file either way."""
 
 from __future__ import annotations
 
+import pickle
 import shutil
 import subprocess
 import sys
@@ -13,8 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from capgap.scan import chunks
-from capgap.scan.prefilter import _NARROWED_NAMES, hit_offsets, name_hit_counts
+from capgap.scan import builds, chunks, extract, fileparse
+from capgap.scan.hintlines import HintLines
+from capgap.scan.prefilter import _NARROWED_NAMES, hit_offsets, name_hit_counts, worth_parsing
+from capgap.scan.tokens import CAP_TOKENS, CC_KEY_TOKENS
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted(p for top in ("src", "tests") for p in (ROOT / top).rglob("*.py"))
@@ -302,3 +305,249 @@ def test_without_a_current_extension_the_python_reference_cuts(block: str) -> No
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == repr(b"\n\n\n\nif torch.cuda.get_device_capability()[0] >= 9:\n    y = 2\n")
+
+
+# ---- relevance: (prefilter.worth_parsing, any build token) in one pass ----
+
+
+def ref_relevance(data: bytes) -> tuple[bool, bool]:
+    return worth_parsing(data), any(tok in data for tok in builds.BUILD_TOKENS)
+
+
+ALL_TOKENS = CAP_TOKENS + CC_KEY_TOKENS + builds.BUILD_TOKENS
+_NOT_KEYS = b"x9: " * 64  # 64 occurrences of `9: ` that start no key: has_cc_key gives up on `9: `
+RELEVANCE_CASES = [
+    b"",
+    b"s",
+    b"sm",
+    b"\x00\xff\x80sm_90\xfe",
+    *(tok.lower() for tok in ALL_TOKENS),
+    *(tok.upper() for tok in ALL_TOKENS),
+    *(b"x" + tok[:-1] for tok in CAP_TOKENS + builds.BUILD_TOKENS),  # cut short at the end
+    *(b"gENCODE", b"Arch_List", b"cuda_ARCHS", b"Generate-Code"),  # build tokens: raw bytes only
+    b"9: x",
+    b"10: x",
+    *(bytes([c]) + tok + b"1" for tok in (b"9: ", b"10: ") for c in b" \t{,\nx(\r[:"),
+    _NOT_KEYS + b"{9: 1}",  # the 65th is a key, but no longer looked at
+    _NOT_KEYS[4:] + b"{9: 1}",  # the 64th
+    _NOT_KEYS + b"{10: 1}",  # another token: its own 64
+    _NOT_KEYS + b'{".0": 1}',
+    b"x10: " * 70 + b"\n10: 1",
+    b'"sm_90":',
+    b"'sm1000a':",
+    b"'sm100a':",
+    b'"sm90":',  # `sm_` nowhere: not a key
+    b'"sm90": 1, sm_',
+    b'sm_x, "SM90" \t: 1',
+    b'"sm9":',
+    b"'sm100f'\x0b:",
+    b'"sm_90"x:',
+    b"sm_9",
+    b"x = sm9",
+    b"x = SM_9",
+    b"sm_90",
+    b"sm90",
+    b"sm__90",
+    b"ssm_90",
+    b"'sm_1000':",
+    b"HOPPER + gencode",
+    # a build token after the answer to worth_parsing is known, at every alignment of the sampling
+    *(b"hopper" + b"x" * k + tok + b"y" * m for k in range(8) for m in (0, 1) for tok in builds.BUILD_TOKENS),
+    *(b"hopper" + b"x" * k + tok[:-1] for k in range(8) for tok in builds.BUILD_TOKENS),
+    b"ARCH_LIST and blackwell",
+]
+
+
+@needs_ext
+@pytest.mark.parametrize("data", RELEVANCE_CASES)
+def test_relevance_edge_cases(data: bytes) -> None:
+    assert _cutscan is not None
+    assert _cutscan.relevance(data) == ref_relevance(data)
+
+
+@needs_ext
+def test_relevance_exact_answers() -> None:
+    """The values themselves, so the reference stays honest too."""
+    assert _cutscan is not None
+    assert _cutscan.relevance(b"") == (False, False)
+    assert _cutscan.relevance(_NOT_KEYS + b"{9: 1}") == (False, False)
+    assert _cutscan.relevance(_NOT_KEYS[4:] + b"{9: 1}") == (True, False)
+    assert _cutscan.relevance(b"9: x") == (True, False)
+    assert _cutscan.relevance(b"(9: x") == (False, False)
+    assert _cutscan.relevance(b'"sm9": 1') == (False, False)
+    assert _cutscan.relevance(b'"sm90": 1') == (True, False)
+    assert _cutscan.relevance(b"GENCODE") == (True, False)
+    assert _cutscan.relevance(b"x gencode") == (True, True)
+    assert _cutscan.relevance(b"ARCHITECTURES") == (False, True)
+    with pytest.raises(TypeError):
+        _cutscan.relevance("text")  # type: ignore[arg-type]
+
+
+@needs_ext
+def test_fileparse_relevance_is_the_same_either_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Only Python files are worth parsing; a Python file's build tokens count only where it is."""
+    cases = [*RELEVANCE_CASES, b"hopper gencode", b"ARCHITECTURES", b"x = 1"]
+    with_c = [fileparse.relevance(data, is_python) for data in cases for is_python in (True, False)]
+    monkeypatch.setattr(chunks, "_cutscan", None)
+    assert with_c == [fileparse.relevance(data, is_python) for data in cases for is_python in (True, False)]
+    assert fileparse.relevance(b"ARCHITECTURES", True) == (False, False)
+    assert fileparse.relevance(b"ARCHITECTURES", False) == (False, True)
+    assert fileparse.relevance(b"hopper gencode", True) == (True, True)
+    assert fileparse.relevance(b"hopper gencode", False) == (False, True)
+
+
+RELEVANCE_FRAGMENTS = [
+    *(bytes([c]) for c in b"sSmM_09185afAF\"' \t\n\r\x0b{,:.()x"),
+    *CAP_TOKENS,
+    *CC_KEY_TOKENS,
+    *builds.BUILD_TOKENS,
+    *(tok.upper() for tok in ALL_TOKENS),
+    *(b"sm", b"sm_", b"SM_", b'"sm', b"'sm", b"x9: ", b"\xff", b"\xc3\xa9", b"\x00"),
+]
+relevance_bytes = st.lists(st.sampled_from(RELEVANCE_FRAGMENTS), max_size=40).map(b"".join)
+# Long runs of `9: ` / `10: ` that start no key, then maybe one that does: the 64-occurrence limit
+not_key_runs = st.tuples(
+    st.sampled_from([b"9: ", b"10: "]), st.integers(60, 68), st.sampled_from([b"x", b"(", b""]), st.booleans()
+).map(lambda t: (t[2] + t[0]) * t[1] + (b" " + t[0] if t[3] else b""))
+
+
+@needs_ext
+@FUZZ
+@given(data=st.one_of(relevance_bytes, not_key_runs, st.binary(max_size=60)))
+def test_relevance_matches_the_reference(data: bytes) -> None:
+    assert _cutscan is not None
+    assert _cutscan.relevance(data) == ref_relevance(data)
+
+
+@needs_ext
+def test_relevance_of_every_source_file_of_the_project() -> None:
+    assert _cutscan is not None
+    answers = set()
+    for path in CORPUS:
+        data = path.read_bytes()
+        answer = _cutscan.relevance(data)
+        assert answer == ref_relevance(data), path
+        answers.add(answer)
+    assert len(answers) >= 3  # the corpus holds files of several kinds
+
+
+# ---- hint_lines: HintLines over the bytes of ASCII text ----
+
+HINT_SETS = [tuple(h.encode() for h in hs) for hs in (extract._GATE_HINTS, extract._HINTS, ("x", "a_b"))]
+
+
+def ref_hint_lines(data: bytes, hints: tuple[bytes, ...]) -> list[int]:
+    return HintLines(data.decode("ascii").splitlines(), tuple(h.decode() for h in hints))._lines
+
+
+HINT_CASES = [
+    b"",
+    b"\n",
+    b"sm",
+    b"x\n",
+    b"x = 1\nSM = 2\r\ncc\rmajor\x0bARCH\x0cblackwell\x1chopper\x1dampere\x1ecapab\n\nx",
+    b"\r\n\r\n\rsm\n\n",
+    b"s\nm\nc\rc\nma\r\njor\x0bar\x0cch",  # a hint across a break is no hint
+    b"ssm cc\n_sm_\n.sm\n(sm\nsm1 sm9 sm8\n_cc cc_ (cc .cc\n",
+    b"a\x1fsm\x85x\n",  # \x1f is no break in str.splitlines
+    b"\x00sm\x00\n\tCC",
+    b"aaxa_bx\nA_B",
+    b"no hint here\nnor here",
+]
+
+
+@needs_ext
+@pytest.mark.parametrize("data", HINT_CASES)
+@pytest.mark.parametrize("hints", HINT_SETS)
+def test_hint_lines_edge_cases(data: bytes, hints: tuple[bytes, ...]) -> None:
+    assert _cutscan is not None
+    if any(c >= 0x80 for c in data):
+        assert _cutscan.hint_lines(data, hints) is None
+    else:
+        assert _cutscan.hint_lines(data, hints) == ref_hint_lines(data, hints)
+
+
+@needs_ext
+def test_hint_lines_exact_answers_and_refusals() -> None:
+    assert _cutscan is not None
+    hints = (b"sm", b"major")
+    assert _cutscan.hint_lines(b"x\r\nSM\rx\x0bmaj\nor\x1emajor\n", hints) == [1, 5]
+    assert _cutscan.hint_lines(b"", hints) == []
+    # non-ASCII text (str.lower() may make ASCII letters of it), a BOM included: the caller searches
+    assert _cutscan.hint_lines("\u0130sm\n".encode(), hints) is None
+    assert _cutscan.hint_lines(b"\xef\xbb\xbfsm\n", hints) is None
+    assert _cutscan.hint_lines(b"sm\n", (b"",)) is None  # an empty hint matches where no line is
+    assert _cutscan.hint_lines(b"sm\n", (b"s\nm",)) is None  # a break in a hint: it may span lines
+    assert _cutscan.hint_lines(b"sm\n", ("sm\xe9".encode(),)) is None
+    assert _cutscan.hint_lines(b"sm\n", tuple(b"h%d" % k for k in range(65))) is None  # over 64 hints
+    assert _cutscan.hint_lines(b"SM\n", (b"SM",)) == []  # the text is lowercased, the hints not
+    with pytest.raises(TypeError):
+        _cutscan.hint_lines(b"x", ("sm",))  # type: ignore[arg-type]
+    with pytest.raises(TypeError):
+        _cutscan.hint_lines(b"x", [b"sm"])  # type: ignore[arg-type]
+
+
+def test_hint_lines_fall_back_for_text_the_c_scan_refuses() -> None:
+    text = "\u0130 = major\nx\nSM_90 = 1\n"  # 'İ'.lower() is two characters long
+    lines = text.splitlines()
+    assert HintLines(lines, ("major", "sm_"), text.encode())._lines == [0, 2]
+    assert HintLines(lines, ("major", "sm_"))._lines == [0, 2]
+
+
+HINT_FRAGMENTS = [
+    *(bytes([c]) for c in b"smcajorSMCA_.(x 189\n\r\x0b\x0c\x1c\x1d\x1e\x1f\t"),
+    *(h.encode() for h in extract._HINTS + extract._GATE_HINTS),
+    *(h.upper().encode() for h in extract._GATE_HINTS),
+    *(b"\r\n", b"\n\n", b"a_b", b"A_B"),
+]
+hint_text = st.lists(st.sampled_from(HINT_FRAGMENTS), max_size=50).map(b"".join)
+
+
+@needs_ext
+@FUZZ
+@given(data=st.one_of(hint_text, st.binary(max_size=60)), hints=st.sampled_from(HINT_SETS))
+def test_hint_lines_match_the_reference(data: bytes, hints: tuple[bytes, ...]) -> None:
+    assert _cutscan is not None
+    if data.isascii():
+        assert _cutscan.hint_lines(data, hints) == ref_hint_lines(data, hints)
+    else:
+        assert _cutscan.hint_lines(data, hints) is None
+
+
+@needs_ext
+def test_hint_lines_of_every_source_file_of_the_project() -> None:
+    assert _cutscan is not None
+    refused = 0
+    for path in CORPUS:
+        data = path.read_bytes()
+        for hints in HINT_SETS:
+            found = _cutscan.hint_lines(data, hints)
+            if found is None:
+                assert any(c >= 0x80 for c in data), path
+                refused += 1
+            else:
+                assert found == ref_hint_lines(data, hints), path
+    assert refused < len(CORPUS) * len(HINT_SETS)
+
+
+@needs_ext
+def test_the_facts_of_every_source_file_are_the_same_either_way(monkeypatch: pytest.MonkeyPatch) -> None:
+    """relevance and hint_lines in place in fileparse: the same FileFacts with and without C."""
+    assert _cutscan is not None
+    calls = {"relevance": 0, "hint_lines": 0}
+
+    class Counting:  # the extension, counting the calls fileparse and hintlines make
+        def __getattr__(self, name: str) -> object:
+            if name in calls:
+                calls[name] += 1
+            return getattr(_cutscan, name)
+
+    monkeypatch.setattr(chunks, "_cutscan", Counting())
+    files = [(str(p.relative_to(ROOT)), p.read_bytes()) for p in CORPUS]
+    with_c = [pickle.dumps(fileparse.facts_for_bytes(rel, data, True)) for rel, data in files]
+    assert sum(f != pickle.dumps(None) for f in with_c) > 10
+    assert calls["relevance"] == len(files) - sum(b"\0" in data for _, data in files)
+    assert calls["hint_lines"] > 20
+    monkeypatch.setattr(chunks, "_cutscan", None)
+    for (rel, data), facts in zip(files, with_c, strict=True):
+        assert pickle.dumps(fileparse.facts_for_bytes(rel, data, True)) == facts, rel

@@ -28,3 +28,20 @@ def test_every_span_answers_as_the_joined_text_did(lines: list[str]) -> None:
     for first in range(0, len(lines) + 2):
         for last in range(first, len(lines) + 3):
             assert hint_lines.any_in(first, last) == _brute(lines, first, last), (first, last)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = 1\nMajor = cap[0]\r\n\ry = SM_90\x0bz\x0cget_device_CAPABILITY()\x1cmaj\x1dor\x1e",
+        "İstanbul = 1\nmajor = 2\nx = 3",  # non-ASCII: searched here, not in C
+        "\ufeffmajor\n",  # a BOM the caller did not strip
+        "",
+    ],
+)
+def test_the_bytes_of_the_text_give_the_same_lines(text: str) -> None:
+    """With the bytes the lines were split from (the C scan where built), the same lines."""
+    lines = text.splitlines()
+    expected = HintLines(lines, HINTS)._lines
+    assert HintLines(lines, HINTS, text.encode())._lines == expected
+    assert expected == [i for i, line in enumerate(lines) if any(h in line.lower() for h in HINTS)]

@@ -1,7 +1,11 @@
-/* Byte scans of the statement cut (capgap.scan.chunks), done in one C pass each.
+/* Byte scans of the statement cut (capgap.scan.chunks), of the relevance test of a file
+ * (capgap.scan.fileparse.relevance) and of the lines holding a hint (capgap.scan.hintlines), done
+ * in one C pass each.
  *
- * Optional: chunks.py falls back to its pure-Python reference when this module is absent, and
- * every function here returns exactly what that reference returns (same ints, same order).
+ * Optional: chunks.py falls back to its pure-Python reference when this module is absent (or a
+ * build of older source), and every function here returns exactly what that reference returns
+ * (same ints, same order; hint_lines answers None where it cannot be sure, and the caller
+ * searches in Python).
  *
  * Each regular expression of the reference is replayed as "does it match at offset i, and where
  * does the match end". re.finditer reports the leftmost match at or after its search position and
@@ -568,25 +572,300 @@ fail:
     return result;
 }
 
+/* ---- relevance: (prefilter.worth_parsing(data), any(tok in data for tok in builds.BUILD_TOKENS)) ---- */
+
+/* Pairs of raw bytes (read as a 16-bit load) that can begin a relevance token: the lowercased
+ * CAP_TOKENS, CC_KEY_TOKENS and `sm`, and the case-sensitive BUILD_TOKENS. */
+static unsigned char REL_PAIRS[65536];
+static const char *const CAP_LITERALS[] = {
+    "apabilit", "lackwell", "hopper", "device_sm", "rch_list", "cuda_arch", "sm_version", "gencode",
+    ".0\": ", ".0': ", ", 0): ", /* the CC_KEY_TOKENS that are keys wherever they are */
+};
+static const char *const BUILD_LITERALS[] = {"ARCH_LIST", "gencode", "ARCHITECTURES", "cuda_archs", "CUDA_ARCHS",
+                                             "generate-code"};
+#define N_CAP (sizeof(CAP_LITERALS) / sizeof(CAP_LITERALS[0]))
+#define N_BUILD (sizeof(BUILD_LITERALS) / sizeof(BUILD_LITERALS[0]))
+
+static void mark_pair(unsigned char *table, unsigned char a, unsigned char b) {
+    unsigned char two[2] = {a, b};
+    uint16_t pair;
+    memcpy(&pair, two, 2); /* read back as the scan reads it */
+    table[pair] = 1;
+}
+
+static int raw_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t i, const char *tok) {
+    Py_ssize_t n = (Py_ssize_t)strlen(tok);
+    return i + n <= len && memcmp(s + i, tok, (size_t)n) == 0;
+}
+
+/* A build token at i: case-sensitive, on the raw bytes. */
+static int build_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t i) {
+    switch (s[i]) {
+    case 'A':
+        return raw_at(s, len, i, "ARCH_LIST") || raw_at(s, len, i, "ARCHITECTURES");
+    case 'g':
+        return raw_at(s, len, i, "gencode") || raw_at(s, len, i, "generate-code");
+    case 'c':
+        return raw_at(s, len, i, "cuda_archs");
+    case 'C':
+        return raw_at(s, len, i, "CUDA_ARCHS");
+    default:
+        return 0;
+    }
+}
+
+/* BUILD_INNER[pair]: bit o set when some build token holds that pair of bytes at offset o < BUILD_MIN - 1.
+ * BUILD_MIN: the length of the shortest build token (`gencode`). */
+#define BUILD_MIN 7
+static unsigned char BUILD_INNER[65536];
+
+static void init_relevance_tables(void) {
+    const char *folded[N_CAP + 3];
+    for (size_t k = 0; k < N_CAP; k++) folded[k] = CAP_LITERALS[k];
+    folded[N_CAP] = "9: ";
+    folded[N_CAP + 1] = "10: ";
+    folded[N_CAP + 2] = "sm";
+    for (size_t k = 0; k < N_CAP + 3; k++)
+        for (int a = 0; a < 256; a++)
+            for (int b = 0; b < 256 && LOWER[a] == (unsigned char)folded[k][0]; b++)
+                if (LOWER[b] == (unsigned char)folded[k][1]) mark_pair(REL_PAIRS, (unsigned char)a, (unsigned char)b);
+    for (size_t k = 0; k < N_BUILD; k++) {
+        const unsigned char *tok = (const unsigned char *)BUILD_LITERALS[k];
+        mark_pair(REL_PAIRS, tok[0], tok[1]);
+        for (int o = 0; o < BUILD_MIN - 1; o++) {
+            unsigned char two[2] = {tok[o], tok[o + 1]};
+            uint16_t pair;
+            memcpy(&pair, two, 2);
+            BUILD_INNER[pair] |= (unsigned char)(1u << o);
+        }
+    }
+}
+
+/* `tok` (lowercase) at i of the lowercased data. */
+static int folded_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t i, const char *tok) {
+    Py_ssize_t n = (Py_ssize_t)strlen(tok);
+    if (i + n > len) return 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (LOWER[s[i + k]] != (unsigned char)tok[k]) return 0;
+    return 1;
+}
+
+/* A match of `sm_?\d{2,3}[af]?["']\s*:` at i (an `sm`), as sm_key_at decides it (no resume point:
+ * a match holds no `s` past its first byte, so matches at different `sm` never overlap and
+ * finditer reports every offset where the pattern matches). */
+static int sm_key_here(const unsigned char *s, Py_ssize_t len, Py_ssize_t i) {
+    Scan sc;
+    sc.s = s;
+    sc.len = len;
+    sc.next_ok[R_SM_KEY] = 0;
+    return sm_key_at(&sc, i);
+}
+
+static PyObject *cutscan_relevance(PyObject *self, PyObject *args) {
+    PyObject *data_obj;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!:relevance", &PyBytes_Type, &data_obj)) return NULL;
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data_obj);
+    Py_ssize_t len = PyBytes_GET_SIZE(data_obj);
+    int worth = 0, build = 0;
+    /* has_cc_key looks at the first 64 occurrences of `9: ` and of `10: ` only (each token gives up
+     * after that many that are not keys); `"sm90":`-style keys count only where `sm_` occurs too. */
+    int tries9 = 0, tries10 = 0, sm_underscore = 0, quoted_sm_key = 0;
+    Py_ssize_t i = 0;
+    for (; i + 1 < len; i++) {
+        uint16_t pair;
+        memcpy(&pair, s + i, 2);
+        if (!REL_PAIRS[pair]) continue;
+        if (!build) build = build_at(s, len, i);
+        if (worth) break; /* the rest looks for a build token only: faster below */
+        switch (LOWER[s[i]]) { /* on the lowercased bytes */
+        case 'a':
+            worth = folded_at(s, len, i, "apabilit");
+            break;
+        case 'l':
+            worth = folded_at(s, len, i, "lackwell");
+            break;
+        case 'h':
+            worth = folded_at(s, len, i, "hopper");
+            break;
+        case 'd':
+            worth = folded_at(s, len, i, "device_sm");
+            break;
+        case 'r':
+            worth = folded_at(s, len, i, "rch_list");
+            break;
+        case 'c':
+            worth = folded_at(s, len, i, "cuda_arch");
+            break;
+        case 'g':
+            worth = folded_at(s, len, i, "gencode");
+            break;
+        case '.':
+            worth = folded_at(s, len, i, ".0\": ") || folded_at(s, len, i, ".0': ");
+            break;
+        case ',':
+            worth = folded_at(s, len, i, ", 0): ");
+            break;
+        case '9':
+            worth = folded_at(s, len, i, "9: ") && tries9++ < 64 && starts_key(s, i);
+            break;
+        case '1':
+            worth = folded_at(s, len, i, "10: ") && tries10++ < 64 && starts_key(s, i);
+            break;
+        case 's': /* `sm_version`, `sm_?\d\d`, and the `sm` of a quoted key */
+            if (LOWER[s[i + 1]] != 'm') break;
+            if (i + 2 < len && s[i + 2] == '_') sm_underscore = 1;
+            {
+                Py_ssize_t j = i + 2;
+                if (j < len && s[j] == '_') j++;
+                if (j + 2 <= len && is_digit(s[j]) && is_digit(s[j + 1])) worth = 1;
+            }
+            if (i > 0 && (s[i - 1] == '"' || s[i - 1] == '\'') && sm_key_here(s, len, i)) quoted_sm_key = 1;
+            worth = worth || folded_at(s, len, i, "sm_version") || (sm_underscore && quoted_sm_key);
+            break;
+        default:
+            break;
+        }
+        if (worth && build) break;
+    }
+    /* Every build token is at least BUILD_MIN bytes long, so one of every BUILD_MIN - 1 pair starts
+     * in a row lies inside each occurrence, at an offset below BUILD_MIN - 1: only those pairs are
+     * looked up, and a pair found names the offsets where an occurrence would start. (Occurrences
+     * starting before i were looked for above; looking again is harmless.) */
+    for (Py_ssize_t j = i; !build && j + 1 < len; j += BUILD_MIN - 1) {
+        uint16_t pair;
+        memcpy(&pair, s + j, 2);
+        for (unsigned offsets = BUILD_INNER[pair]; offsets && !build; offsets &= offsets - 1) {
+            Py_ssize_t at = j - __builtin_ctz(offsets);
+            build = at >= 0 && build_at(s, len, at);
+        }
+    }
+    return Py_BuildValue("(OO)", worth ? Py_True : Py_False, build ? Py_True : Py_False);
+}
+
+/* ---- hint_lines: hintlines.HintLines(text.splitlines(), hints) over the bytes of ASCII text ---- */
+
+/* str.splitlines() breaks of ASCII text (`\r\n` is one break) */
+static int is_break(unsigned char c) {
+    return c == '\n' || c == '\r' || c == 0x0b || c == 0x0c || (c >= 0x1c && c <= 0x1e);
+}
+
+#define MAX_HINTS 63
+#define BREAK_BIT ((uint64_t)1 << 63)
+
+static int all_ascii(const unsigned char *s, Py_ssize_t len) {
+    Py_ssize_t i = 0;
+    for (; i + 8 <= len; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        if (w & 0x8080808080808080ull) return 0;
+    }
+    for (; i < len; i++)
+        if (s[i] >= 0x80) return 0;
+    return 1;
+}
+
+static PyObject *cutscan_hint_lines(PyObject *self, PyObject *args) {
+    PyObject *data_obj, *hints_obj, *result = NULL;
+    Offsets out = {NULL, 0, 0};
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!:hint_lines", &PyBytes_Type, &data_obj, &PyTuple_Type, &hints_obj)) return NULL;
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data_obj);
+    Py_ssize_t len = PyBytes_GET_SIZE(data_obj);
+    Py_ssize_t n_hints = PyTuple_GET_SIZE(hints_obj);
+    const unsigned char *hint[MAX_HINTS];
+    Py_ssize_t hint_len[MAX_HINTS];
+    /* Indexed by a raw byte: FIRST, the hints whose first byte is its lowercase (and BREAK_BIT for
+     * a line break); SECOND, those whose second byte is its lowercase, every one-byte hint, and
+     * BREAK_BIT. SECOND[256] (past the end) holds the one-byte hints and BREAK_BIT. FIRST of a byte
+     * AND SECOND of the next leaves the hints that can start there, or a line break: most bytes
+     * are passed over with two look-ups and one well-predicted branch. */
+    uint64_t first[256], second[257];
+    for (Py_ssize_t h = 0; h < n_hints; h++)
+        if (!PyBytes_Check(PyTuple_GET_ITEM(hints_obj, h))) {
+            PyErr_SetString(PyExc_TypeError, "hints must be a tuple of bytes");
+            return NULL;
+        }
+    if (n_hints > MAX_HINTS) Py_RETURN_NONE;
+    for (int c = 0; c < 256; c++) first[c] = is_break((unsigned char)c) ? BREAK_BIT : 0;
+    for (int c = 0; c < 257; c++) second[c] = BREAK_BIT;
+    for (Py_ssize_t h = 0; h < n_hints; h++) {
+        PyObject *item = PyTuple_GET_ITEM(hints_obj, h);
+        hint[h] = (const unsigned char *)PyBytes_AS_STRING(item);
+        hint_len[h] = PyBytes_GET_SIZE(item);
+        /* Only hints the line-wise search answers as the joined text does: not empty (that matches
+         * where no line is), ASCII, and no line break inside (that could span lines there). */
+        if (hint_len[h] == 0) Py_RETURN_NONE;
+        for (Py_ssize_t k = 0; k < hint_len[h]; k++)
+            if (hint[h][k] >= 0x80 || is_break(hint[h][k])) Py_RETURN_NONE;
+        uint64_t bit = (uint64_t)1 << h;
+        for (int c = 0; c < 256; c++) {
+            if (LOWER[c] == hint[h][0]) first[c] |= bit;
+            if (hint_len[h] == 1 || LOWER[c] == hint[h][1]) second[c] |= bit;
+        }
+        if (hint_len[h] == 1) second[256] |= bit;
+    }
+    if (!all_ascii(s, len)) Py_RETURN_NONE; /* str.lower() of other text can change letters and lengths */
+    Py_ssize_t line = 0, i = 0;
+    while (i < len) {
+        uint64_t cand = first[s[i]] & second[i + 1 < len ? s[i + 1] : 256];
+        if (!cand) {
+            i++;
+            continue;
+        }
+        if (cand & BREAK_BIT) {
+            i += s[i] == '\r' && i + 1 < len && s[i + 1] == '\n' ? 2 : 1;
+            line++;
+            continue;
+        }
+        int hit = 0;
+        while (cand && !hit) {
+            int h = __builtin_ctzll(cand);
+            cand &= cand - 1;
+            if (i + hint_len[h] <= len) {
+                Py_ssize_t k = 0;
+                while (k < hint_len[h] && LOWER[s[i + k]] == hint[h][k]) k++;
+                hit = k == hint_len[h];
+            }
+        }
+        if (!hit) {
+            i++;
+            continue;
+        }
+        if (offsets_push(&out, line) < 0) goto fail;
+        while (i < len && !(first[s[i]] & BREAK_BIT)) i++; /* the rest of a line already found */
+    }
+    result = offsets_to_list(&out);
+fail:
+    PyMem_Free(out.items);
+    return result;
+}
+
 static PyMethodDef cutscan_methods[] = {
     {"quotes", cutscan_quotes, METH_VARARGS, "Sorted offsets of the triple quotes (\"\"\" and ''') in data."},
     {"code_hits", cutscan_code_hits, METH_VARARGS,
      "chunks._code_hits(data, prefilter.hit_offsets(data, names=True), quotes)."},
     {"starts", cutscan_starts, METH_VARARGS, "chunks._starts(data, indent, begin, end, quotes)."},
+    {"relevance", cutscan_relevance, METH_VARARGS,
+     "(prefilter.worth_parsing(data), any(tok in data for tok in builds.BUILD_TOKENS))."},
+    {"hint_lines", cutscan_hint_lines, METH_VARARGS,
+     "hintlines.HintLines(data.decode().splitlines(), hints) lines for ASCII data; None for other data."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef cutscan_module = {
-    PyModuleDef_HEAD_INIT, "capgap.scan._cutscan", "C byte scans of the statement cut.", -1, cutscan_methods,
+    PyModuleDef_HEAD_INIT, "capgap.scan._cutscan",
+    "C byte scans of the statement cut, the relevance test and hint lines.", -1, cutscan_methods,
     NULL, NULL, NULL, NULL,
 };
 
 /* Bumped with every change of what the scans return: chunks.py ignores a build of older source
  * (an editable install does not rebuild by itself). */
-#define CUTSCAN_VERSION 2
+#define CUTSCAN_VERSION 3
 
 PyMODINIT_FUNC PyInit__cutscan(void) {
     init_tables();
+    init_relevance_tables();
     PyObject *module = PyModule_Create(&cutscan_module);
     if (module != NULL && PyModule_AddIntConstant(module, "VERSION", CUTSCAN_VERSION) < 0) {
         Py_DECREF(module);

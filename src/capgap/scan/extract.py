@@ -64,20 +64,29 @@ class Whole(Protocol):
 
 
 def extract(
-    tree: ast.Module, lines: list[str], path: str, module: str, whole: Whole | None = None
+    tree: ast.Module,
+    lines: list[str],
+    path: str,
+    module: str,
+    whole: Whole | None = None,
+    *,
+    data: bytes | None = None,
 ) -> FileFacts:
+    """`data`: the bytes `lines` were split from, if they decode as UTF-8 (finds hint lines in C)."""
     facts = FileFacts(path, module)
-    _Walker(facts, lines, whole).block(tree.body, [], facts.module_scope, None, is_module=True)
+    _Walker(facts, lines, whole, data).block(tree.body, [], facts.module_scope, None, is_module=True)
     return facts
 
 
 class _Walker:
-    def __init__(self, facts: FileFacts, lines: list[str], whole: Whole | None = None) -> None:
+    def __init__(
+        self, facts: FileFacts, lines: list[str], whole: Whole | None = None, data: bytes | None = None
+    ) -> None:
         self.facts = facts
         self.lines = lines
         self.whole = whole
-        self._gate_hints = HintLines(lines, _GATE_HINTS)
-        self._use_hints = HintLines(lines, _HINTS)
+        self._gate_hints = HintLines(lines, _GATE_HINTS, data)
+        self._use_hints = HintLines(lines, _HINTS, data)
 
     @staticmethod
     def _span(node: ast.AST) -> tuple[int, int]:

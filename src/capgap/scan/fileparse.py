@@ -34,9 +34,7 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
     if is_python and b"\0" in data:
         facts.skipped = "binary data, not Python source"
         return facts
-    relevant_py = is_python and prefilter.worth_parsing(data)
-    # build strings in Python files mention `gencode` / `arch_list`: only parse-worthy files have them
-    relevant_build = (relevant_py or not is_python) and any(tok in data for tok in builds.BUILD_TOKENS)
+    relevant_py, relevant_build = relevance(data, is_python)
     if not (relevant_build or relevant_py):
         return None
     if len(data) > MAX_BYTES:
@@ -52,18 +50,34 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
         selected = chunks.select(data)
         cut = selected.text.decode(encoding)  # whole lines of a file that decodes: it decodes too
         tree, source, ends = _parse(cut, rel), cut, selected.ends
+        # the bytes `source` decodes from, for the C search of hint lines (it refuses non-ASCII)
+        source_bytes: bytes | None = selected.text if encoding == "utf-8-sig" else None
         if tree is None:  # the cut guessed a boundary wrong, or the file is bad: parse it whole
             source, ends = text, {}
+            source_bytes = data if encoding == "utf-8-sig" else None
             try:
                 tree = _parse(source, rel, strict=True)
             except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
                 facts.skipped = _syntax_reason(source, exc)
                 return facts
         assert tree is not None
-        extracted = extract(tree, source.splitlines(), rel, facts.module, _Whole(text, ends))
+        whole = _Whole(text, ends)
+        extracted = extract(tree, source.splitlines(), rel, facts.module, whole, data=source_bytes)
         extracted.builds = facts.builds
         facts = extracted
     return facts if (facts.builds or facts.tables or facts.uses or facts.helpers or facts.gates) else None
+
+
+def relevance(data: bytes, is_python: bool) -> tuple[bool, bool]:
+    """Is the file worth parsing as Python, and worth reading for build lists?"""
+    if chunks._cutscan is not None:  # both answers of the reference below in one C pass
+        worth, has_build_token = chunks._cutscan.relevance(data)
+        relevant_py = is_python and worth
+        return relevant_py, (relevant_py or not is_python) and has_build_token
+    relevant_py = is_python and prefilter.worth_parsing(data)
+    # build strings in Python files mention `gencode` / `arch_list`: only parse-worthy files have them
+    relevant_build = (relevant_py or not is_python) and any(tok in data for tok in builds.BUILD_TOKENS)
+    return relevant_py, relevant_build
 
 
 class _Whole:

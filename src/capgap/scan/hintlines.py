@@ -9,9 +9,22 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
+from capgap.scan import chunks
+
+_ENCODED: dict[tuple[str, ...], tuple[bytes, ...]] = {}
+
 
 class HintLines:
-    def __init__(self, lines: list[str], hints: tuple[str, ...]) -> None:
+    def __init__(self, lines: list[str], hints: tuple[str, ...], data: bytes | None = None) -> None:
+        """`data`: the UTF-8 bytes `lines` were split from (`text.splitlines()`), if at hand. The C
+        scan answers from them when they are ASCII (else None, and the lines are searched here)."""
+        if data is not None and chunks._cutscan is not None:
+            if hints not in _ENCODED:
+                _ENCODED[hints] = tuple(h.encode("utf-8") for h in hints)  # non-ASCII: the C scan refuses
+            found = chunks._cutscan.hint_lines(data, _ENCODED[hints])
+            if found is not None:
+                self._lines: list[int] = found
+                return
         joined = "\n".join(lines)
         low = joined.lower()
         if len(low) != len(joined):  # a character whose lowercase is longer: offsets shift, go per line
