@@ -304,7 +304,8 @@ class _Cutter:
 
     def _assigns_needed(self, a: int, b: int) -> bool:
         """A short assignment (at most 3 lines) whose targets include a needed name."""
-        if self.data.count(b"\n", a, b) > 3 or (m := _SIMPLE_ASSIGN.match(self.data, a)) is None:
+        # the anchored match first: it turns most statements away before their lines are counted
+        if (m := _SIMPLE_ASSIGN.match(self.data, a)) is None or self.data.count(b"\n", a, b) > 3:
             return False
         targets = _IDENT.findall(self.data, a, m.end() - 1)
         return any(name in self.needed for name in targets if name not in _NOT_NAMES)
