@@ -1,8 +1,8 @@
 """Which files can matter at all, asked of `grep` (one pass in C over every byte).
 
 The byte pre-filter (prefilter.py) searches each file for a dozen tokens, one Python-level pass
-per token; on an engine tree most of a cold scan's reading went there. `grep -lFi` with the same
-tokens as fixed strings answers "which files hold any of them" in one pass. For a directory
+per token; on an engine tree most of a cold scan's reading went there. `grep -lEi` with the same
+tokens as one regex answers "which files hold any of them" in one pass. For a directory
 target `prefetch` starts `grep -r` at launch, while capgap loads, and `Stream` hands its answers
 over as they come; a list of files (an installed dist) is asked with `candidates`, one grep per
 core. grep is only a necessary condition, never the verdict: every file it names still goes
