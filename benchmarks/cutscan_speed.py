@@ -8,8 +8,8 @@ cache (~/.cache/capgap/unpacked/sglang-0.5.23-...). Reads the files grep's pre-p
 the workers (those holding a pre-filter token), then alternates round by round, once with the C
 scans ("c") and once with the Python reference ("python"), timing with time.process_time:
 - relevance: `fileparse.relevance` of every candidate (worth parsing, build tokens);
-- select: the statement cut of every file worth parsing, then each of its byte scans alone
-  (quotes, hits in code, module-level statement starts);
+- select: the statement cut of every file worth parsing (C: `_cutscan.select`, the whole cut),
+  then each of its byte scans alone (quotes, hits in code, module-level statement starts);
 - hint lines: the two `HintLines` the extractor builds over every cut.
 Prints whether both ways answered the same, raw samples, the environment, minimums and python / c.
 Exit 1 when an answer differs.

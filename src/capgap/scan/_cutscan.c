@@ -1,6 +1,6 @@
 /* Byte scans of the statement cut (capgap.scan.chunks), of the relevance test of a file
  * (capgap.scan.fileparse.relevance) and of the lines holding a hint (capgap.scan.hintlines), done
- * in one C pass each.
+ * in one C pass each; and the whole statement cut (chunks.select) built on them.
  *
  * Optional: chunks.py falls back to its pure-Python reference when this module is absent (or a
  * build of older source), and every function here returns exactly what that reference returns
@@ -106,13 +106,7 @@ static int in_string(const Quotes *q, Py_ssize_t pos) {
 }
 
 /* quotes(data) == sorted(m.start() for q in (b'"""', b"'''") for m in q.finditer(data)) */
-static PyObject *cutscan_quotes(PyObject *self, PyObject *args) {
-    PyObject *data_obj, *result = NULL;
-    Offsets out = {NULL, 0, 0};
-    (void)self;
-    if (!PyArg_ParseTuple(args, "O!:quotes", &PyBytes_Type, &data_obj)) return NULL;
-    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data_obj);
-    Py_ssize_t len = PyBytes_GET_SIZE(data_obj);
+static int scan_quotes(const unsigned char *s, Py_ssize_t len, Offsets *out) {
     /* Each kind resumes after its own match (finditer per pattern). A triple quote starting at i,
      * i + 1 or i + 2 holds byte i + 2: unless that byte is a quote, all three are passed over at
      * once (the skip a fast literal search makes). Otherwise only its kind can start there, and the
@@ -124,13 +118,21 @@ static PyObject *cutscan_quotes(PyObject *self, PyObject *args) {
         int kind = c == '\'';
         for (Py_ssize_t k = i; k <= i + 2 && k + 3 <= len; k++) {
             if (k >= next_ok[kind] && s[k] == c && s[k + 1] == c && s[k + 2] == c) {
-                if (offsets_push(&out, k) < 0) goto fail;
+                if (offsets_push(out, k) < 0) return -1;
                 next_ok[kind] = k + 3;
             }
         }
     }
-    result = offsets_to_list(&out);
-fail:
+    return 0;
+}
+
+static PyObject *cutscan_quotes(PyObject *self, PyObject *args) {
+    PyObject *data_obj, *result = NULL;
+    Offsets out = {NULL, 0, 0};
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!:quotes", &PyBytes_Type, &data_obj)) return NULL;
+    if (scan_quotes((const unsigned char *)PyBytes_AS_STRING(data_obj), PyBytes_GET_SIZE(data_obj), &out) == 0)
+        result = offsets_to_list(&out);
     PyMem_Free(out.items);
     return result;
 }
@@ -402,20 +404,12 @@ static int name_counts(Names *nm, Py_ssize_t i) {
         if ((cond) && keep_hit(&keep, i) < 0) goto fail; \
     } while (0)
 
-static PyObject *cutscan_code_hits(PyObject *self, PyObject *args) {
-    PyObject *data_obj, *quotes_obj, *result = NULL;
-    Offsets out = {NULL, 0, 0};
-    Quotes quotes;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "O!O:code_hits", &PyBytes_Type, &data_obj, &quotes_obj)) return NULL;
-    if (quotes_from_list(quotes_obj, &quotes) < 0) return NULL;
-    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data_obj);
-    Py_ssize_t len = PyBytes_GET_SIZE(data_obj);
+static int scan_code_hits(const unsigned char *s, Py_ssize_t len, const Quotes *quotes, Offsets *out) {
     Scan sc;
     sc.s = s;
     sc.len = len;
     memset(sc.next_ok, 0, sizeof(sc.next_ok));
-    Keep keep = {s, &quotes, 0, 0, 0, &out};
+    Keep keep = {s, quotes, 0, 0, 0, out};
     Names names = {s, len, 0, -1, 0, -2, 0, 0, 0};
     /* hit_offsets sorts the hits of all patterns together: walking offsets in order and reporting
      * every pattern that matches at each gives that same sorted multiset (equal offsets are equal
@@ -479,8 +473,21 @@ static PyObject *cutscan_code_hits(PyObject *self, PyObject *args) {
             break;
         }
     }
-    result = offsets_to_list(&out);
+    return 0;
 fail:
+    return -1;
+}
+
+static PyObject *cutscan_code_hits(PyObject *self, PyObject *args) {
+    PyObject *data_obj, *quotes_obj, *result = NULL;
+    Offsets out = {NULL, 0, 0};
+    Quotes quotes;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O:code_hits", &PyBytes_Type, &data_obj, &quotes_obj)) return NULL;
+    if (quotes_from_list(quotes_obj, &quotes) < 0) return NULL;
+    if (scan_code_hits((const unsigned char *)PyBytes_AS_STRING(data_obj), PyBytes_GET_SIZE(data_obj), &quotes,
+                       &out) == 0)
+        result = offsets_to_list(&out);
     PyMem_Free(quotes.items);
     PyMem_Free(out.items);
     return result;
@@ -514,21 +521,9 @@ static int statement_at(const unsigned char *s, Py_ssize_t q, Py_ssize_t stop) {
     return 1;
 }
 
-static PyObject *cutscan_starts(PyObject *self, PyObject *args) {
-    PyObject *data_obj, *indent_obj, *quotes_obj, *result = NULL;
-    Py_ssize_t begin, end;
-    Offsets found = {NULL, 0, 0}, out = {NULL, 0, 0};
-    Quotes quotes;
-    (void)self;
-    if (!PyArg_ParseTuple(args, "O!O!nnO:starts", &PyBytes_Type, &data_obj, &PyBytes_Type, &indent_obj, &begin,
-                          &end, &quotes_obj))
-        return NULL;
-    if (quotes_from_list(quotes_obj, &quotes) < 0) return NULL;
-    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data_obj);
-    Py_ssize_t len = PyBytes_GET_SIZE(data_obj);
-    const char *indent = PyBytes_AS_STRING(indent_obj);
-    Py_ssize_t n = PyBytes_GET_SIZE(indent_obj);
-
+static int scan_starts(const unsigned char *s, Py_ssize_t len, const unsigned char *indent, Py_ssize_t n,
+                       Py_ssize_t begin, Py_ssize_t end, const Quotes *quotes, Offsets *out) {
+    Offsets found = {NULL, 0, 0};
     /* pattern.match(b"\n" + data[: n + 16]) and m.end() <= end + 1: the slice's end is `\Z`. */
     if (begin == 0 && n <= end && n <= len && memcmp(s, indent, (size_t)n) == 0) {
         Py_ssize_t stop = len < n + 16 ? len : n + 16;
@@ -555,19 +550,37 @@ static PyObject *cutscan_starts(PyObject *self, PyObject *args) {
     int decorated = 0;
     for (Py_ssize_t k = 0; k < found.len; k++) {
         Py_ssize_t at_pos = found.items[k];
-        if (in_string(&quotes, at_pos)) continue; /* inside a triple-quoted string */
+        if (in_string(quotes, at_pos)) continue; /* inside a triple-quoted string */
         int at = at_pos + n < len && s[at_pos + n] == '@';
         if (decorated) { /* the decorated def belongs to its decorator's statement */
             decorated = at;
             continue;
         }
         decorated = at;
-        if (offsets_push(&out, at_pos) < 0) goto fail;
+        if (offsets_push(out, at_pos) < 0) goto fail;
     }
-    result = offsets_to_list(&out);
-fail:
-    PyMem_Free(quotes.items);
     PyMem_Free(found.items);
+    return 0;
+fail:
+    PyMem_Free(found.items);
+    return -1;
+}
+
+static PyObject *cutscan_starts(PyObject *self, PyObject *args) {
+    PyObject *data_obj, *indent_obj, *quotes_obj, *result = NULL;
+    Py_ssize_t begin, end;
+    Offsets out = {NULL, 0, 0};
+    Quotes quotes;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!O!nnO:starts", &PyBytes_Type, &data_obj, &PyBytes_Type, &indent_obj, &begin,
+                          &end, &quotes_obj))
+        return NULL;
+    if (quotes_from_list(quotes_obj, &quotes) < 0) return NULL;
+    if (scan_starts((const unsigned char *)PyBytes_AS_STRING(data_obj), PyBytes_GET_SIZE(data_obj),
+                    (const unsigned char *)PyBytes_AS_STRING(indent_obj), PyBytes_GET_SIZE(indent_obj), begin, end,
+                    &quotes, &out) == 0)
+        result = offsets_to_list(&out);
+    PyMem_Free(quotes.items);
     PyMem_Free(out.items);
     return result;
 }
@@ -841,6 +854,723 @@ fail:
     return result;
 }
 
+/* ---- select: chunks.select, the whole statement cut ----
+ *
+ * The same walk as the Python reference, statement by statement. Each regex of chunks.py is
+ * replayed as "the leftmost match in [pos, end)" with re's bounds: `^`, `\b` and look-behinds see
+ * the bytes before pos, `$`, `\b` and look-aheads see `end` as the end of the data. Where the
+ * reference raises (a class header found but no `class` line, or a nesting deeper than MAX_DEPTH,
+ * where Python's own recursion limit could decide), select answers None and the caller runs the
+ * reference. */
+
+#define MAX_DEPTH 100
+#define BIG_CLASS_LINES 40
+#define BIG_DEF_LINES 30
+#define BIG_BLOCK_LINES 12
+
+/* bytes-regex `\w`: ASCII letters, digits and `_` */
+static int re_word(unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+static int blank(unsigned char c) { return c == ' ' || c == '\t'; }
+/* `\b` right after a word byte at p, the data ending at `end` */
+static int boundary_after(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) { return p >= end || !re_word(s[p]); }
+/* data.startswith(lit, p) */
+static int lit_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t p, const char *lit) {
+    Py_ssize_t n = (Py_ssize_t)strlen(lit);
+    return p >= 0 && p <= len - n && memcmp(s + p, lit, (size_t)n) == 0;
+}
+/* `lit\b` at p, the data ending at `end` */
+static int keyword_at(const unsigned char *s, Py_ssize_t end, Py_ssize_t p, const char *lit) {
+    return lit_at(s, end, p, lit) && boundary_after(s, p + (Py_ssize_t)strlen(lit), end);
+}
+static int line_start(const unsigned char *s, Py_ssize_t p) { return p == 0 || s[p - 1] == '\n'; }
+static Py_ssize_t clamp(Py_ssize_t v, Py_ssize_t len) { return v < 0 ? 0 : v > len ? len : v; }
+/* the end of the line holding p, the data ending at `end` */
+static Py_ssize_t line_end(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) {
+    const unsigned char *nl = p < end ? memchr(s + p, '\n', (size_t)(end - p)) : NULL;
+    return nl == NULL ? end : nl - s;
+}
+/* the first line start at or after p (`^` of re.M), or past `end` */
+static Py_ssize_t next_line_start(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) {
+    if (line_start(s, p)) return p;
+    Py_ssize_t e = line_end(s, p, end);
+    return e < end ? e + 1 : end + 1;
+}
+
+/* A `:` in [from, e) followed by `[ \t]*(#[^\n]*)?$`, e the line's end ($): the last one, or -1. */
+static Py_ssize_t last_header_colon(const unsigned char *s, Py_ssize_t from, Py_ssize_t e) {
+    Py_ssize_t last = -1;
+    for (Py_ssize_t c = from; c < e; c++) {
+        if (s[c] != ':') continue;
+        Py_ssize_t k = c + 1;
+        while (k < e && blank(s[k])) k++;
+        if (k == e || s[k] == '#') last = c;
+    }
+    return last;
+}
+
+/* _CLASS_HEADER.search(data, a, b).end(), or -1. Both branches start at a line start and end at
+ * its line's end (`[^\n]*` stops there, and `$` holds only there); they differ in what leads. */
+static Py_ssize_t class_header_end(const unsigned char *s, Py_ssize_t len, Py_ssize_t a, Py_ssize_t b) {
+    Py_ssize_t end = clamp(b, len);
+    for (Py_ssize_t p = next_line_start(s, clamp(a, len), end); p < end;) {
+        Py_ssize_t e = line_end(s, p, end), q = p;
+        while (q < e && blank(s[q])) q++;
+        if (keyword_at(s, end, q, "class") && last_header_colon(s, q + 5, e) >= 0) return e;
+        if (q < e && s[q] == ')' && last_header_colon(s, q + 1, e) >= 0) return e;
+        if (e >= end) break;
+        p = e + 1;
+    }
+    return -1;
+}
+
+/* `^[ \t]*(?:async[ \t]+)?` + `def\b` (is_def) or `(?:def|class)\b` at line start p: where the
+ * keyword starts, or -1. Deterministic: blanks given back face a keyword letter. */
+static Py_ssize_t def_line_at(const unsigned char *s, Py_ssize_t end, Py_ssize_t p, int is_def) {
+    Py_ssize_t q = p;
+    while (q < end && blank(s[q])) q++;
+    if (lit_at(s, end, q, "async") && q + 5 < end && blank(s[q + 5])) {
+        q += 5;
+        while (q < end && blank(s[q])) q++;
+    }
+    if (keyword_at(s, end, q, "def") || (!is_def && keyword_at(s, end, q, "class"))) return q;
+    return -1;
+}
+
+/* _DEF_HEADER.search(data, a, b).end(), or -1: a line holding `)` before a header colon, or a
+ * `def` line whose first `(` is followed by a `)` and then by a `:` that only blanks follow. */
+static Py_ssize_t def_header_end(const unsigned char *s, Py_ssize_t len, Py_ssize_t a, Py_ssize_t b) {
+    Py_ssize_t end = clamp(b, len);
+    for (Py_ssize_t p = clamp(a, len); p < end;) {
+        Py_ssize_t e = line_end(s, p, end);
+        const unsigned char *paren = memchr(s + p, ')', (size_t)(e - p));
+        if (paren != NULL && paren - s < last_header_colon(s, p, e)) return e;
+        Py_ssize_t q = line_start(s, p) ? def_line_at(s, end, p, 1) : -1;
+        if (q >= 0) {
+            Py_ssize_t k = q + 3;
+            while (k < e && s[k] != '(') k++;
+            if (k < e) { /* `[^\n(]*` stops at the first `(` */
+                Py_ssize_t t = e;
+                while (t > k + 1 && blank(s[t - 1])) t--;
+                Py_ssize_t c = t - 1;
+                if (c >= k + 2 && s[c] == ':' && memchr(s + k + 1, ')', (size_t)(c - k - 1)) != NULL) return e;
+            }
+        }
+        if (e >= end) break;
+        p = e + 1;
+    }
+    return -1;
+}
+
+/* _BODY.search(data, pos, end): `^([ \t]+)[^ \t\r\n#]`; 1 with its start and the group's end. */
+static int body_search(const unsigned char *s, Py_ssize_t len, Py_ssize_t pos, Py_ssize_t b, Py_ssize_t *start,
+                       Py_ssize_t *indent_end) {
+    Py_ssize_t end = clamp(b, len);
+    for (Py_ssize_t p = next_line_start(s, clamp(pos, len), end); p < end;) {
+        Py_ssize_t q = p;
+        while (q < end && blank(s[q])) q++;
+        if (q > p && q < end && s[q] != '\r' && s[q] != '\n' && s[q] != '#') {
+            *start = p;
+            *indent_end = q;
+            return 1;
+        }
+        Py_ssize_t e = line_end(s, q, end);
+        if (e >= end) break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+/* _KEYWORD_LINE.search(data, a, b).start(), or -1 */
+static Py_ssize_t keyword_line(const unsigned char *s, Py_ssize_t len, Py_ssize_t a, Py_ssize_t b) {
+    Py_ssize_t end = clamp(b, len);
+    for (Py_ssize_t p = next_line_start(s, clamp(a, len), end); p < end;) {
+        if (def_line_at(s, end, p, 0) >= 0) return p;
+        Py_ssize_t e = line_end(s, p, end);
+        if (e >= end) break;
+        p = e + 1;
+    }
+    return -1;
+}
+
+/* _DEF_START.match(data, p): `(?:@[^\n]*\n[ \t]*)*(?:async[ \t]+)?def\b`. A decorator line given
+ * back leaves `@` facing `async`/`def`, so each is taken whole. */
+static int def_start(const unsigned char *s, Py_ssize_t len, Py_ssize_t p) {
+    if (p < 0 || p > len) return 0;
+    while (p < len && s[p] == '@') {
+        Py_ssize_t e = line_end(s, p, len);
+        if (e >= len) return 0;
+        p = e + 1;
+        while (p < len && blank(s[p])) p++;
+    }
+    if (lit_at(s, len, p, "async") && p + 5 < len && blank(s[p + 5])) {
+        p += 5;
+        while (p < len && blank(s[p])) p++;
+    }
+    return keyword_at(s, len, p, "def");
+}
+
+/* _BLOCK_START.match(data, p) */
+static int block_start(const unsigned char *s, Py_ssize_t len, Py_ssize_t p) {
+    static const char *const words[] = {"if", "while", "for", "with", "try"};
+    if (p < 0 || p > len) return 0;
+    for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+        if (keyword_at(s, len, p, words[k])) return 1;
+    if (lit_at(s, len, p, "async") && p + 5 < len && blank(s[p + 5])) {
+        p += 5;
+        while (p < len && blank(s[p])) p++;
+        return keyword_at(s, len, p, "for") || keyword_at(s, len, p, "with");
+    }
+    return 0;
+}
+
+/* _COMPOUND.match(data, p) */
+static int compound(const unsigned char *s, Py_ssize_t len, Py_ssize_t p) {
+    static const char *const words[] = {"def", "class", "if", "for", "while", "with", "try", "async", "match"};
+    if (p < 0 || p > len) return 0;
+    if (p < len && s[p] == '@') return 1;
+    for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+        if (keyword_at(s, len, p, words[k])) return 1;
+    return 0;
+}
+
+/* _HEADER_END.search(data, a, b).end(): `:[ \t]*(?:#[^\n]*)?\r?\n`, or -1 */
+static Py_ssize_t header_end(const unsigned char *s, Py_ssize_t len, Py_ssize_t a, Py_ssize_t b) {
+    Py_ssize_t end = clamp(b, len);
+    for (Py_ssize_t c = clamp(a, len); c < end; c++) {
+        const unsigned char *colon = memchr(s + c, ':', (size_t)(end - c));
+        if (colon == NULL) return -1;
+        c = colon - s;
+        Py_ssize_t k = c + 1;
+        while (k < end && blank(s[k])) k++;
+        if (k < end && s[k] == '#') { /* no newline up to `end`: no later colon finds one either */
+            Py_ssize_t e = line_end(s, k, end);
+            return e < end ? e + 1 : -1;
+        }
+        if (k < end && s[k] == '\n') return k + 1;
+        if (k + 1 < end && s[k] == '\r' && s[k + 1] == '\n') return k + 2;
+    }
+    return -1;
+}
+
+/* _SIMPLE_ASSIGN.match(data, a).end(): `[ \t]*[A-Za-z_][\w.]*[ \t]*(?::[^=\n]+)?=[^=]`, or -1.
+ * Deterministic: every run is taken whole (given back, it faces `:` or `=` with a byte of its
+ * own), and the annotation `[^=\n]+` can only end at the first `=`. */
+static Py_ssize_t simple_assign_end(const unsigned char *s, Py_ssize_t len, Py_ssize_t p) {
+    if (p < 0 || p > len) return -1;
+    while (p < len && blank(s[p])) p++;
+    if (p >= len || !(re_word(s[p]) && !(s[p] >= '0' && s[p] <= '9'))) return -1;
+    p++;
+    while (p < len && (re_word(s[p]) || s[p] == '.')) p++;
+    while (p < len && blank(s[p])) p++;
+    if (p < len && s[p] == ':') {
+        Py_ssize_t k = p + 1;
+        while (k < len && s[k] != '=' && s[k] != '\n') k++;
+        if (k == p + 1 || k >= len || s[k] != '=') return -1;
+        p = k;
+    }
+    if (p + 1 < len && s[p] == '=' && s[p + 1] != '=') return p + 2;
+    return -1;
+}
+
+/* _IDENT.findall(data, a, b), one name at a time: *from is where to go on; 0 when done. */
+static int next_ident(const unsigned char *s, Py_ssize_t *from, Py_ssize_t end, Py_ssize_t *a, Py_ssize_t *b) {
+    Py_ssize_t p = *from;
+    while (p < end && !(re_word(s[p]) && !(s[p] >= '0' && s[p] <= '9'))) p++;
+    if (p >= end) return 0;
+    *a = p;
+    while (p < end && re_word(s[p])) p++;
+    *b = p;
+    *from = p;
+    return 1;
+}
+
+/* The needed names: a set of byte strings of the data (open addressing, offsets into it). */
+typedef struct {
+    const unsigned char *s;
+    Py_ssize_t *at, *n; /* at == -1: an empty slot */
+    size_t cap, used;
+} NameSet;
+
+static size_t name_hash(const unsigned char *p, Py_ssize_t n) {
+    size_t h = 1469598103934665603ull;
+    for (Py_ssize_t k = 0; k < n; k++) h = (h ^ p[k]) * 1099511628211ull;
+    return h;
+}
+
+static int name_slot(const NameSet *set, const unsigned char *p, Py_ssize_t n, size_t *slot) {
+    size_t i = name_hash(p, n) & (set->cap - 1);
+    while (set->at[i] != -1) {
+        if (set->n[i] == n && memcmp(set->s + set->at[i], p, (size_t)n) == 0) {
+            *slot = i;
+            return 1;
+        }
+        i = (i + 1) & (set->cap - 1);
+    }
+    *slot = i;
+    return 0;
+}
+
+static int names_grow(NameSet *set) {
+    size_t cap = set->cap ? set->cap * 2 : 256;
+    Py_ssize_t *at = PyMem_Malloc(cap * sizeof(Py_ssize_t)), *n = PyMem_Malloc(cap * sizeof(Py_ssize_t));
+    if (at == NULL || n == NULL) {
+        PyMem_Free(at);
+        PyMem_Free(n);
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t k = 0; k < cap; k++) at[k] = -1;
+    NameSet bigger = {set->s, at, n, cap, set->used};
+    for (size_t k = 0; k < set->cap; k++) {
+        if (set->at[k] == -1) continue;
+        size_t slot;
+        name_slot(&bigger, set->s + set->at[k], set->n[k], &slot);
+        at[slot] = set->at[k];
+        n[slot] = set->n[k];
+    }
+    PyMem_Free(set->at);
+    PyMem_Free(set->n);
+    *set = bigger;
+    return 0;
+}
+
+/* _NOT_NAMES */
+static int not_a_name(const unsigned char *p, Py_ssize_t n) {
+    return (n == 4 && memcmp(p, "self", 4) == 0) || (n == 3 && memcmp(p, "cls", 3) == 0);
+}
+
+static int names_add(NameSet *set, Py_ssize_t a, Py_ssize_t b) {
+    size_t slot;
+    if (not_a_name(set->s + a, b - a)) return 0;
+    if ((set->used + 1) * 2 > set->cap && names_grow(set) < 0) return -1;
+    if (name_slot(set, set->s + a, b - a, &slot)) return 0;
+    set->at[slot] = a;
+    set->n[slot] = b - a;
+    set->used++;
+    return 0;
+}
+
+static int names_has(const NameSet *set, Py_ssize_t a, Py_ssize_t b) {
+    size_t slot;
+    return set->cap > 0 && !not_a_name(set->s + a, b - a) && name_slot(set, set->s + a, b - a, &slot);
+}
+
+/* every name of _IDENT.findall(data, a, b) into the set */
+static int names_add_all(NameSet *set, Py_ssize_t a, Py_ssize_t b) {
+    Py_ssize_t from = a, x, y;
+    while (next_ident(set->s, &from, b, &x, &y))
+        if (names_add(set, x, y) < 0) return -1;
+    return 0;
+}
+
+/* A piece to keep: [a, b) of the data, or (rep) the blanks [rep_a, rep_b) of the data + `pass`. */
+typedef struct {
+    Py_ssize_t a, b, rep_a, rep_b;
+    int rep;
+} Piece;
+
+typedef struct {
+    Piece *items;
+    Py_ssize_t len, cap;
+} Pieces;
+
+static int pieces_push(Pieces *p, Py_ssize_t a, Py_ssize_t b, int rep, Py_ssize_t rep_a, Py_ssize_t rep_b) {
+    if (p->len == p->cap) {
+        Py_ssize_t cap = p->cap ? p->cap * 2 : 64;
+        Piece *items = PyMem_Realloc(p->items, (size_t)cap * sizeof(Piece));
+        if (items == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        p->items = items;
+        p->cap = cap;
+    }
+    Piece piece = {a, b, rep_a, rep_b, rep};
+    p->items[p->len++] = piece;
+    return 0;
+}
+
+typedef struct {
+    const unsigned char *s;
+    Py_ssize_t len;
+    Quotes quotes, hits;
+    Offsets newlines;  /* offsets of every `\n`: counts by bisection */
+    NameSet needed;
+    Pieces keep;
+    Offsets shortened; /* pairs: first, b */
+    int depth;
+    int defer;         /* the reference raises here: answer None */
+} Cutter;
+
+/* bisect_left over offsets */
+static Py_ssize_t lower_bound(const Py_ssize_t *items, Py_ssize_t n, Py_ssize_t v) {
+    Py_ssize_t lo = 0, hi = n;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (items[mid] < v)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* data.count(b"\n", a, b) for 0 <= a, b <= len */
+static Py_ssize_t count_nl(const Cutter *c, Py_ssize_t a, Py_ssize_t b) {
+    if (b <= a) return 0;
+    return lower_bound(c->newlines.items, c->newlines.len, b) - lower_bound(c->newlines.items, c->newlines.len, a);
+}
+
+/* _has_hit: bisect as bisect does it */
+static int has_hit(const Cutter *c, Py_ssize_t a, Py_ssize_t b) {
+    Py_ssize_t lo = 0, hi = c->hits.len;
+    while (lo < hi) {
+        Py_ssize_t mid = (lo + hi) / 2;
+        if (c->hits.items[mid] < (long long)a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->hits.len && c->hits.items[lo] < (long long)b;
+}
+
+/* _Cutter._assigns_needed */
+static int assigns_needed(const Cutter *c, Py_ssize_t a, Py_ssize_t b) {
+    Py_ssize_t m = simple_assign_end(c->s, c->len, a);
+    if (m < 0 || count_nl(c, a, b) > 3) return 0;
+    Py_ssize_t from = a, x, y;
+    while (next_ident(c->s, &from, m - 1, &x, &y))
+        if (names_has(&c->needed, x, y)) return 1;
+    return 0;
+}
+
+static int cut(Cutter *c, Py_ssize_t a, Py_ssize_t b, Py_ssize_t ind, Py_ssize_t n, int in_def);
+
+/* _Cutter._body: 1 with its pieces pushed, 0 for None, -1 on error. The indent is [ind, ind + n). */
+static int cut_body(Cutter *c, Py_ssize_t begin, Py_ssize_t end, Py_ssize_t ind, Py_ssize_t n, int in_def) {
+    const unsigned char *s = c->s;
+    Offsets members = {NULL, 0, 0};
+    unsigned char *chosen = NULL;
+    int result = -1;
+    if (scan_starts(s, c->len, s + ind, n, begin, end, &c->quotes, &members) < 0) goto done;
+    result = 0;
+    if (members.len == 0 || members.items[0] != begin) goto done;
+    Py_ssize_t count = members.len;
+    chosen = PyMem_Malloc((size_t)count);
+    if (chosen == NULL) {
+        PyErr_NoMemory();
+        result = -1;
+        goto done;
+    }
+    int any = 0;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        Py_ssize_t m = members.items[i], e = i + 1 < count ? members.items[i + 1] : end;
+        chosen[i] = has_hit(c, m, e) || (in_def && lit_at(s, c->len, m + n, "return")) || assigns_needed(c, m, e);
+        any |= chosen[i];
+    }
+    if (!any) goto done;
+    if (in_def) { /* an `if` right after a hit: what the code does when a lookup comes up empty */
+        for (Py_ssize_t i = 0; i < count; i++) {
+            Py_ssize_t m = members.items[i], e = i + 1 < count ? members.items[i + 1] : end;
+            if (chosen[i] != 1 || !has_hit(c, m, e)) continue;
+            for (Py_ssize_t j = i + 1; j <= i + 2 && j < count; j++)
+                if (!chosen[j] && lit_at(s, c->len, members.items[j] + n, "if ")) chosen[j] = 2;
+        }
+    }
+    for (Py_ssize_t i = 0; i < count; i++) {
+        if (!chosen[i]) continue;
+        if (cut(c, members.items[i], i + 1 < count ? members.items[i + 1] : end, ind, n, in_def) < 0) {
+            result = -1;
+            goto done;
+        }
+    }
+    result = 1;
+done:
+    PyMem_Free(chosen);
+    PyMem_Free(members.items);
+    return result;
+}
+
+/* _Cutter._members (header: 1 for _CLASS_HEADER, 0 for _DEF_HEADER): 1 with its pieces pushed,
+ * 0 for [], -1 on error. */
+static int cut_members(Cutter *c, Py_ssize_t a, Py_ssize_t b, int class_header, int in_def) {
+    Py_ssize_t head = class_header ? class_header_end(c->s, c->len, a, b) : def_header_end(c->s, c->len, a, b);
+    Py_ssize_t body, body_indent;
+    if (head < 0 || !body_search(c->s, c->len, head + 1, b, &body, &body_indent)) return 0;
+    if (in_def) {
+        if (!has_hit(c, body, b)) return 0;
+        Py_ssize_t k = a; /* _decorator_hit: `@skipIf(capability < 9)`: what the function does is read whole */
+        while (k < c->len && blank(c->s[k])) k++;
+        if (k < c->len && c->s[k] == '@') {
+            Py_ssize_t keyword = keyword_line(c->s, c->len, a, b);
+            if (keyword >= 0 && has_hit(c, a, keyword)) return 0;
+        }
+    }
+    Py_ssize_t mark = c->keep.len;
+    if (pieces_push(&c->keep, a, body, 0, 0, 0) < 0) return -1;
+    int kept = cut_body(c, body, b, body, body_indent - body, in_def);
+    if (kept <= 0) c->keep.len = mark;
+    return kept;
+}
+
+/* _Cutter._block: 1 with its pieces pushed, 0 for [] (pieces pushed taken back; what was noted as
+ * shortened on the way stays, as in the reference), -1 on error. */
+static int cut_block(Cutter *c, Py_ssize_t a, Py_ssize_t b, Py_ssize_t ind, Py_ssize_t n, int in_def) {
+    const unsigned char *s = c->s;
+    Py_ssize_t end = clamp(b, c->len), mark = c->keep.len;
+    Offsets starts = {NULL, 0, 0};
+    int result = -1;
+    if (offsets_push(&starts, a) < 0) goto done;
+    /* _clause_pattern(indent).finditer(data, a, b): `\n` + indent + (?=(?:elif|else|except|finally)\b) */
+    for (Py_ssize_t p = clamp(a, c->len); p < end;) {
+        const unsigned char *nl = memchr(s + p, '\n', (size_t)(end - p));
+        if (nl == NULL) break;
+        p = nl - s + 1;
+        Py_ssize_t q = p + n;
+        if (q > end || memcmp(s + p, s + ind, (size_t)n) != 0) continue;
+        if (!(keyword_at(s, end, q, "elif") || keyword_at(s, end, q, "else") || keyword_at(s, end, q, "except") ||
+              keyword_at(s, end, q, "finally")))
+            continue;
+        if (!in_string(&c->quotes, p) && offsets_push(&starts, p) < 0) goto done;
+    }
+    result = 0;
+    for (Py_ssize_t k = 0; k < starts.len; k++) {
+        Py_ssize_t cs = starts.items[k], ce = k + 1 < starts.len ? starts.items[k + 1] : b;
+        Py_ssize_t head = header_end(s, c->len, cs, ce), body, body_indent;
+        if (head < 0 || has_hit(c, cs, head)) goto give_back; /* a gate (`if`/`while` test): kept whole */
+        if (!body_search(s, c->len, head, ce, &body, &body_indent)) goto give_back;
+        Py_ssize_t bn = body_indent - body;
+        if (bn <= n || memcmp(s + body, s + ind, (size_t)n) != 0) goto give_back;
+        if (lit_at(s, c->len, cs + n, "except")) { /* the fallback is read as it is */
+            if (pieces_push(&c->keep, cs, ce, 0, 0, 0) < 0) goto fail;
+            continue;
+        }
+        if (pieces_push(&c->keep, cs, body, 0, 0, 0) < 0) goto fail;
+        int kept = cut_body(c, body, ce, body, bn, in_def);
+        if (kept < 0) goto fail;
+        if (kept == 0) {
+            Py_ssize_t e = line_end(s, body, clamp(ce, c->len));
+            if (pieces_push(&c->keep, body, e, 1, body, body_indent) < 0) goto fail;
+        }
+    }
+    result = 1;
+    goto done;
+give_back:
+    c->keep.len = mark;
+    result = 0;
+    goto done;
+fail:
+    result = -1;
+done:
+    PyMem_Free(starts.items);
+    return result;
+}
+
+/* _Cutter.cut: the pieces to keep of one relevant statement, pushed; 0, or -1 on error. */
+static int cut(Cutter *c, Py_ssize_t a, Py_ssize_t b, Py_ssize_t ind, Py_ssize_t n, int in_def) {
+    const unsigned char *s = c->s;
+    Py_ssize_t len = c->len, lines = count_nl(c, a, b), start = a + n, first = a;
+    int is_class = lit_at(s, len, start, "class "), got = 0;
+    if (!is_class && lit_at(s, len, start, "@")) { /* b"\n" + indent + b"class " in data[a : a + 400] */
+        Py_ssize_t hi = a + 400 < len ? a + 400 : len;
+        for (Py_ssize_t p = a; !is_class && p + n + 7 <= hi; p++)
+            is_class = s[p] == '\n' && memcmp(s + p + 1, s + ind, (size_t)n) == 0 && memcmp(s + p + 1 + n, "class ", 6) == 0;
+    }
+    if (++c->depth > MAX_DEPTH) {
+        c->defer = 1;
+        return -1;
+    }
+    if (is_class && lines > BIG_CLASS_LINES)
+        got = cut_members(c, a, b, 1, 0);
+    else if (!is_class && lines > BIG_DEF_LINES && def_start(s, len, start))
+        got = cut_members(c, a, b, 0, 1);
+    else if (lines > BIG_BLOCK_LINES && block_start(s, len, start)) {
+        got = cut_block(c, a, b, ind, n, in_def);
+        if (got > 0) got = 2;
+    }
+    if (got < 0) return -1;
+    if (got == 1) { /* the line the statement's node starts on: `def`/`class`, not a decorator */
+        first = keyword_line(s, len, a, b);
+        if (first < 0) {
+            c->defer = 1; /* the reference raises AttributeError */
+            return -1;
+        }
+    }
+    if (got) {
+        if (offsets_push(&c->shortened, first) < 0 || offsets_push(&c->shortened, b) < 0) return -1;
+    } else if (pieces_push(&c->keep, a, b, 0, 0, 0) < 0)
+        return -1;
+    c->depth--;
+    return 0;
+}
+
+/* _with_comments_above: a kept statement's start moved up over the comment lines right above it */
+static Py_ssize_t with_comments_above(const unsigned char *s, Py_ssize_t a, Py_ssize_t floor) {
+    for (int round = 0; round < 3; round++) {
+        Py_ssize_t prev_end = a - 1, prev_start = prev_end;
+        if (prev_end <= floor) break;
+        while (prev_start > 0 && s[prev_start - 1] != '\n') prev_start--; /* rfind(b"\n", 0, prev_end) + 1 */
+        if (prev_start < floor) break;
+        Py_ssize_t k = prev_start; /* .lstrip(): ASCII whitespace */
+        while (k < prev_end && (s[k] == ' ' || (s[k] >= '\t' && s[k] <= '\r'))) k++;
+        if (k >= prev_end || s[k] != '#') break;
+        a = prev_start;
+    }
+    return a;
+}
+
+typedef struct {
+    char *buf;
+    Py_ssize_t len, cap;
+} Text;
+
+static int text_put(Text *t, const void *p, char fill, Py_ssize_t n) {
+    if (n <= 0) return 0;
+    if (t->len + n > t->cap) {
+        Py_ssize_t cap = t->cap ? t->cap : 4096;
+        while (cap < t->len + n) cap *= 2;
+        char *buf = PyMem_Realloc(t->buf, (size_t)cap);
+        if (buf == NULL) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        t->buf = buf;
+        t->cap = cap;
+    }
+    if (p != NULL)
+        memcpy(t->buf + t->len, p, (size_t)n);
+    else
+        memset(t->buf + t->len, fill, (size_t)n);
+    t->len += n;
+    return 0;
+}
+
+/* the cut text: the pieces as select assembles them */
+static PyObject *assemble(const Cutter *c) {
+    const unsigned char *s = c->s;
+    Text t = {NULL, 0, 0};
+    Py_ssize_t pos = 0;
+    PyObject *result = NULL;
+    for (Py_ssize_t k = 0; k < c->keep.len; k++) {
+        Piece pc = c->keep.items[k];
+        Py_ssize_t a = pc.a;
+        if (!pc.rep) a = with_comments_above(s, a, pos); /* "# capability major -> ..." speaks for the table below */
+        if (text_put(&t, NULL, '\n', count_nl(c, pos, a)) < 0) goto done;
+        if (pc.rep) {
+            if (text_put(&t, s + pc.rep_a, 0, pc.rep_b - pc.rep_a) < 0 || text_put(&t, "pass", 0, 4) < 0) goto done;
+        } else if (text_put(&t, s + a, 0, clamp(pc.b, c->len) - a) < 0)
+            goto done;
+        pos = pc.b;
+    }
+    if (text_put(&t, NULL, '\n', count_nl(c, pos, c->len)) < 0) goto done;
+    result = PyBytes_FromStringAndSize(t.buf != NULL ? t.buf : "", t.len);
+done:
+    PyMem_Free(t.buf);
+    return result;
+}
+
+/* _line_spans(data, shortened): {first line: last line}, 1-based */
+static PyObject *line_spans(const Cutter *c) {
+    PyObject *ends = PyDict_New();
+    if (ends == NULL) return NULL;
+    for (Py_ssize_t k = 0; k + 1 < c->shortened.len; k += 2) {
+        Py_ssize_t a = c->shortened.items[k], b = c->shortened.items[k + 1];
+        PyObject *first = PyLong_FromSsize_t(1 + count_nl(c, 0, a));
+        PyObject *last = PyLong_FromSsize_t(1 + count_nl(c, 0, b - 1));
+        int bad = first == NULL || last == NULL || PyDict_SetItem(ends, first, last) < 0;
+        Py_XDECREF(first);
+        Py_XDECREF(last);
+        if (bad) {
+            Py_DECREF(ends);
+            return NULL;
+        }
+    }
+    return ends;
+}
+
+static int quotes_from_offsets(const Offsets *o, Quotes *q) {
+    q->len = o->len;
+    q->items = PyMem_Malloc((size_t)(o->len ? o->len : 1) * sizeof(long long));
+    if (q->items == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (Py_ssize_t k = 0; k < o->len; k++) q->items[k] = o->items[k];
+    return 0;
+}
+
+/* chunks.select: (text, ends), or None where the reference raises */
+static PyObject *cutscan_select(PyObject *self, PyObject *args) {
+    PyObject *data_obj, *result = NULL, *text = NULL, *ends = NULL;
+    Offsets quotes = {NULL, 0, 0}, hits = {NULL, 0, 0}, top = {NULL, 0, 0};
+    (void)self;
+    if (!PyArg_ParseTuple(args, "O!:select", &PyBytes_Type, &data_obj)) return NULL;
+    const unsigned char *s = (const unsigned char *)PyBytes_AS_STRING(data_obj);
+    Py_ssize_t len = PyBytes_GET_SIZE(data_obj);
+    Cutter c;
+    memset(&c, 0, sizeof(c));
+    c.s = s;
+    c.len = len;
+    c.needed.s = s;
+    if (scan_quotes(s, len, &quotes) < 0 || quotes_from_offsets(&quotes, &c.quotes) < 0) goto done;
+    if (scan_code_hits(s, len, &c.quotes, &hits) < 0 || quotes_from_offsets(&hits, &c.hits) < 0) goto done;
+    if (scan_starts(s, len, (const unsigned char *)"", 0, 0, len, &c.quotes, &top) < 0) goto done;
+    if (top.len == 0) {
+        ends = PyDict_New();
+        if (ends != NULL) result = PyTuple_Pack(2, data_obj, ends);
+        goto done;
+    }
+    for (const unsigned char *p = s; (p = memchr(p, '\n', (size_t)(s + len - p))) != NULL; p++)
+        if (offsets_push(&c.newlines, p - s) < 0) goto done;
+    /* _needed_names: the names on a line with a hit, and in a module-level statement with a hit
+     * that is no compound statement (a table) */
+    Py_ssize_t last_line = -1;
+    for (Py_ssize_t k = 0; k < hits.len; k++) {
+        Py_ssize_t pos = hits.items[k];
+        Py_ssize_t i = lower_bound(c.newlines.items, c.newlines.len, pos); /* newlines before pos */
+        Py_ssize_t start = i > 0 ? c.newlines.items[i - 1] + 1 : 0;
+        Py_ssize_t end = i < c.newlines.len ? c.newlines.items[i] : len; /* data.find(b"\n", pos) */
+        if (start == last_line) continue;
+        last_line = start;
+        if (names_add_all(&c.needed, start, end) < 0) goto done;
+    }
+    for (Py_ssize_t k = 0; k < top.len; k++) {
+        Py_ssize_t a = top.items[k], b = k + 1 < top.len ? top.items[k + 1] : len;
+        if (has_hit(&c, a, b) && !compound(s, len, a) && names_add_all(&c.needed, a, b) < 0) goto done;
+    }
+    for (Py_ssize_t k = 0; k < top.len; k++) {
+        Py_ssize_t a = top.items[k], b = k + 1 < top.len ? top.items[k + 1] : len;
+        if (!(has_hit(&c, a, b) || assigns_needed(&c, a, b))) continue;
+        c.depth = 0;
+        if (cut(&c, a, b, 0, 0, 0) < 0) {
+            if (c.defer && !PyErr_Occurred()) {
+                Py_INCREF(Py_None);
+                result = Py_None;
+            }
+            goto done;
+        }
+    }
+    text = assemble(&c);
+    ends = text != NULL ? line_spans(&c) : NULL;
+    if (ends != NULL) result = PyTuple_Pack(2, text, ends);
+done:
+    Py_XDECREF(text);
+    Py_XDECREF(ends);
+    PyMem_Free(quotes.items);
+    PyMem_Free(hits.items);
+    PyMem_Free(top.items);
+    PyMem_Free(c.quotes.items);
+    PyMem_Free(c.hits.items);
+    PyMem_Free(c.newlines.items);
+    PyMem_Free(c.needed.at);
+    PyMem_Free(c.needed.n);
+    PyMem_Free(c.keep.items);
+    PyMem_Free(c.shortened.items);
+    return result;
+}
+
 static PyMethodDef cutscan_methods[] = {
     {"quotes", cutscan_quotes, METH_VARARGS, "Sorted offsets of the triple quotes (\"\"\" and ''') in data."},
     {"code_hits", cutscan_code_hits, METH_VARARGS,
@@ -850,6 +1580,8 @@ static PyMethodDef cutscan_methods[] = {
      "(prefilter.worth_parsing(data), any(tok in data for tok in builds.BUILD_TOKENS))."},
     {"hint_lines", cutscan_hint_lines, METH_VARARGS,
      "hintlines.HintLines(data.decode().splitlines(), hints) lines for ASCII data; None for other data."},
+    {"select", cutscan_select, METH_VARARGS,
+     "(cut.text, cut.ends) of chunks.select(data); None where the Python reference raises."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -861,7 +1593,7 @@ static struct PyModuleDef cutscan_module = {
 
 /* Bumped with every change of what the scans return: chunks.py ignores a build of older source
  * (an editable install does not rebuild by itself). */
-#define CUTSCAN_VERSION 3
+#define CUTSCAN_VERSION 4
 
 PyMODINIT_FUNC PyInit__cutscan(void) {
     init_tables();

@@ -3,9 +3,10 @@
 Top-level statements (and the members of a large class) that neither mention a capability nor
 hold a capability-keyed dict are replaced by as many empty lines, which keeps every line number.
 Short simple assignments stay when a capability line or a table reads the name they bind
-(constants such as `MiB = 1024 * 1024` resolve table values). All
-searching is done by C-level byte searches; Python only walks statement boundaries. If the cut
-source does not parse (a boundary guessed wrong), the caller parses the file whole.
+(constants such as `MiB = 1024 * 1024` resolve table values). The cut runs in C
+(`_cutscan.select`) when the extension is built; the Python below is its reference, and what runs
+without it. If the cut source does not parse (a boundary guessed wrong), the caller parses the
+file whole.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ try:  # the same byte scans in C (setup.py builds it when a compiler is there); 
     from capgap.scan import _cutscan
 except ImportError:  # pragma: no cover - depends on the build
     _cutscan = None
-if getattr(_cutscan, "VERSION", None) != 3:  # a stale build of older C source: not to be trusted
+if getattr(_cutscan, "VERSION", None) != 4:  # a stale build of older C source: not to be trusted
     _cutscan = None  # (fileparse.relevance and hintlines use its other scans: all or none of them)
 
 _SIMPLE_ASSIGN = re.compile(rb"[ \t]*[A-Za-z_][\w.]*[ \t]*(?::[^=\n]+)?=[^=]")
@@ -122,6 +123,13 @@ class Cut:
 
 def select(data: bytes) -> Cut:
     """`data` with irrelevant statements replaced by empty lines (same line count)."""
+    if _cutscan is not None and (answer := _cutscan.select(data)) is not None:
+        return Cut(*answer)
+    return _select_python(data)  # no extension, or an input where the reference raises
+
+
+def _select_python(data: bytes) -> Cut:
+    """The reference of `_cutscan.select`: the same cut, walked in Python."""
     quotes = _quote_offsets(data)
     hits = _hits_in_code(data, quotes)
     starts = _statement_starts(data, b"", 0, len(data), quotes)
