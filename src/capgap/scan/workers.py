@@ -16,8 +16,8 @@ from capgap.scan.records import FileFacts
 
 POOL_MIN_BYTES = 2 << 20  # below this much to read, starting workers costs more than it saves
 CHUNKS_PER_WORKER = 8  # small enough that no worker is left alone with a big last chunk
-STREAM_CHUNK_BYTES = 192 * 1024  # fed as grep finds files: the size of each worker's bite
-QUEUED_PER_WORKER = 3  # bites submitted and not done: one running, two waiting
+STREAM_CHUNK_BYTES = 96 * 1024  # fed as grep finds files: the size of each worker's bite
+QUEUED_PER_WORKER = 4  # bites submitted and not done: one running, three waiting
 
 Item = tuple[str, str]  # (relative path, path)
 Result = tuple[str, str, FileFacts | None, str]
