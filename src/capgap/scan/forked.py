@@ -16,6 +16,7 @@ from typing import TypeVar
 T = TypeVar("T")
 R = TypeVar("R")
 MIN_WEIGHT = 300  # below this much work, forking costs more than it saves
+CHILD_SHARE = 0.5  # of the weight, to the child
 
 
 def in_two(
@@ -28,7 +29,7 @@ def in_two(
     if jobs < 2 or total < MIN_WEIGHT or not _can_fork():
         return step(items)
     cut, done = 0, 0
-    while cut < len(items) and done + weights[cut] <= total // 2:
+    while cut < len(items) and done + weights[cut] <= total * CHILD_SHARE:
         done += weights[cut]
         cut += 1
     read_end, write_end = os.pipe()
