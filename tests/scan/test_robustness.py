@@ -74,3 +74,25 @@ def test_unreadable_file_is_skipped_even_as_root(tmp_path: Path, monkeypatch: py
 
     monkeypatch.setattr(workers, "open", deny, raising=False)
     assert _skipped(tmp_path) == {"locked.py": "unreadable: Permission denied"}
+
+
+def test_a_file_the_cut_cannot_handle_is_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cut is a guess about statement boundaries; when it fails on a strange file, the file is
+    parsed whole (same facts), never a crash."""
+    from capgap.scan import chunks, fileparse
+
+    source = (
+        b"import torch\nT = {9: 1, 10: 2}\n\n\ndef f():\n"
+        b"    return T[torch.cuda.get_device_capability()[0]]\n"
+    )
+    expected = fileparse.facts_for_bytes("m.py", source, True)
+
+    def fails(data: bytes) -> chunks.Cut:
+        raise AttributeError("no def or class line after the decorators")
+
+    monkeypatch.setattr(chunks, "select", fails)
+    got = fileparse.facts_for_bytes("m.py", source, True)
+    assert got is not None and expected is not None and not got.skipped
+    assert [(t.symbol, [k.text for k in t.keys]) for t in got.tables] == [("T", ["9", "10"])]
+    uses = [(u.name, u.line, u.access) for u in got.uses]
+    assert uses == [(u.name, u.line, u.access) for u in expected.uses] == [("T", 6, "subscript")]

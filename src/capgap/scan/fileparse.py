@@ -47,7 +47,10 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
     if relevant_build:
         facts.builds = builds.find_build_lists(text, python_module=is_python and not rel.endswith("setup.py"))
     if relevant_py:
-        selected = chunks.select(data)
+        try:
+            selected = chunks.select(data)
+        except (AttributeError, ValueError, RecursionError):  # a statement too odd to cut: read it all
+            selected = chunks.Cut(b"\0", {})  # does not parse: the file is parsed whole below
         cut = selected.text.decode(encoding)  # whole lines of a file that decodes: it decodes too
         tree, source, ends = _parse(cut, rel), cut, selected.ends
         # the bytes `source` decodes from, for the C search of hint lines (it refuses non-ASCII)
