@@ -106,14 +106,9 @@ def run(
 
 def _enough(items: Iterator[Item], sizes: dict[str, int]) -> tuple[Iterable[Item], bool]:
     """(the same items, whether POOL_MIN_BYTES of them came before the stream ended)."""
-    head: list[Item] = []
-    filled = 0
-    for item in items:
-        head.append(item)
-        filled += sizes.get(item[0], 0)
-        if filled >= POOL_MIN_BYTES:
-            return itertools.chain(head, items), True
-    return head, False
+    head = next(_by_bytes(items, sizes, POOL_MIN_BYTES), [])  # takes no item past the bytes it needs
+    filled = sum(sizes.get(rel, 0) for rel, _ in head)
+    return itertools.chain(head, items), filled >= POOL_MIN_BYTES
 
 
 def default_jobs(jobs: int) -> int:
