@@ -45,7 +45,8 @@ def __getattr__(name: str) -> Any:
 def main(argv: list[str] | None = None) -> int:
     """Run the CLI; CapgapError becomes one line on stderr and its exit code."""
     args = sys.argv[1:] if argv is None else list(argv)
-    if args[:1] == ["scan"]:
+    scanning = args[:1] == ["scan"]
+    if scanning:
         from capgap.scan.grepfilter import prefetch_command_line
 
         prefetch_command_line(args[1:])
@@ -65,12 +66,12 @@ def main(argv: list[str] | None = None) -> int:
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else EXIT_USAGE)
     except KeyboardInterrupt:
         code = 130
-    if args[:1] == ["scan"]:  # a grep nobody collected (a usage error came first): stop it
+    if scanning:  # a grep nobody collected (a usage error came first): stop it
         from capgap.scan.grepfilter import discard_all
 
         discard_all()
     if argv is None:
-        if args[:1] == ["scan"]:
+        if scanning:
             _exit_now(code)
         sys.exit(code)
     return code
