@@ -47,14 +47,7 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
     if relevant_build:
         facts.builds = builds.find_build_lists(text, python_module=is_python and not rel.endswith("setup.py"))
     if relevant_py:
-        try:
-            selected = chunks.select(data)
-        except (AttributeError, ValueError, RecursionError):  # a statement too odd to cut: read it all
-            selected = chunks.Cut(b"\0", {})  # does not parse: the file is parsed whole below
-        cut = selected.text.decode(encoding)  # whole lines of a file that decodes: it decodes too
-        tree, source, ends = _parse(cut, rel), cut, selected.ends
-        # the bytes `source` decodes from, for the C search of hint lines (it refuses non-ASCII)
-        source_bytes: bytes | None = selected.text if encoding == "utf-8-sig" else None
+        tree, source, ends, source_bytes = _parse_cut(data, encoding, rel)
         if tree is None:  # the cut guessed a boundary wrong, or the file is bad: parse it whole
             source, ends = text, {}
             source_bytes = data if encoding == "utf-8-sig" else None
@@ -69,6 +62,20 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
         extracted.builds = facts.builds
         facts = extracted
     return facts if (facts.builds or facts.tables or facts.uses or facts.helpers or facts.gates) else None
+
+
+def _parse_cut(
+    data: bytes, encoding: str, rel: str
+) -> tuple[ast.Module | None, str, dict[int, int], bytes | None]:
+    """The statement cut parsed: (tree or None when it does not parse, its text, where statements
+    kept in part end, the bytes the text decodes from for the C search of hint lines, which refuses
+    anything but ASCII). A file too odd to cut at all gives no tree: it is parsed whole instead."""
+    try:
+        selected = chunks.select(data)
+    except (AttributeError, ValueError, RecursionError):  # e.g. decorators with no def or class
+        return None, "", {}, None
+    cut = selected.text.decode(encoding)  # whole lines of a file that decodes: it decodes too
+    return _parse(cut, rel), cut, selected.ends, selected.text if encoding == "utf-8-sig" else None
 
 
 def relevance(data: bytes, is_python: bool) -> tuple[bool, bool]:
