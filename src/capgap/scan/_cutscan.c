@@ -150,6 +150,12 @@ static int is_digit(unsigned char c) { return c >= '0' && c <= '9'; }
 /* bytes-regex `\s` */
 static int is_space(unsigned char c) { return c == ' ' || (c >= '\t' && c <= '\r'); }
 
+/* data.startswith(lit, p) */
+static int lit_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t p, const char *lit) {
+    Py_ssize_t n = (Py_ssize_t)strlen(lit);
+    return p >= 0 && p <= len - n && memcmp(s + p, lit, (size_t)n) == 0;
+}
+
 /* Literal patterns: the CAP_TOKENS, the CC_KEY_TOKENS and the plain name tokens. */
 enum {
     L_APABILIT, L_LACKWELL, L_HOPPER, L_DEVICE_SM, L_RCH_LIST, L_CUDA_ARCH, L_SM_VERSION, L_GENCODE,
@@ -190,14 +196,20 @@ typedef struct {
 
 static unsigned char low_at(const Scan *sc, Py_ssize_t i) { return LOWER[sc->s[i]]; }
 
+/* `tok` (lowercase) at i of the lowercased data. */
+static int folded_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t i, const char *tok) {
+    Py_ssize_t n = (Py_ssize_t)strlen(tok);
+    if (i + n > len) return 0;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (LOWER[s[i + k]] != (unsigned char)tok[k]) return 0;
+    return 1;
+}
+
 /* A literal match at i (finditer: not before the end of its previous match). */
 static int literal_at(Scan *sc, int which, Py_ssize_t i) {
     const char *tok = LITERALS[which];
-    Py_ssize_t n = (Py_ssize_t)strlen(tok);
-    if (i < sc->next_ok[which] || i + n > sc->len) return 0;
-    for (Py_ssize_t k = 0; k < n; k++)
-        if (low_at(sc, i + k) != (unsigned char)tok[k]) return 0;
-    sc->next_ok[which] = i + n;
+    if (i < sc->next_ok[which] || !folded_at(sc->s, sc->len, i, tok)) return 0;
+    sc->next_ok[which] = i + (Py_ssize_t)strlen(tok);
     return 1;
 }
 
@@ -590,13 +602,8 @@ static PyObject *cutscan_starts(PyObject *self, PyObject *args) {
 /* Pairs of raw bytes (read as a 16-bit load) that can begin a relevance token: the lowercased
  * CAP_TOKENS, CC_KEY_TOKENS and `sm`, and the case-sensitive BUILD_TOKENS. */
 static unsigned char REL_PAIRS[65536];
-static const char *const CAP_LITERALS[] = {
-    "apabilit", "lackwell", "hopper", "device_sm", "rch_list", "cuda_arch", "sm_version", "gencode",
-    ".0\": ", ".0': ", ", 0): ", /* the CC_KEY_TOKENS that are keys wherever they are */
-};
 static const char *const BUILD_LITERALS[] = {"ARCH_LIST", "gencode", "ARCHITECTURES", "cuda_archs", "CUDA_ARCHS",
                                              "generate-code"};
-#define N_CAP (sizeof(CAP_LITERALS) / sizeof(CAP_LITERALS[0]))
 #define N_BUILD (sizeof(BUILD_LITERALS) / sizeof(BUILD_LITERALS[0]))
 
 static void mark_pair(unsigned char *table, unsigned char a, unsigned char b) {
@@ -606,22 +613,17 @@ static void mark_pair(unsigned char *table, unsigned char a, unsigned char b) {
     table[pair] = 1;
 }
 
-static int raw_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t i, const char *tok) {
-    Py_ssize_t n = (Py_ssize_t)strlen(tok);
-    return i + n <= len && memcmp(s + i, tok, (size_t)n) == 0;
-}
-
 /* A build token at i: case-sensitive, on the raw bytes. */
 static int build_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t i) {
     switch (s[i]) {
     case 'A':
-        return raw_at(s, len, i, "ARCH_LIST") || raw_at(s, len, i, "ARCHITECTURES");
+        return lit_at(s, len, i, "ARCH_LIST") || lit_at(s, len, i, "ARCHITECTURES");
     case 'g':
-        return raw_at(s, len, i, "gencode") || raw_at(s, len, i, "generate-code");
+        return lit_at(s, len, i, "gencode") || lit_at(s, len, i, "generate-code");
     case 'c':
-        return raw_at(s, len, i, "cuda_archs");
+        return lit_at(s, len, i, "cuda_archs");
     case 'C':
-        return raw_at(s, len, i, "CUDA_ARCHS");
+        return lit_at(s, len, i, "CUDA_ARCHS");
     default:
         return 0;
     }
@@ -633,12 +635,10 @@ static int build_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t i) {
 static unsigned char BUILD_INNER[65536];
 
 static void init_relevance_tables(void) {
-    const char *folded[N_CAP + 3];
-    for (size_t k = 0; k < N_CAP; k++) folded[k] = CAP_LITERALS[k];
-    folded[N_CAP] = "9: ";
-    folded[N_CAP + 1] = "10: ";
-    folded[N_CAP + 2] = "sm";
-    for (size_t k = 0; k < N_CAP + 3; k++)
+    const char *folded[L_MAJOR + 1]; /* the CAP_TOKENS and CC_KEY_TOKENS (LITERALS before the names), and `sm` */
+    for (int k = 0; k < L_MAJOR; k++) folded[k] = LITERALS[k];
+    folded[L_MAJOR] = "sm";
+    for (int k = 0; k <= L_MAJOR; k++)
         for (int a = 0; a < 256; a++)
             for (int b = 0; b < 256 && LOWER[a] == (unsigned char)folded[k][0]; b++)
                 if (LOWER[b] == (unsigned char)folded[k][1]) mark_pair(REL_PAIRS, (unsigned char)a, (unsigned char)b);
@@ -652,15 +652,6 @@ static void init_relevance_tables(void) {
             BUILD_INNER[pair] |= (unsigned char)(1u << o);
         }
     }
-}
-
-/* `tok` (lowercase) at i of the lowercased data. */
-static int folded_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t i, const char *tok) {
-    Py_ssize_t n = (Py_ssize_t)strlen(tok);
-    if (i + n > len) return 0;
-    for (Py_ssize_t k = 0; k < n; k++)
-        if (LOWER[s[i + k]] != (unsigned char)tok[k]) return 0;
-    return 1;
 }
 
 /* A match of `sm_?\d{2,3}[af]?["']\s*:` at i (an `sm`), as sm_key_at decides it (no resume point:
@@ -693,37 +684,37 @@ static PyObject *cutscan_relevance(PyObject *self, PyObject *args) {
         if (worth) break; /* the rest looks for a build token only: faster below */
         switch (LOWER[s[i]]) { /* on the lowercased bytes */
         case 'a':
-            worth = folded_at(s, len, i, "apabilit");
+            worth = folded_at(s, len, i, LITERALS[L_APABILIT]);
             break;
         case 'l':
-            worth = folded_at(s, len, i, "lackwell");
+            worth = folded_at(s, len, i, LITERALS[L_LACKWELL]);
             break;
         case 'h':
-            worth = folded_at(s, len, i, "hopper");
+            worth = folded_at(s, len, i, LITERALS[L_HOPPER]);
             break;
         case 'd':
-            worth = folded_at(s, len, i, "device_sm");
+            worth = folded_at(s, len, i, LITERALS[L_DEVICE_SM]);
             break;
         case 'r':
-            worth = folded_at(s, len, i, "rch_list");
+            worth = folded_at(s, len, i, LITERALS[L_RCH_LIST]);
             break;
         case 'c':
-            worth = folded_at(s, len, i, "cuda_arch");
+            worth = folded_at(s, len, i, LITERALS[L_CUDA_ARCH]);
             break;
         case 'g':
-            worth = folded_at(s, len, i, "gencode");
+            worth = folded_at(s, len, i, LITERALS[L_GENCODE]);
             break;
         case '.':
-            worth = folded_at(s, len, i, ".0\": ") || folded_at(s, len, i, ".0': ");
+            worth = folded_at(s, len, i, LITERALS[L_DQ0]) || folded_at(s, len, i, LITERALS[L_SQ0]);
             break;
         case ',':
-            worth = folded_at(s, len, i, ", 0): ");
+            worth = folded_at(s, len, i, LITERALS[L_TUPLE0]);
             break;
         case '9':
-            worth = folded_at(s, len, i, "9: ") && tries9++ < 64 && starts_key(s, i);
+            worth = folded_at(s, len, i, LITERALS[L_KEY9]) && tries9++ < 64 && starts_key(s, i);
             break;
         case '1':
-            worth = folded_at(s, len, i, "10: ") && tries10++ < 64 && starts_key(s, i);
+            worth = folded_at(s, len, i, LITERALS[L_KEY10]) && tries10++ < 64 && starts_key(s, i);
             break;
         case 's': /* `sm_version`, `sm_?\d\d`, and the `sm` of a quoted key */
             if (LOWER[s[i + 1]] != 'm') break;
@@ -734,7 +725,7 @@ static PyObject *cutscan_relevance(PyObject *self, PyObject *args) {
                 if (j + 2 <= len && is_digit(s[j]) && is_digit(s[j + 1])) worth = 1;
             }
             if (i > 0 && (s[i - 1] == '"' || s[i - 1] == '\'') && sm_key_here(s, len, i)) quoted_sm_key = 1;
-            worth = worth || folded_at(s, len, i, "sm_version") || (sm_underscore && quoted_sm_key);
+            worth = worth || folded_at(s, len, i, LITERALS[L_SM_VERSION]) || (sm_underscore && quoted_sm_key);
             break;
         default:
             break;
@@ -869,17 +860,10 @@ fail:
 #define BIG_BLOCK_LINES 12
 
 /* bytes-regex `\w`: ASCII letters, digits and `_` */
-static int re_word(unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-}
+static int re_word(unsigned char c) { return is_word(LOWER[c]); }
 static int blank(unsigned char c) { return c == ' ' || c == '\t'; }
 /* `\b` right after a word byte at p, the data ending at `end` */
 static int boundary_after(const unsigned char *s, Py_ssize_t p, Py_ssize_t end) { return p >= end || !re_word(s[p]); }
-/* data.startswith(lit, p) */
-static int lit_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t p, const char *lit) {
-    Py_ssize_t n = (Py_ssize_t)strlen(lit);
-    return p >= 0 && p <= len - n && memcmp(s + p, lit, (size_t)n) == 0;
-}
 /* `lit\b` at p, the data ending at `end` */
 static int keyword_at(const unsigned char *s, Py_ssize_t end, Py_ssize_t p, const char *lit) {
     return lit_at(s, end, p, lit) && boundary_after(s, p + (Py_ssize_t)strlen(lit), end);
