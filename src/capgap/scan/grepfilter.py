@@ -215,26 +215,16 @@ def candidates(paths: list[str], workers: int) -> set[str] | None:
     grep = _grep()
     if not paths or grep is None:
         return None
-    import subprocess
-
     pending = _batches(paths, workers)
-    running: list[subprocess.Popen[bytes]] = []
+    running: list[_Spawned] = []
     found: set[str] = set()
     try:
         while pending or running:
             while pending and len(running) < max(1, workers):
-                batch = pending.pop()
-                running.append(
-                    subprocess.Popen(  # nosec: a fixed grep command over file names, no shell
-                        [*_command(grep), "--", *batch],
-                        stdout=subprocess.PIPE,
-                        stderr=subprocess.DEVNULL,
-                        env={**os.environ, **_ENV},
-                    )
-                )
+                running.append(_Spawned([*_command(grep), "--", *pending.pop()], {**os.environ, **_ENV}))
             proc = running.pop(0)
-            out, _ = proc.communicate()
-            if proc.returncode not in (0, 1):  # 2: a file it could not read, or an option it lacks
+            out = proc.stdout.read()
+            if proc.wait() not in (0, 1):  # 2: a file it could not read, or an option it lacks
                 return None
             found.update(os.fsdecode(name) for name in out.split(b"\0") if name)
     except OSError:
@@ -242,7 +232,6 @@ def candidates(paths: list[str], workers: int) -> set[str] | None:
     finally:
         for proc in running:
             proc.kill()
-            proc.wait()
     return found
 
 
