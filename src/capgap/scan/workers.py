@@ -1,7 +1,8 @@
 """Read and extract files, on every core: the list known up front, or fed as grep names them.
 
-Each file is read and extracted in a worker process (forked, so the parsing modules come
-loaded); results come back as `(rel, digest, facts, unreadable-reason)`.
+Each file is read and extracted by this process or by one of `jobs - 1` worker processes
+(forked, so the parsing modules come loaded); results come back as
+`(rel, digest, facts, unreadable-reason)`.
 """
 
 from __future__ import annotations
