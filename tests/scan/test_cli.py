@@ -175,7 +175,7 @@ def test_a_scan_process_ends_with_all_its_output_and_its_exit_code(tree: Path, t
 
 
 def test_a_usage_error_leaves_no_grep_running(tree: Path) -> None:
-    from capgap.scan import grepfilter
+    from capgap.reading import grepfilter
 
     assert run_cli("scan", str(tree), "--format", "yaml").code == 2
     assert str(tree) not in grepfilter._STARTED  # started before the options were read, then stopped

@@ -62,7 +62,7 @@ def test_unreadable_file_is_skipped_even_as_root(tmp_path: Path, monkeypatch: py
     """The real permission failure can't be produced as root; fake `open` at that one boundary."""
     import builtins
 
-    from capgap.scan import workers
+    from capgap.reading import workers
 
     (tmp_path / "locked.py").write_bytes(TABLE)
     real_open = builtins.open
@@ -79,7 +79,7 @@ def test_unreadable_file_is_skipped_even_as_root(tmp_path: Path, monkeypatch: py
 def test_a_file_the_cut_cannot_handle_is_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """The cut is a guess about statement boundaries; when it fails on a strange file, the file is
     parsed whole (same facts), never a crash."""
-    from capgap.scan import chunks, fileparse
+    from capgap.reading import chunks, fileparse
 
     source = (
         b"import torch\nT = {9: 1, 10: 2}\n\n\ndef f():\n"

@@ -7,8 +7,8 @@ import ast
 import pytest
 
 from capgap.arch import all_facts
-from capgap.scan.keys import classify_keys
-from capgap.scan.symbolic import Context, evaluate
+from capgap.judging.keys import classify_keys
+from capgap.judging.symbolic import Context, evaluate
 
 
 def _admits(expr: str, names: dict[str, str] | None = None) -> list[str] | None:

@@ -38,7 +38,7 @@ def scan(
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (0: one per core)."),
 ) -> None:
     """Find tables, gates and build lists in a target that have no entry for your GPU's arch."""
-    from capgap.scan.grepfilter import prefetch
+    from capgap.reading.grepfilter import prefetch
 
     for spec in targets:  # a directory: grep starts reading it while the rest of capgap loads
         prefetch(str(Path(spec).expanduser().resolve()))

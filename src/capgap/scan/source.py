@@ -11,12 +11,12 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from capgap.findings import Finding, Skipped
-from capgap.scan import workers
+from capgap.judging.builds import is_build_file
+from capgap.judging.records import FileFacts
+from capgap.reading import workers
+from capgap.reading.cache import ScanCache
+from capgap.reading.grepfilter import Stream
 from capgap.scan.analyzers import AnalyzerResult, ScanOptions
-from capgap.scan.builds import is_build_file
-from capgap.scan.cache import ScanCache
-from capgap.scan.grepfilter import Stream
-from capgap.scan.records import FileFacts
 
 if TYPE_CHECKING:
     from capgap.targets import Target
@@ -172,7 +172,7 @@ def _grep_filtered(
     """`todo` less the Python files grep finds no token in, when there are enough to ask grep."""
     if len(todo) < _GREP_MIN_FILES:
         return todo
-    from capgap.scan import grepfilter
+    from capgap.reading import grepfilter
 
     found = grepfilter.candidates([path for rel, path in todo if rel.endswith(".py")], jobs)
     if found is None:
@@ -191,15 +191,16 @@ def _gates(facts: FileFacts) -> int:
 
 
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
-    from capgap.scan.nogc import gc_paused
+    from capgap.reading.nogc import gc_paused
 
     with gc_paused():
         return _analyze(target, options)
 
 
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
+    from capgap.judging import rules
     from capgap.lifetime import keep_until_exit
-    from capgap.scan import forked, grepfilter, rules
+    from capgap.reading import forked, grepfilter
 
     if target.files is None:  # a directory: grep reads it while this process walks it
         grepfilter.prefetch(str(target.root))

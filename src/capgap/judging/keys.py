@@ -13,7 +13,7 @@ from typing import Any
 
 from capgap.arch import ArchSpec, all_facts
 from capgap.arch.keys import format_key
-from capgap.scan.records import Scope, TableKey
+from capgap.judging.records import Scope, TableKey
 
 _SM = re.compile(r"^(sm|SM)_?(\d{2,3})[af]?$")
 _DOTTED = re.compile(r"^(\d{1,2})\.(\d)$")

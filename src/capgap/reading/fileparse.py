@@ -10,9 +10,10 @@ import ast
 import re
 import warnings
 
-from capgap.scan import builds, chunks, prefilter
-from capgap.scan.extract import extract
-from capgap.scan.records import FileFacts
+from capgap.judging import builds
+from capgap.judging.extract import extract
+from capgap.judging.records import FileFacts
+from capgap.reading import chunks, prefilter
 
 MAX_BYTES = 4 * 1024 * 1024  # larger .py files are generated tables, not engine logic
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")

@@ -14,10 +14,10 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.scan import builds, evidence
-from capgap.scan.keys import covers, key_for
-from capgap.scan.records import BuildList, FileFacts, GateSite, HelperDef, TableDef, TableUse
-from capgap.scan.symbolic import Context, evaluate
+from capgap.judging import builds, evidence
+from capgap.judging.keys import covers, key_for
+from capgap.judging.records import BuildList, FileFacts, GateSite, HelperDef, TableDef, TableUse
+from capgap.judging.symbolic import Context, evaluate
 
 _ACCESS_RANK = {"subscript": 0, "get": 1, "in": 2, "try": 3}
 _STRONG_STYLES = {"dotted-str", "sm-str", "tuple"}

@@ -7,11 +7,10 @@ import ast
 import re
 from typing import Protocol
 
-from capgap.scan import evidence
-from capgap.scan.hintlines import HintLines
-from capgap.scan.keys import classify_keys, resolve_value
-from capgap.scan.records import FileFacts, GateSite, HelperDef, Scope, TableDef, TableUse, bind
-from capgap.scan.statements import (
+from capgap.judging import evidence
+from capgap.judging.keys import classify_keys, resolve_value
+from capgap.judging.records import FileFacts, GateSite, HelperDef, Scope, TableDef, TableUse, bind
+from capgap.judging.statements import (
     capish_key,
     exits,
     flat,
@@ -22,7 +21,8 @@ from capgap.scan.statements import (
     summary,
     walk,
 )
-from capgap.scan.symbolic import CAP_NAME, call_name
+from capgap.judging.symbolic import CAP_NAME, call_name
+from capgap.reading.hintlines import HintLines
 
 _ARCH_WORDS = re.compile(
     r"capabilit|arch|\bsm\b|sm_?\d|\bcc\b|compute|gpu|device|major|hopper|blackwell", re.I

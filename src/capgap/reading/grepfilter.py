@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from capgap.scan.tokens import CAP_TOKENS, CC_KEY_TOKENS
+from capgap.reading.tokens import CAP_TOKENS, CC_KEY_TOKENS
 from capgap.skipdirs import TOOL_DIRS, VCS_DIRS
 
 TYPE_CHECKING = False  # typing's, without importing typing before grep starts (17 ms)

@@ -11,7 +11,7 @@ import ast
 from dataclasses import dataclass, field
 from typing import Any
 
-from capgap.scan.symbolic import UNKNOWN, Context, Sym, evaluate
+from capgap.judging.symbolic import UNKNOWN, Context, Sym, evaluate
 
 
 @dataclass
