@@ -62,7 +62,7 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
         extracted = extract(tree, source.splitlines(), rel, facts.module, whole, data=source_bytes)
         extracted.builds = facts.builds
         facts = extracted
-    return facts if (facts.builds or facts.tables or facts.uses or facts.helpers or facts.gates) else None
+    return facts if (facts.builds or facts.tables or facts.uses or facts.helpers or facts.decisions) else None
 
 
 def _parse_cut(

@@ -187,7 +187,7 @@ def _grep_filtered(
 
 
 def _gates(facts: FileFacts) -> int:
-    return len(facts.gates)
+    return len(facts.decisions)
 
 
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
