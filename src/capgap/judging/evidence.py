@@ -79,6 +79,29 @@ def describe(feats: tuple[str, ...]) -> str:
     return " or ".join(f.replace("_tensor_cores", " tensor cores").replace("nvls_", "NVLS ") for f in feats)
 
 
+# Kernel classes named after the arch they are written for: `GroupedGemmKernelSm100Fp8`,
+# `Sm90GemmKernel` (case kept: in lowercased text "sm100" is also any arch number).
+_KERNEL_CLASS = (
+    (("tcgen05",), re.compile(r"\b\w*?(?:[a-z0-9]Sm10[03]|\bSm10[03](?=[A-Z]))\w*")),
+    (("wgmma",), re.compile(r"\b\w*?(?:[a-z0-9]Sm90a?|\bSm90a?(?=[A-Z]))\w*")),
+)
+
+
+def kernel_classes(text: str) -> tuple[list[tuple[str, ...]], list[str]]:
+    """Needs read from arch-named kernel classes in code whose case is kept."""
+    needs: list[tuple[str, ...]] = []
+    where: list[str] = []
+    text = text[:_MAX_CHARS]
+    if "Sm" not in text:
+        return needs, where
+    for feats, pattern in _KERNEL_CLASS:
+        hit = pattern.search(text)
+        if hit:
+            needs.append(feats)
+            where.append(f"'{hit[0]}'")
+    return needs, where
+
+
 def needs_with_evidence(text: str, first_line: int = 0) -> tuple[list[tuple[str, ...]], list[str]]:
     """The needs in `text` (lowercased code) and, for each, the spelling it was read from and on
     which line (`first_line`: the file line `text` starts at; 0 leaves lines out)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import re
-import textwrap
 from typing import Protocol
 
 from capgap.judging import evidence, outcomes
@@ -14,7 +13,6 @@ from capgap.judging.records import Arm, Decision, FileFacts, HelperDef, Scope, T
 from capgap.judging.statements import (
     capish_key,
     exits,
-    flat,
     made_of_constants,
     refuses,
     short,
@@ -52,6 +50,7 @@ _GATEISH = re.compile(
 _COMMENT = re.compile(r"#[^\n]*")
 _GUARDED_LINES = 400  # what a gate guards is read this far at most
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
+_BRANCHES = re.compile(r"\b(?:if|elif|while)\b")
 _FLAG_DENIES = re.compile(r"unsupported|not_supported|disable|skip|block|deny|exclude|broken|fallback", re.I)
 # (test or None, its line, the statements it runs or None, the file lines it spans, action, summary)
 ArmSpec = tuple["ast.expr | None", int, "list[ast.stmt] | None", "list[tuple[int, int]]", str, str]
@@ -77,7 +76,29 @@ def extract(
     """`data`: the bytes `lines` were split from, if they decode as UTF-8 (finds hint lines in C)."""
     facts = FileFacts(path, module)
     _Walker(facts, lines, whole, data).block(tree.body, [], facts.module_scope, None, is_module=True)
+    _import_needs(facts, whole.lines() if whole is not None else lines)
     return facts
+
+
+# An import of an arch-specific instruction set: `from cutlass.cute.nvgpu import tcgen05`. Read on
+# the file's own lines (the statement cut drops imports that name no capability).
+_NEED_IMPORT = re.compile(
+    r"^[ \t]*(?:from|import)[ \t][^\n]*?\b(tcgen05|warpgroup|wgmma|tmem\w*|umma\w*|multimem\w*)\b",
+    re.M | re.I,
+)
+
+
+def _import_needs(facts: FileFacts, lines: list[str]) -> None:
+    text = "\n".join(lines)
+    if "import" not in text:
+        return
+    for hit in _NEED_IMPORT.finditer(text):
+        needs, _ = evidence.needs_with_evidence(hit[1].lower())
+        for need in needs:
+            if need not in facts.needs:
+                line = text.count("\n", 0, hit.start()) + 1
+                facts.needs.append(need)
+                facts.needs_from.append(f"'{hit[1]}' imported at line {line}")
 
 
 class _Walker:
@@ -167,7 +188,7 @@ class _Walker:
                 rest_arm: ArmSpec = (stmt.test, stmt.lineno, rest, [after], "positive", "continues")
                 fail: ArmSpec = (None, stmt.lineno, None, [], "error", "fails the assert (AssertionError)")
                 self.decision("assert", [rest_arm, fail], chain, scope, stmt.lineno)
-            elif isinstance(stmt, ast.Return) and chain and isinstance(stmt.value, _GATE_VALUES):
+            elif isinstance(stmt, ast.Return) and chain and _boolean(stmt.value):
                 self.return_decision(stmt, chain, scope)
                 self.exprs(stmt, stmt, body, i, scope)
             elif isinstance(stmt, ast.Try):
@@ -224,19 +245,9 @@ class _Walker:
             self.facts.imports[alias.asname or alias.name] = base
 
     def helper_source(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
-        """The helper's whole text when it parses alone; else what a predicate is made of: its
-        returns and the assignments they may read."""
-        whole = self.statement_text(node)
-        try:
-            ast.parse(textwrap.dedent(whole))
-            return (whole,)
-        except SyntaxError:
-            return tuple(
-                self.statement_text(st)
-                for st in flat(node.body)
-                if isinstance(st, ast.Return)
-                or (isinstance(st, ast.Assign) and self._worth_binding(st.value))
-            )
+        """The helper's whole text, parsed only if a call is evaluated (a few hundred of a scan's
+        thousands of helpers are)."""
+        return (self.statement_text(node),)
 
     def function(
         self,
@@ -308,13 +319,14 @@ class _Walker:
         ):
             for name in names:
                 self.facts.helpers.append(HelperDef(name, "var", [], [ast.Expr(value)], scope))
-        elif chain and not is_module and cls_scope is not scope and isinstance(value, _GATE_VALUES):
-            # `flag = arch != 90`: where the flag is true, the rest of the block reads it
-            flag = ast.unparse(targets[0]) if targets else "flag"
-            action = "reject" if _FLAG_DENIES.search(flag) else "positive"
-            on: ArmSpec = (value, stmt.lineno, rest, [after], action, f"sets {flag} = True")
-            off: ArmSpec = (None, stmt.lineno, None, [], "nothing", f"leaves {flag} False")
-            self.decision("flag", [on, off], chain, scope, stmt.lineno)
+        elif (
+            chain
+            and not is_module
+            and cls_scope is not scope
+            and isinstance(value, _GATE_VALUES)
+            and self._gate_test(value, scope)
+        ):
+            self.flag_decision(stmt, targets, value, rest, chain, scope, after)
         if is_module and names and isinstance(value, ast.Dict):
             self.aliases(value)
         self.exprs(value, stmt, rest, -1, scope)
@@ -365,31 +377,32 @@ class _Walker:
         last statement it took in."""
         links, orelse = _chain(body[i])
         last = i
-        if not orelse and all(exits(b) for _, b in links):
+        if not orelse and all(exits(b) for _, b, _ in links):
             while last + 1 < len(body) and isinstance(body[last + 1], ast.If):
                 more, more_else = _chain(body[last + 1])  # type: ignore[arg-type]
-                if more_else or not all(exits(b) for _, b in more):
+                if more_else or not all(exits(b) for _, b, _ in more):
                     break
                 links += more
                 last += 1
         arms: list[ArmSpec] = []
-        for test, stmts in links:
+        for test, stmts, if_line in links:
             action, what = outcomes.classify(stmts)
             span = [(stmts[0].lineno, self.end_of(stmts[-1]))]
-            arms.append((test, test.lineno, stmts, span, action, what))
+            arms.append((test, if_line, stmts, span, action, what))
         if orelse:
             action, what = outcomes.classify(orelse)
             span = [(orelse[0].lineno, self.end_of(orelse[-1]))]
             arms.append((None, orelse[0].lineno, orelse, span, action, what))
-        elif all(exits(b) for _, b in links):
+        elif all(exits(b) for _, b, _ in links):
             rest = body[last + 1 :]
             span = [(self.end_of(body[last]) + 1, end)]
             what = outcomes.classify(rest)[1] if rest else "carries on"
             arms.append((None, span[0][0], rest, span, "positive", f"carries on ({what})" if rest else what))
         else:
             arms.append((None, body[i].lineno, None, [], "nothing", "skips the branch"))
-        kind = "guards" if not orelse and all(exits(b) for _, b in links) else "chain"
-        self.decision(kind, arms, chain, scope, body[i].lineno)
+        kind = "guards" if not orelse and all(exits(b) for _, b, _ in links) else "chain"
+        rest = arms[-1][3][0] if kind == "guards" else (0, 0)
+        self.decision(kind, arms, chain, scope, body[i].lineno, rest)
         return last
 
     def walk_if(
@@ -435,18 +448,75 @@ class _Walker:
         arms.append((None, node.lineno, None, [self._span(node.orelse)], action, what))
         self.decision("ifexp", arms, [], scope, arms[0][1])
 
-    def decision(self, kind: str, specs: list[ArmSpec], chain: list[str], scope: Scope, line: int) -> None:
+    def decision(
+        self,
+        kind: str,
+        specs: list[ArmSpec],
+        chain: list[str],
+        scope: Scope,
+        line: int,
+        rest: tuple[int, int] = (0, 0),
+    ) -> None:
         """Record a decision when one of its tests may read a capability."""
         tests = [t for t, *_ in specs if t is not None]
-        if not any(self._gate_hints.any_in(*self._span(t)) and capish_key(t, _GATEISH) for t in tests):
+        if not any(self._gate_test(t, scope) for t in tests):
             return
         arms: list[Arm] = []
         for test, arm_line, _stmts, span, action, what in specs:
             code = _COMMENT.sub("", self.file_text(span)) if span else ""  # "no tcgen05 here" is no need
             needs, where = evidence.needs_with_evidence(code.lower(), span[0][0] if span else 0)
+            classes, seen = evidence.kernel_classes(code)
+            for need, word in zip(classes, seen, strict=True):
+                if need not in needs:
+                    needs.append(need)
+                    where.append(word)
             arms.append(Arm(test, arm_line, action, what, needs, where))
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
         self.facts.decisions.append(Decision(line, kind, arms, scope, self.src(line), ".".join(chain), end))
+
+    def flag_decision(
+        self,
+        stmt: ast.stmt,
+        targets: list[ast.expr],
+        value: ast.expr,
+        rest: list[ast.stmt],
+        chain: list[str],
+        scope: Scope,
+        after: tuple[int, int],
+    ) -> None:
+        """`flag = arch != 90`: where the flag is true, the rest of the block reads it. A flag a
+        later test reads is judged there, with what that test guards."""
+        flag = ast.unparse(targets[0]) if targets else "flag"
+        if self._tested_later(flag, after):
+            return
+        action = "reject" if _FLAG_DENIES.search(flag) else "positive"
+        on: ArmSpec = (value, stmt.lineno, rest, [after], action, f"sets {flag} = True")
+        off: ArmSpec = (None, stmt.lineno, None, [], "nothing", f"leaves {flag} False")
+        self.decision("flag", [on, off], chain, scope, stmt.lineno)
+
+    def _gate_test(self, test: ast.expr, scope: Scope | None = None) -> bool:
+        """May this test read a capability? Hint words on its lines and a capability-like name in
+        it, or a name the scope binds to such a read (`cap = torch.cuda.get_device_capability()`)."""
+        if self._gate_hints.any_in(*self._span(test)) and capish_key(test, _GATEISH):
+            return True
+        if scope is None:
+            return False
+        for node in walk(test):
+            if isinstance(node, ast.Name):
+                bound = scope.lookup(node.id)
+                if isinstance(bound, ast.expr) and self._hinted(bound) and capish_key(bound, _GATEISH):
+                    return True
+        return False
+
+    def _tested_later(self, flag: str, after: tuple[int, int]) -> bool:
+        """Does a later `if` / `elif` / `while` / conditional expression in the block read the flag?
+        (On the file's lines, at most _GUARDED_LINES of them: a syntax walk per flag was quadratic.)"""
+        first, last = after
+        lines = self.lines[first - 1 : min(last, first + _GUARDED_LINES)]
+        if flag not in "\n".join(lines):
+            return False
+        word = re.compile(rf"(?<![\w.]){re.escape(flag)}(?!\w)")
+        return any(flag in line and word.search(line) and _BRANCHES.search(line) for line in lines)
 
     def aliases(self, value: ast.Dict) -> None:
         """`{"is_sm90": "is_sm90_supported", ...}`: a platform object that answers attribute reads
@@ -550,12 +620,19 @@ class _Walker:
                 self.use(sub.value, sub.slice, "try", sub.lineno, scope, text)
 
 
-def _chain(stmt: ast.If) -> tuple[list[tuple[ast.expr, list[ast.stmt]]], list[ast.stmt]]:
+def _boolean(value: ast.expr | None) -> bool:
+    """`return a and b`, `return x == 9`, `return not y`, `return bool(...)`: an answer, not a value."""
+    if isinstance(value, ast.Call) and call_name(value.func) == "bool" and len(value.args) == 1:
+        value = value.args[0]
+    return isinstance(value, (ast.BoolOp, ast.Compare, ast.UnaryOp))
+
+
+def _chain(stmt: ast.If) -> tuple[list[tuple[ast.expr, list[ast.stmt], int]], list[ast.stmt]]:
     """An if/elif chain's (test, body) links and its final else."""
-    links = [(stmt.test, stmt.body)]
+    links = [(stmt.test, stmt.body, stmt.lineno)]
     while len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If):
         stmt = stmt.orelse[0]
-        links.append((stmt.test, stmt.body))
+        links.append((stmt.test, stmt.body, stmt.lineno))
     return links, stmt.orelse
 
 

@@ -16,8 +16,9 @@ from capgap.judging.statements import short, summary
 from capgap.judging.symbolic import call_name
 
 _REFUSAL = re.compile(
-    r"not (?:be )?supported|unsupported|not available|unavailable|requires?|only (?:on|for|supported)"
-    r"|deprecat|disabl|fall(?:ing)? ?back|not implemented|cannot|can't|incompatible|skip",
+    r"not (?:be )?supported|unsupported|not available|unavailable|requires?|needs?\b"
+    r"|only (?:on|for|supported)|\bis not\b|\bnot an?\b|deprecat|disabl|fall(?:ing)? ?back|not implemented"
+    r"|cannot|can't|incompatible|skip",
     re.I,
 )
 _DENY_LIST = re.compile(
@@ -46,6 +47,8 @@ def classify(body: list[ast.stmt]) -> tuple[str, str]:
     if isinstance(last, ast.Continue):
         return "reject", what
     if all(_switches_off(s) or _logs_refusal(s) or _denies(s) for s in stmts):
+        return "reject", what
+    if any(_logs_refusal(s) for s in stmts):  # "X needs SM120; falling back to cuDNN SDPA", then a pick
         return "reject", what
     return "positive", what
 

@@ -80,7 +80,10 @@ class HelperDef:
     def statements(self) -> list[ast.stmt]:
         if not self.body and self.source:
             if len(self.source) == 1 and self.source[0].lstrip().startswith(("def ", "async def ")):
-                node = ast.parse(textwrap.dedent(self.source[0])).body[0]
+                try:
+                    node = ast.parse(textwrap.dedent(self.source[0])).body[0]
+                except SyntaxError:  # a multi-line string dedent cannot line up: no decision read
+                    return []
                 self.body = list(node.body)  # type: ignore[attr-defined]
             else:
                 self.body = [ast.parse(text).body[0] for text in self.source]
@@ -263,6 +266,7 @@ class Decision:
     source: str
     context: str  # enclosing qualname
     end: int = 0  # the last line of its tests
+    rest: tuple[int, int] = (0, 0)  # guard clauses: the file lines only archs that pass them reach
 
 
 @dataclass
@@ -281,7 +285,10 @@ class FileFacts:
     uses: list[TableUse] = field(default_factory=list)
     helpers: list[HelperDef] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
-    aliases: dict[str, str] = field(default_factory=dict)  # `{"is_sm90": "is_sm90_supported"}` tables
+    aliases: dict[str, str] = field(default_factory=dict)
+    # what the module itself evidently needs, read from its imports (`cutlass.cute.nvgpu.tcgen05`)
+    needs: list[tuple[str, ...]] = field(default_factory=list)
+    needs_from: list[str] = field(default_factory=list)  # `{"is_sm90": "is_sm90_supported"}` tables
     builds: list[BuildList] = field(default_factory=list)
     module_scope: Scope = field(default_factory=Scope)
     imports: dict[str, str] = field(default_factory=dict)  # local name -> "pkg.module" it came from

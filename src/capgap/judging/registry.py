@@ -15,7 +15,9 @@ class Registry:
         self.helpers: dict[str, list[tuple[str, HelperDef]]] = defaultdict(list)
         self.uses: dict[str, list[tuple[FileFacts, TableUse]]] = defaultdict(list)
         self.aliases: dict[str, str] = {}
+        self.modules: dict[str, Scope] = {}
         for f in files:
+            self.modules[f.module] = f.module_scope
             for h in f.helpers:
                 self.helpers[h.name].append((f.module, h))
             for u in f.uses:
@@ -23,8 +25,17 @@ class Registry:
             self.aliases.update(f.aliases)
 
     def context(self, scope: Scope, f: FileFacts) -> Context:
-        """Where the names of an expression at `scope` in file `f` come from."""
-        return Context(scope.lookup, self.helper_for(f.module, f.imports), alias=self.aliases.get)
+        """Where the names of an expression at `scope` in file `f` come from: the scope, then a
+        constant the file imported (`from .caps import SUPPORTED_CUDA_ARCHS`)."""
+
+        def lookup(name: str) -> object:
+            found = scope.lookup(name)
+            if found is None and name in f.imports:
+                source = self.modules.get(f.imports[name])
+                found = source.names.get(name) if source is not None else None
+            return found
+
+        return Context(lookup, self.helper_for(f.module, f.imports), alias=self.aliases.get)
 
     def helper_for(
         self, module: str, imports: dict[str, str] | None = None

@@ -13,6 +13,7 @@ import warnings
 from capgap.judging import builds
 from capgap.judging.extract import extract
 from capgap.judging.records import FileFacts
+from capgap.judging.statements import CAPISH
 from capgap.reading import chunks, prefilter
 
 MAX_BYTES = 4 * 1024 * 1024  # larger .py files are generated tables, not engine logic
@@ -62,7 +63,10 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
         extracted = extract(tree, source.splitlines(), rel, facts.module, whole, data=source_bytes)
         extracted.builds = facts.builds
         facts = extracted
-    return facts if (facts.builds or facts.tables or facts.uses or facts.helpers or facts.decisions) else None
+    useful = facts.builds or facts.tables or facts.uses or facts.helpers or facts.decisions or facts.aliases
+    # a module of constants another module's tests read (`SUPPORTED_CUDA_ARCHS = ((9, 0), ...)`)
+    useful = useful or any(CAPISH.search(name) for name in facts.module_scope.names)
+    return facts if useful else None
 
 
 def _parse_cut(

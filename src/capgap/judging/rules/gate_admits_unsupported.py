@@ -8,6 +8,7 @@ FlashMLA have paths for several archs).
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from capgap.arch import ArchSpec, all_facts
@@ -89,4 +90,4 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
 
 def _direct(seen: str) -> bool:
     word = seen.split("'")[1] if "'" in seen else seen
-    return any(word.startswith(d) or d in word for d in _DIRECT)
+    return any(d in word.lower() for d in _DIRECT) or re.search(r"Sm(?:10[03]|90)", word) is not None

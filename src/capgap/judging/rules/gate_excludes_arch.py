@@ -22,45 +22,73 @@ RULE_ID = "gate-excludes-arch"
 
 
 def siblings(target: ArchFacts) -> list[ArchFacts]:
-    """The archs whose own paths a target may lack: Ampere and newer, other than itself."""
-    return [a for a in all_facts().values() if a.major >= 8 and a.cc != target.cc]
+    """The archs whose own paths a target may lack: its own generation and the ones since Hopper
+    (an Ampere-only special case is nothing a Blackwell card loses)."""
+    floor = min(target.major, 9)
+    return [a for a in all_facts().values() if a.major >= floor and a.cc != target.cc]
 
 
-def _generic(r: Reached, arm: int, target: ArchFacts) -> bool:
-    """An outcome the target shares with what older GPUs get, or a fallback, an error, nothing."""
+def _oldest(r: Reached, arm: int) -> bool:
+    """Does a pre-Ampere GPU (Volta, Turing) reach this arm? Then it is the generic path."""
+    return any(arm in r.reach[a.cc] for a in all_facts().values() if a.major <= 7)
+
+
+def _generic_for(r: Reached, arm: int, owners: list[str]) -> bool:
+    """Is the target's outcome `arm` a fallback next to the path `owners` get: an error, a
+    refusal, or what GPUs older than all of them get too (an else that an earlier guard left to
+    the target alone is the target's own)?"""
     a = r.decision.arms[arm]
-    if a.test is None or a.action != "positive":
+    if a.action != "positive" or _oldest(r, arm):
         return True
-    older = [x for x in all_facts().values() if x.major < target.major and x.major >= 7]
-    return any(arm in r.reach[x.cc] for x in older)
+    first = min(owners, key=_cc_key)
+    return any(arm in r.reach[cc] for cc in all_facts() if _cc_key(cc) < _cc_key(first))
+
+
+def _cc_key(cc: str) -> tuple[int, int]:
+    major, minor = cc.split(".")
+    return int(major), int(minor)
+
+
+_ANSWERS = {"returns True", "returns False", "carries on (returns True)", "carries on (returns False)"}
 
 
 def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Finding | None:
     d, target = r.decision, arch.facts
     if d.kind == "return" and pure(r, 0):
         return None  # a predicate's definition: its callers hold the decisions
+    if d.kind in {"chain", "guards"} and all(a.summary in _ANSWERS for a in d.arms):
+        return None  # `if cap == (10, 3): return True; return False`: a predicate written with ifs
     mine = r.reach[target.cc]
-    if not all(_generic(r, i, target) for i in mine):
-        return None  # the target has an outcome of its own
+    if not mine:
+        return None  # an earlier guard already turned the target away: judged there
     # where the target is turned away (an error, a refusal), carrying on untouched is the good outcome
     refused = all(d.arms[i].action in {"error", "reject"} for i in mine)
     good = {"positive", "nothing"} if refused else {"positive"}
     missed: dict[int, list[str]] = {}
     for sib in siblings(target):
         for i in r.reach[sib.cc]:
-            # the else (or the rest after guards) is nobody's own path, unless the target is turned away
-            own = d.arms[i].test is not None or refused
-            if i not in mine and own and d.arms[i].action in good:
+            if i not in mine and d.arms[i].action in good:
                 missed.setdefault(i, []).append(sib.cc)
+    mine_says = {d.arms[i].summary for i in mine}
+    missed = {
+        i: sibs
+        for i, sibs in missed.items()
+        if d.arms[i].summary not in mine_says and all(_generic_for(r, j, sibs) for j in mine)
+    }
     if not missed:
         return None
-    arm_i = min(missed)
+
+    def lacking(i: int) -> list[tuple[str, ...]]:
+        return [n for n in evidence.lacking(d.arms[i].needs, target) if _someone_has(n, missed[i])]
+
+    # a path the target could run is the gap to name; one it cannot run only explains the exclusion
+    arm_i = min(missed, key=lambda i: (bool(lacking(i)), i))
     arm, sibs = d.arms[arm_i], missed[arm_i]
-    lack = [n for n in evidence.lacking(arm.needs, target) if _someone_has(n, sibs)]
+    lack = lacking(arm_i)
     instead = "; ".join(dict.fromkeys(d.arms[i].summary for i in mine)) or "nothing"
-    decider = (
-        arm_i if arm.test is not None else max((i for i in mine if d.arms[i].test is not None), default=0)
-    )
+    # the line that decides: the guard that turned the target away, else the test of the path it misses
+    tested = [i for i in mine if d.arms[i].test is not None]
+    decider = tested[0] if refused and tested else arm_i if arm.test is not None else max(tested, default=0)
     names = r.names(decider) or r.names(0)
     symbol = names[0] if names else d.source[:60]
     taken = arm.summary
@@ -74,20 +102,29 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         **place,
     }
     message = f"{symbol} leaves {arch.cc} out: {', '.join(sibs)} {taken}, {arch.cc} {instead}"
+    if not lack and refused:  # a kernel module that turns the target away: what it imports says why
+        lack = evidence.lacking(f.needs, target)
+        seen = f.needs_from[f.needs.index(lack[0])] if lack else ""
+    else:
+        seen = arm.evidence[arm.needs.index(lack[0])] if lack else ""
     if lack:
         need = evidence.describe(lack[0])
-        extra["evidence"] = arm.evidence[arm.needs.index(lack[0])]
+        extra["evidence"] = seen
         severity = "low"
         consequence = (
             f"expected: that path needs {need} (read from {extra['evidence']}), which {arch.cc} lacks; "
             f"{arch.cc} {instead}"
         )
     elif all(d.arms[i].action == "error" for i in mine):
-        severity = "high"
+        # an unexplained crash is high; a refusal that says what it needs is a clear, medium loss
+        explained = all("'" in d.arms[i].summary for i in mine)
+        severity = "medium" if explained else "high"
         consequence = f"on {arch.cc} this {instead}, where {', '.join(sibs)} {taken}"
     else:
         severity = "medium"
         consequence = f"{arch.cc} never gets this path ({taken}); it {instead} instead"
+    if place.get("where", "runtime") != "runtime":
+        severity = "low"  # tests, benchmarks, examples, backward passes: not what a server runs
     line = d.arms[decider].line if d.arms[decider].test is not None else d.line
     return Finding(
         rule=RULE_ID,
@@ -100,7 +137,7 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         consequence=consequence,
         message=message,
         arch=arch.cc,
-        source=d.source if line == d.line else _line_source(f, line, d.source),
+        source=d.source,
         extra=extra,
     )
 
@@ -108,7 +145,3 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
 def _someone_has(need: tuple[str, ...], ccs: list[str]) -> bool:
     facts = all_facts()
     return any(facts[cc].has(feat) for cc in ccs for feat in need)
-
-
-def _line_source(f: FileFacts, line: int, fallback: str) -> str:
-    return fallback

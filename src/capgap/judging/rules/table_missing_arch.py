@@ -68,6 +68,20 @@ def _best_use(f: FileFacts, uses: list[tuple[FileFacts, TableUse]]) -> tuple[Fil
     return min(uses, key=lambda p: (_ACCESS_RANK[p[1].access], p[0].path != f.path, p[0].path, p[1].line))
 
 
+def _expected(f: FileFacts, table: TableDef, arch: ArchSpec) -> tuple[str, str] | None:
+    """(evidence, the need) when the table is about something the target lacks: its name says so
+    (a multimem table), or the module imports what the target lacks (`tcgen05`). Keys such as
+    `sm_100a` are no evidence: engines build portable kernels for arch-specific targets too."""
+    needs, seen = evidence.needs_with_evidence(table.name.lower())
+    lack = evidence.lacking(needs, arch.facts)
+    if lack:
+        return f"{seen[needs.index(lack[0])]} in the table's name", evidence.describe(lack[0])
+    lack = evidence.lacking(f.needs, arch.facts)
+    if lack:
+        return f"{f.needs_from[f.needs.index(lack[0])]} in the module", evidence.describe(lack[0])
+    return None
+
+
 def _table_finding(
     f: FileFacts, table: TableDef, arch: ArchSpec, uses: list[tuple[FileFacts, TableUse]]
 ) -> Finding:
@@ -87,12 +101,10 @@ def _table_finding(
     extra: dict[str, Any] = {"module": f.module, "key_style": table.style, "access": access}
     extra.update(placement(f.path))
     severity = "high" if access == "subscript" else "medium"
-    needs, seen = evidence.needs_with_evidence(table.name.lower())
-    lack = evidence.lacking(needs, arch.facts)
-    if lack:
+    expected = _expected(f, table, arch)
+    if expected is not None:
         severity = "low"
-        extra["evidence"] = f"{seen[needs.index(lack[0])]} in the table's name"
-        about = evidence.describe(lack[0])
+        extra["evidence"], about = expected
         consequence = f"expected: {table.name} is about {about}, which {arch.cc} lacks; {consequence}"
     if best is not None:
         extra["reads"] = [f"{uf.path}:{u.line}" for uf, u in uses if uf is not best[0] or u is not best[1]][
