@@ -21,7 +21,8 @@ from capgap.errors import EnvironmentProblem, TargetError
 from capgap.paths import cache_dir
 from capgap.skipdirs import TOOL_DIRS, VCS_DIRS
 
-# (relative posix path, path, name, is a symbolic link, inside a TOOL_DIRS directory)
+# (relative posix path, path, name, not a plain file (a symlink, FIFO, socket or device: grep -r
+# reads none of them, the scan's own reader does and reports what it refuses), inside a TOOL_DIRS dir)
 TreeFile = tuple[str, str, str, bool, bool]
 
 
@@ -170,6 +171,8 @@ def download_wheel(requirement: str, python: str | None = None) -> Path:
 def resolve_target(spec: str, python: str | None = None) -> Target:
     """Turn a user's TARGET into files: path, wheel, installed dist, or requirement to download."""
     path = Path(spec).expanduser()
+    if path.is_symlink() and not path.exists():
+        raise TargetError(f"{spec}: a symbolic link that leads nowhere (dangling, or a loop of links)")
     if path.exists():
         if path.is_file() and path.suffix == ".whl":
             return Target(spec, "wheel", unpack_wheel(path))
@@ -222,7 +225,8 @@ def list_tree(root: str, prefix: str = "", in_tool_dir: bool = False) -> Iterato
         if is_dir:
             if entry.name not in VCS_DIRS and not entry.is_symlink():
                 dirs.append(entry)
-        else:
-            yield prefix + entry.name, entry.path, entry.name, entry.is_symlink(), in_tool_dir
+        else:  # d_type answers both: no stat
+            special = entry.is_symlink() or not entry.is_file(follow_symlinks=False)
+            yield prefix + entry.name, entry.path, entry.name, special, in_tool_dir
     for entry in dirs:
         yield from list_tree(entry.path, f"{prefix}{entry.name}/", in_tool_dir or entry.name in TOOL_DIRS)
