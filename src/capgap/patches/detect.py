@@ -20,12 +20,14 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from capgap.boundedread import read_fd, read_regular
 from capgap.errors import EnvironmentProblem, TargetError
 from capgap.findings import Skipped
-from capgap.patches.journal import read_bytes, sha256
+from capgap.patches.journal import FILE_MAX_BYTES, read_bytes, sha256
 from capgap.patches.safepath import Joiner, safe_join
 
 _SKIP_DIRS = {"__pycache__", ".git"}
+RECORD_MAX_BYTES = 64 << 20
 
 
 def git(root: Path, *args: str, data: bytes | None = None, check: bool = True) -> bytes:
@@ -78,20 +80,23 @@ class PatchTarget:
             if exc.errno != errno.ELOOP:
                 raise
             link = join(rel)
-            return None if link.is_dir() else read_bytes(link)
+            try:
+                return None if link.is_dir() else read_bytes(link)
+            except OSError as err:  # a link (inside the root) to a FIFO, a huge file, ...
+                raise TargetError(f"{rel} in {self.root}: {err.strerror or err}; refusing it") from None
         try:
-            mode = os.fstat(fd).st_mode
-            if stat.S_ISDIR(mode):
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
                 return None
-            if not stat.S_ISREG(mode):  # reading a FIFO or a device could block or never end
-                kind = _KINDS.get(stat.S_IFMT(mode), "special file")
+            if not stat.S_ISREG(st.st_mode):  # reading a FIFO or a device could block or never end
+                kind = _KINDS.get(stat.S_IFMT(st.st_mode), "special file")
                 raise TargetError(f"{rel} in {self.root} is not a regular file ({kind}); refusing it")
-            chunks = []
-            while chunk := os.read(fd, 1 << 20):
-                chunks.append(chunk)
-            return b"".join(chunks)
+            data = read_fd(fd, st.st_size, FILE_MAX_BYTES)
         finally:
             os.close(fd)
+        if len(data) > FILE_MAX_BYTES:
+            raise TargetError(f"{rel} in {self.root} is larger than {FILE_MAX_BYTES >> 30} GiB; refusing it")
+        return data
 
     def upstream_sha(self, rel: str) -> str | None:
         """sha256 of the file as the current install/HEAD ships it (None: not shipped)."""
@@ -113,6 +118,47 @@ class PatchTarget:
                 else:
                     self._upstream[rel] = None
         return {r: self._upstream[r] for r in rels}
+
+    def untrackable(self, rels: list[str]) -> dict[str, str]:
+        """git: the paths git would not track, and why (ignored, inside a nested repository,
+        beyond a symbolic link); a patch never writes them. Nothing for a dist."""
+        if self.kind != "git" or not rels:
+            return {}
+        out: dict[str, str] = {}
+        nested: dict[str, bool] = {}
+        for rel in rels:
+            parts = rel.split("/")[:-1]
+            for n in range(1, len(parts) + 1):
+                head = "/".join(parts[:n])
+                if head not in nested:
+                    nested[head] = os.path.lexists(os.path.join(self.root, head, ".git"))
+                if nested[head]:
+                    out[rel] = f"inside the nested repository {head}"
+                    break
+        asked = [r for r in rels if r not in out]
+        if asked:
+            out.update(self._ignored(asked))
+        return out
+
+    def _ignored(self, rels: list[str]) -> dict[str, str]:
+        data = "".join(f"{r}\0" for r in rels).encode()
+        try:
+            proc = subprocess.run(
+                ["git", "-C", str(self.root), "check-ignore", "-z", "--stdin"],
+                input=data,
+                capture_output=True,
+            )
+        except OSError as exc:
+            raise EnvironmentProblem(f"cannot run git: {exc}") from exc
+        if proc.returncode in (0, 1):
+            return {p: "ignored by .gitignore" for p in proc.stdout.decode().split("\0") if p}
+        if len(rels) > 1:  # git names no path when it fails (beyond a symlink): ask one at a time
+            out: dict[str, str] = {}
+            for rel in rels:
+                out.update(self._ignored([rel]))
+            return out
+        why = proc.stderr.decode(errors="replace").strip().splitlines()
+        return {rels[0]: (why[-1] if why else "git refuses it").removeprefix("fatal: ")}
 
     def tracked_files(self) -> list[str]:
         if self.kind == "dist":
@@ -141,7 +187,12 @@ def _record(base: Path, files: list[str]) -> dict[str, str | None]:
     if record_rel is None:
         raise TargetError(f"no RECORD in {base}: cannot tell local changes apart (installed by pip?)")
     out: dict[str, str | None] = {}
-    text = (base / record_rel).read_text(encoding="utf-8")
+    try:
+        text = read_regular(base / record_rel, RECORD_MAX_BYTES).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TargetError(
+            f"cannot read {base / record_rel}: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
     for row in csv.reader(io.StringIO(text)):
         if not row or row[0].startswith(("../", "/")) or ".dist-info/" in row[0] or "__pycache__" in row[0]:
             continue
@@ -224,7 +275,7 @@ def read_local(path: Path) -> bytes | None:
         return None
     if not stat.S_ISREG(mode):
         raise OSError(f"not a regular file ({_KINDS.get(stat.S_IFMT(mode), 'special file')})")
-    return path.read_bytes()
+    return read_regular(path, FILE_MAX_BYTES)  # refuses it if it became a FIFO meanwhile, or grew huge
 
 
 _KINDS = {

@@ -128,7 +128,12 @@ def upgrade(
             (rel, cur, pristine.get(rel) if up is not None else None) for rel, (up, cur) in changes.items()
         ]
         journal = Journal.start(
-            store.run_dir(target.root), target.root, "upgrade", commit=target.commit, version=target.version
+            store.run_dir(target.root),
+            target.root,
+            "upgrade",
+            commit=target.commit,
+            version=target.version,
+            store=os.path.realpath(store.path),  # a next run under another store re-applies these
         )
         rels = [rel for rel, _cur, _up in restore]
         staging = Staging.record(target.root, rels) if target.kind == "git" and restore else None
