@@ -124,8 +124,8 @@ class Runner:
 
     def scan(self) -> None:
         from capgap.arch import parse_arch
+        from capgap.reading.fileparse import facts_for_bytes
         from capgap.scan.analyzers import ScanOptions
-        from capgap.scan.fileparse import facts_for_bytes
         from capgap.scan.run import run_scan
 
         options = ScanOptions(archs=(parse_arch("12.0"), parse_arch("9.0")), use_cache=False, jobs=1)
