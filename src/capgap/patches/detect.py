@@ -21,10 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from capgap.boundedread import read_fd, read_regular
-from capgap.errors import EnvironmentProblem, TargetError
+from capgap.errors import EnvironmentProblem, StoreError, TargetError
 from capgap.findings import Skipped
 from capgap.patches.journal import FILE_MAX_BYTES, read_bytes, sha256
-from capgap.patches.safepath import Joiner, safe_join
+from capgap.patches.safepath import Joiner, check_rel, safe_join
 
 _SKIP_DIRS = {"__pycache__", ".git"}
 RECORD_MAX_BYTES = 64 << 20
@@ -193,14 +193,25 @@ def _record(base: Path, files: list[str]) -> dict[str, str | None]:
         raise TargetError(
             f"cannot read {base / record_rel}: {getattr(exc, 'strerror', None) or exc}"
         ) from None
-    for row in csv.reader(io.StringIO(text)):
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:
+        raise TargetError(f"{base / record_rel} is not a RECORD file ({exc})") from None
+    for row in rows:
         if not row or row[0].startswith(("../", "/")) or ".dist-info/" in row[0] or "__pycache__" in row[0]:
+            continue
+        try:  # a path no patch may touch (`a/../../x`, `.git/...`) is not one of the dist's files
+            check_rel(row[0])
+        except StoreError:
             continue
         value = row[1] if len(row) > 1 else ""
         digest = None
         if value.startswith("sha256="):
             raw = value[len("sha256=") :]
-            digest = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).hex()
+            try:
+                digest = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).hex()
+            except ValueError:  # a damaged hash: the file counts as changed, as one without a hash
+                digest = None
         out[row[0]] = digest
     return out
 
