@@ -177,6 +177,10 @@ def test_constant_folding_is_bounded(tmp_path: Path) -> None:
         assert resolve_value(ast.parse(source, mode="eval").body, scope) is None, source
     assert resolve_value(ast.parse("64 * 1024 * 1024", mode="eval").body, scope) == 64 << 20
     assert resolve_value(ast.parse('"ab" * 3', mode="eval").body, scope) == "ababab"
+    from capgap.semantic.hardware import module_constants  # `capgap fix` folds a module's constants
+
+    chain = "A = 2 ** 63\nB = A ** 63\nC = B ** 63\nD = C ** 63\nE = D ** 63\nMiB = 1024 * 1024\n"
+    assert sorted(module_constants(chain)) == ["A", "B", "MiB"]  # C would be 250,000 bits, E 60 GB
     (tmp_path / "a.py").write_bytes(
         b'ARCH_TILES = {"9.0": "x" * (1 << 32), "10.0": "y" * (1 << 40)}\n'
         b"A = 2 ** 63\nB = A ** 63\nC = B ** 63\nD = C ** 63\nE = D ** 63\n"
