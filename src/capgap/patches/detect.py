@@ -25,6 +25,7 @@ from capgap.errors import EnvironmentProblem, StoreError, TargetError
 from capgap.findings import Skipped
 from capgap.patches.journal import FILE_MAX_BYTES, read_bytes, sha256
 from capgap.patches.safepath import Joiner, check_rel, safe_join
+from capgap.patches.targetstate import remember_git_dir
 
 _SKIP_DIRS = {"__pycache__", ".git"}
 RECORD_MAX_BYTES = 64 << 20
@@ -167,19 +168,22 @@ class PatchTarget:
 
 
 def _git_target(path: Path, name: str | None = None) -> PatchTarget | None:
-    # one process: the top level, then HEAD's commit (exit 1 and no second line: no commit yet)
-    cmd = ["git", "-C", str(path), "rev-parse", "--show-toplevel", "--verify", "-q", "HEAD"]
+    # one process: the top level, the git dir (where capgap's lock and journal live: targetstate),
+    # then HEAD's commit (exit 1 and no third line: no commit yet)
+    asked = ("--show-toplevel", "--absolute-git-dir", "--verify", "-q", "HEAD")
+    cmd = ["git", "-C", str(path), "rev-parse", *asked]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     except OSError as exc:
         raise EnvironmentProblem(f"cannot run git: {exc}") from exc
     lines = proc.stdout.splitlines()
-    if proc.returncode not in (0, 1) or not lines:
+    if proc.returncode not in (0, 1) or len(lines) < 2:
         return None
     root = Path(lines[0])
-    if proc.returncode != 0 or len(lines) < 2:
+    remember_git_dir(root, lines[1])
+    if proc.returncode != 0 or len(lines) < 3:
         raise TargetError(f"{root}: the repository has no commit yet")
-    return PatchTarget("git", name or root.name, root, commit=lines[1].strip())
+    return PatchTarget("git", name or root.name, root, commit=lines[2].strip())
 
 
 def _record(base: Path, files: list[str]) -> dict[str, str | None]:
