@@ -291,6 +291,16 @@ def _damage(repos: Repos, how: str) -> None:
     elif how == "lock-dir":
         (repos.store / ".lock").unlink()
         (repos.store / ".lock").mkdir()
+    elif how == "leftovers":  # a died replace/drop, as a forged store may carry them
+        (repos.store / ".trash-..-1").mkdir()
+        (repos.store / ".trash-..-1" / "meta.json").write_text("{}")
+        (repos.store / ".trash-bw-2").symlink_to(repos.store.parent / "outside", target_is_directory=True)
+        (repos.store / ".tmp-bw-3").symlink_to(repos.store.parent / "outside", target_is_directory=True)
+    elif how == "store-is-a-file":
+        import shutil
+
+        shutil.rmtree(repos.store)
+        repos.store.write_text("not a directory\n")
     elif how == "lock-symlink":  # flock used to open it O_CREAT and truncate what it points to
         (repos.store / ".lock").unlink()
         (repos.store / ".lock").symlink_to(repos.store.parent / "victim")
@@ -306,6 +316,8 @@ DAMAGE = [
     "semantic-not-json",
     "lock-dir",
     "lock-symlink",
+    "leftovers",
+    "store-is-a-file",
 ]
 
 
@@ -333,6 +345,8 @@ def test_every_verb_on_a_damaged_store_is_one_line_never_a_traceback(
     _save(repos)
     victim = tmp_path / "victim"
     victim.write_text("not capgap's\n")
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "keep").write_text("mine\n")
     _damage(repos, how)
     for args in _verbs(repos, tmp_path):
         res = run_cli(*args)
@@ -343,6 +357,7 @@ def test_every_verb_on_a_damaged_store_is_one_line_never_a_traceback(
             assert len(errors) == 1, (args, res.err)
         (repos.work / "README").write_bytes(b"local edit\n")
     assert victim.read_text() == "not capgap's\n"
+    assert [p.name for p in (tmp_path / "outside").iterdir()] == ["keep"]
 
 
 def test_one_damaged_patch_blocks_nothing_else(repos: Repos) -> None:

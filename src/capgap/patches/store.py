@@ -152,6 +152,14 @@ def _json(name: str, pdir: Path, what: str) -> object:
         ) from None
 
 
+def _valid_name(name: str) -> bool:
+    try:
+        check_name(name)
+    except StoreError:
+        return False
+    return True
+
+
 def _write_new(path: Path, data: bytes) -> None:
     """A file inside a patch's temp dir (atomicity comes from renaming the whole dir)."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -353,18 +361,29 @@ class Store:
         return sorted(p for p in runs.iterdir() if (p / "journal.jsonl").exists()) if runs.is_dir() else []
 
     def _init(self) -> None:
+        try:
+            self._prepare()
+        except OSError as exc:  # the store is a file, not writable, ...
+            raise StoreError(f"cannot use the store {self.path}: {exc.strerror or exc}") from None
+
+    def _prepare(self) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
         ignore = self.path / ".gitignore"
         if not ignore.exists():
             atomic_write(ignore, _IGNORE.encode(), 0o644)
         for trash in self.path.glob(".trash-*"):  # a replace/drop died half-way: finish or undo it
             name = trash.name[len(".trash-") :].rsplit("-", 1)[0]
-            if (self.path / name).exists() or not (trash / "meta.json").exists():
-                shutil.rmtree(trash, ignore_errors=True)
-            else:
+            if trash.is_symlink():  # never followed: not one of ours
+                trash.unlink()
+            elif _valid_name(name) and (trash / "meta.json").exists() and not (self.path / name).exists():
                 os.rename(trash, self.path / name)
+            else:
+                shutil.rmtree(trash, ignore_errors=True)
         for tmp in self.path.glob(".tmp-*"):
-            shutil.rmtree(tmp, ignore_errors=True)
+            if tmp.is_symlink():
+                tmp.unlink()
+            else:
+                shutil.rmtree(tmp, ignore_errors=True)
 
     def lock(self) -> AbstractContextManager[None]:
         """Serialise runs on this store (fails at once, naming the holder, when taken)."""
