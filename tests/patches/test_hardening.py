@@ -372,8 +372,9 @@ def test_one_damaged_patch_blocks_nothing_else(repos: Repos) -> None:
     assert listed.code == 0, listed.err
     rows = {r["name"]: r["status"] for r in json.loads(listed.out)["patches"]}
     assert rows["good"] == "not applied" and rows["bad"].startswith("damaged: refusing path '../../etc/x'")
-    applied = run_cli("patch", "apply", str(repos.work), "--store", str(repos.store))
+    applied = run_cli("patch", "apply", str(repos.work), "--store", str(repos.store), "--format", "json")
     assert applied.code == 1 and "patch bad:" in applied.err and "not applied" in applied.err
+    assert list(json.loads(applied.out)["damaged"]) == ["bad"]
     assert (repos.work / "pkg/tables.py").read_text() == with_local_edit(TABLES_V1)  # good was applied
     dropped = run_cli("patch", "drop", "bad", "--store", str(repos.store))
     assert dropped.code == 0, dropped.err

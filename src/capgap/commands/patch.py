@@ -175,6 +175,7 @@ def apply(
                 ],
                 "reverse": reverse,
                 "dry_run": dry_run,
+                "damaged": damaged,
             }
         )
     else:
