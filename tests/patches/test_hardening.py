@@ -182,6 +182,16 @@ def test_a_forged_journal_copies_no_file_into_the_target(repos: Repos, where: st
     run_dir = store.run_dir(repos.work) if where == "target" else store.legacy_run_dir(repos.work)
     _forged_journal(run_dir, repos.work, "pkg/tables.py", "/etc/passwd", tables)
     res = run_cli("patch", "apply", str(repos.work), "--store", str(repos.store))
+    if where == "legacy-store":  # a journal in a store is never replayed, only named
+        assert "is not replayed" in res.err, res.err
+        assert (repos.work / "pkg/tables.py").read_bytes() == tables
+        inside = run_dir / "blobs" / "b"
+        inside.parent.mkdir(parents=True)
+        inside.write_bytes(b"A = 'injected'\n")
+        _forged_journal(run_dir, repos.work, "pkg/tables.py", str(inside), tables)
+        res = run_cli("patch", "apply", str(repos.work), "--store", str(repos.store))
+        assert "is not replayed" in res.err and (repos.work / "pkg/tables.py").read_bytes() == tables
+        return
     assert "backup is not inside the run's directory" in res.err, res.err
     assert (repos.work / "pkg/tables.py").read_bytes() == tables
     # a backup inside the run directory that is a symlink out of it is refused the same way

@@ -18,12 +18,17 @@ from capgap.patches.store import Store, target_lock
 
 def recover(store: Store, target: PatchTarget) -> list[str]:
     """Undo an interrupted run on this target, or finish it; returns what was done. The run's
-    journal lives with the target, so it is found whatever store this run names (and one an
-    older capgap left in this store is recovered too)."""
-    return [
-        *_recover(store, target, store.run_dir(target.root)),
-        *_recover(store, target, store.legacy_run_dir(target.root)),
-    ]
+    journal lives with the target, so it is found whatever store this run names. One that an
+    older capgap left in the store is only named: a store travels between machines and users,
+    and a journal in it could make a rollback write anything into the tree."""
+    messages = _recover(store, target, store.run_dir(target.root))
+    legacy = store.legacy_run_dir(target.root)
+    if (legacy / "journal.jsonl").exists():
+        messages.append(
+            f"{legacy} holds the journal of an interrupted run of an older capgap; it is not replayed "
+            "(a journal in a store is not trusted): check the tree, then remove that directory"
+        )
+    return messages
 
 
 def _recover(store: Store, target: PatchTarget, run_dir: Path) -> list[str]:

@@ -351,12 +351,12 @@ class Store:
         return targetstate.run_dir(root)
 
     def legacy_run_dir(self, root: Path) -> Path:
-        """Where capgap before issue 16 kept it, in the store: still recovered from."""
+        """Where capgap before issue 16 kept it, in the store: named to the user, never replayed."""
         key = hashlib.sha256(str(Path(os.path.realpath(root))).encode()).hexdigest()[:16]
         return self.path / ".runs" / key
 
     def pending_runs(self) -> list[Path]:
-        """Unfinished runs of an older capgap in this store."""
+        """Unfinished runs an older capgap left in this store (never replayed: see run.recover)."""
         runs = self.path / ".runs"
         return sorted(p for p in runs.iterdir() if (p / "journal.jsonl").exists()) if runs.is_dir() else []
 
