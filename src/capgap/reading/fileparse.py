@@ -132,7 +132,7 @@ _BOMS = (  # UTF-32 first: its little-endian mark begins with UTF-16's
 
 
 def _wide_encoding(data: bytes) -> str | None:
-    """ "UTF-16" / "UTF-32" for a file that starts with that byte-order mark."""
+    """`UTF-16` or `UTF-32` for a file that starts with that byte-order mark, else None."""
     if data[:1] not in (b"\xff", b"\xfe", b"\x00"):
         return None
     return next((name for bom, name in _BOMS if data.startswith(bom)), None)
