@@ -223,14 +223,17 @@ def _record(
 ) -> str:
     """Mark the copies as not measured (manifest; store patch when possible); say where."""
     manifest = directory / MANIFEST
-    old = manifest.read_bytes() if manifest.exists() else None
+    try:  # a FIFO or a huge file there is not read: it is replaced, as a broken manifest is
+        old = read_regular(manifest, CONFIG_MAX_BYTES) if os.path.lexists(manifest) else None
+    except OSError:
+        old = None
     data: dict[str, Any] = {"generated_by": "capgap fix --configs", "files": {}}
     if old is not None:
         try:
             loaded = json.loads(old)
             if isinstance(loaded, dict) and isinstance(loaded.get("files"), dict):
                 data = loaded
-        except ValueError:
+        except (ValueError, RecursionError):
             pass  # a broken manifest is rewritten; its bytes stay in the store's pristine copy
     for name, (cand, reason) in sorted(written.items()):
         data["files"][name] = {
