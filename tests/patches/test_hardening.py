@@ -348,6 +348,7 @@ def _verbs(repos: Repos, tmp_path: Path) -> list[list[str]]:
     ]
 
 
+@pytest.mark.usefixtures("no_hang")
 @pytest.mark.parametrize("how", DAMAGE)
 def test_every_verb_on_a_damaged_store_is_one_line_never_a_traceback(
     repos: Repos, tmp_path: Path, how: str

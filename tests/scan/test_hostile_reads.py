@@ -72,6 +72,7 @@ def test_a_link_to_a_device_is_skipped_not_read(tmp_path: Path, device: str) -> 
     assert [f["symbol"] for f in report["findings"]] == ["ARCH_TILES"]
 
 
+@pytest.mark.usefixtures("no_hang")
 def test_a_fifo_is_skipped_not_waited_on(tmp_path: Path) -> None:
     """Row 10 (and a hang before): a FIFO named *.py is reported, with or without the cache."""
     (tmp_path / "good.py").write_bytes(TABLE)
@@ -109,6 +110,7 @@ def test_wide_encodings_and_unknown_cookies_are_skipped_with_reasons(tmp_path: P
         }
 
 
+@pytest.mark.usefixtures("no_hang")
 def test_a_dist_target_reports_its_fifo_and_device_links(tmp_path: Path) -> None:
     """A dist's RECORD may name a FIFO or a link to a device: reported, not silently dropped."""
     (tmp_path / "pkg").mkdir()
@@ -145,6 +147,7 @@ def test_a_huge_file_is_read_only_up_to_the_limit(tmp_path: Path) -> None:
     assert facts is not None and facts.skipped == "too large to be hand-written source (8192 MB); not parsed"
 
 
+@pytest.mark.usefixtures("no_hang")
 def test_the_reader_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "fifo")
     (tmp_path / "link").symlink_to(tmp_path / "file")
