@@ -139,8 +139,11 @@ def test_two_upgrades_with_other_stores_and_homes_do_not_both_run(repos: Repos, 
     assert not (tmp_path / "B").exists() or Store(tmp_path / "B").names() == []
 
 
-def test_the_lock_is_shared_with_a_user_who_cannot_write_it(repos: Repos, tmp_path: Path) -> None:
-    """Another user's lock file (read-only to this one) still locks: flock needs only a read."""
+def test_the_lock_is_shared_with_a_user_who_cannot_write_it(
+    repos: Repos, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another user's lock file (read-only to this one) still locks: flock needs only a read.
+    Root may write any file, so the refused write is faked at that one boundary (os.open)."""
     import fcntl
 
     from capgap.patches.lock import flock
@@ -149,16 +152,23 @@ def test_the_lock_is_shared_with_a_user_who_cannot_write_it(repos: Repos, tmp_pa
     path = lock_path(repos.work)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("4242")
-    path.chmod(0o444)
-    fd = os.open(path, os.O_RDONLY)
+    real_open = os.open
+
+    def not_writable(file: object, flags: int, *args: object) -> int:
+        if str(file) == str(path) and flags & (os.O_RDWR | os.O_WRONLY):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, flags, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "open", not_writable)
+    holder = real_open(path, os.O_RDONLY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        fcntl.flock(holder, fcntl.LOCK_EX)  # the other user's run holds it
         res = run_cli("patch", "apply", str(repos.work), "--store", str(repos.store))
-        assert res.code == 2 and "another capgap run is working on" in res.err
+        assert res.code == 2 and "another capgap run is working on" in res.err and "4242" in res.err
     finally:
-        os.close(fd)
-    with flock(path, "busy"):  # free again: this user (root or not) takes it
-        pass
+        os.close(holder)
+    with flock(path, "busy"):  # free again: taken through a read-only open
+        assert path.read_text() == "4242"  # not ours to rewrite
 
 
 # --- rows 5 and 11: journals are the target's, and trusted only inside their run directory ---
