@@ -121,3 +121,21 @@ def test_describe_reads_a_venvs_site_directories(planted: dict[str, Path]) -> No
     assert str(planted["site"]) in other.sitedirs
     assert other.version.startswith(f"{sys.version_info[0]}.{sys.version_info[1]}.")
     assert _ran(planted) == []
+
+
+def test_pip_download_for_another_python_version_passes_its_tags(monkeypatch: pytest.MonkeyPatch) -> None:
+    """capgap's own pip downloads for another interpreter: with that interpreter's version and
+    ABI (its own pip would run with its environment's start-up code)."""
+    from capgap import interpreters, targets
+
+    other = interpreters.Interpreter("/x/bin/python", "3.99.1", "cpython", "cpython-399-x86_64-linux-gnu", ())
+    monkeypatch.setattr(interpreters, "describe", lambda python: other)
+    options = targets._tag_options("/x/bin/python")
+    assert options[:4] == ["--python-version", "3.99", "--implementation", "cp"]
+    assert [options[i + 1] for i, o in enumerate(options) if o == "--abi"] == ["cp399", "abi3", "none"]
+    assert "--platform" in options
+    same = interpreters.Interpreter(
+        "/y", f"{sys.version_info[0]}.{sys.version_info[1]}.0", "cpython", None, ()
+    )
+    monkeypatch.setattr(interpreters, "describe", lambda python: same)
+    assert targets._tag_options("/y") == [] and targets._tag_options(None) == []
