@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from capgap.arch import ArchFacts
+from capgap.judging.foldbound import mul as bounded_mul
 
 # Calls that read the device's compute capability, and the value they give.
 CAP_CALLS: dict[str, Callable[[ArchFacts], Any]] = {
@@ -53,7 +54,7 @@ _CMP: dict[type, Callable[[Any, Any], Any]] = {
 _BIN: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
+    ast.Mult: bounded_mul,  # no `"x" * (1 << 32)` at our expense
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
 }

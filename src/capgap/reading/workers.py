@@ -26,16 +26,16 @@ Result = tuple[str, str, FileFacts | None, str]
 
 def work(item: Item, hashed: bool = True) -> Result:
     """Read and extract one file: (rel, digest, facts, unreadable-reason); no digest unless `hashed`."""
-    from capgap.reading.fileparse import facts_for_bytes
+    from capgap.boundedread import read_prefix
+    from capgap.reading.fileparse import MAX_BYTES, facts_for_bytes
 
     rel, full = item
-    try:
-        with open(full, "rb") as fh:
-            data = fh.read()
+    try:  # a FIFO, a device (a link to /dev/zero) or a huge file is never read whole
+        data, size = read_prefix(full, MAX_BYTES)
     except OSError as exc:
         return rel, "", None, f"unreadable: {exc.strerror or exc}"
     try:
-        facts = facts_for_bytes(rel, data, rel.endswith(".py"))
+        facts = facts_for_bytes(rel, data, rel.endswith(".py"), size)
     except RecursionError:
         facts = FileFacts(rel, "", skipped="too deeply nested to analyse")
     return rel, digest(data) if hashed else "", facts, ""

@@ -7,6 +7,7 @@ extract (both cores when there are enough files) -> evaluate the rules for every
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,8 @@ from capgap.reading.grepfilter import Stream
 from capgap.scan.analyzers import AnalyzerResult, ScanOptions
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from capgap.targets import Target
 
 ANALYZER_ID = "source"
@@ -41,14 +44,21 @@ def _walk(target: Target, links: set[str] | None = None) -> list[tuple[str, str]
             if is_link and links is not None:
                 links.add(rel)
         return out
-    for file in target.files:
-        if _relevant(file.name) and file.is_file():
+    for file in target.files:  # a dist's file that is a FIFO or a device is read (and refused) too
+        if _relevant(file.name) and _not_a_directory(file):
             try:
                 rel = file.relative_to(target.root).as_posix()
             except ValueError:
                 rel = file.as_posix()
             out.append((rel, str(file)))
     return out
+
+
+def _not_a_directory(path: Path) -> bool:
+    try:
+        return not stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError:  # gone, or a dangling link: as before, not listed
+        return False
 
 
 def _stat_all(
