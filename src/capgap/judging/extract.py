@@ -76,8 +76,25 @@ def extract(
     """`data`: the bytes `lines` were split from, if they decode as UTF-8 (finds hint lines in C)."""
     facts = FileFacts(path, module)
     _Walker(facts, lines, whole, data).block(tree.body, [], facts.module_scope, None, is_module=True)
-    _import_needs(facts, whole.lines() if whole is not None else lines)
+    every = whole.lines() if whole is not None else lines
+    _import_needs(facts, every)
+    if facts.tables or facts.decisions:
+        _native_sources(facts, every)
     return facts
+
+
+_SOURCE_NAME = re.compile(r"""["']([\w./{}\-]*?\.cuh?)["']""")
+
+
+def _native_sources(facts: FileFacts, lines: list[str]) -> None:
+    """The `.cu` / `.cuh` files the module names; an f-string's `{...}` part matches anything."""
+    text = "\n".join(lines)
+    if ".cu" not in text:
+        return
+    for hit in _SOURCE_NAME.finditer(text):
+        name = re.sub(r"\{[^}]*\}", "*", hit[1])
+        if name not in facts.sources and name.rsplit("/", 1)[-1] not in {"*.cu", "*.cuh"}:
+            facts.sources.append(name)
 
 
 # An import of an arch-specific instruction set: `from cutlass.cute.nvgpu import tcgen05`. Read on
@@ -504,7 +521,13 @@ class _Walker:
         for node in walk(test):
             if isinstance(node, ast.Name):
                 bound = scope.lookup(node.id)
-                if isinstance(bound, ast.expr) and self._hinted(bound) and capish_key(bound, _GATEISH):
+                if (
+                    isinstance(bound, (ast.Call, ast.Subscript, ast.Attribute, ast.BinOp, *_GATE_VALUES))
+                    and hasattr(bound, "lineno")  # (`a, b = x` binds a made-up `x[0]`)
+                    and (bound.end_lineno or bound.lineno) - bound.lineno < 6  # a short expression
+                    and self._hinted(bound)
+                    and capish_key(bound, _GATEISH)
+                ):
                     return True
         return False
 

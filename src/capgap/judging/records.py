@@ -285,10 +285,11 @@ class FileFacts:
     uses: list[TableUse] = field(default_factory=list)
     helpers: list[HelperDef] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
-    aliases: dict[str, str] = field(default_factory=dict)
+    aliases: dict[str, str] = field(default_factory=dict)  # `{"is_sm90": "is_sm90_supported"}` tables
     # what the module itself evidently needs, read from its imports (`cutlass.cute.nvgpu.tcgen05`)
     needs: list[tuple[str, ...]] = field(default_factory=list)
-    needs_from: list[str] = field(default_factory=list)  # `{"is_sm90": "is_sm90_supported"}` tables
+    needs_from: list[str] = field(default_factory=list)
+    sources: list[str] = field(default_factory=list)  # the `.cu` / `.cuh` it names (`{...}` as `*`)
     builds: list[BuildList] = field(default_factory=list)
     module_scope: Scope = field(default_factory=Scope)
     imports: dict[str, str] = field(default_factory=dict)  # local name -> "pkg.module" it came from

@@ -66,7 +66,11 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
                 return facts
         assert tree is not None
         whole = _Whole(text, ends)
-        extracted = extract(tree, source.splitlines(), rel, facts.module, whole, data=source_bytes)
+        try:
+            extracted = extract(tree, source.splitlines(), rel, facts.module, whole, data=source_bytes)
+        except RecursionError:  # a pathologically nested file: skipped with its reason, the scan goes on
+            facts.skipped = "nested too deeply to read"
+            return facts
         extracted.builds = facts.builds
         facts = extracted
     useful = facts.builds or facts.tables or facts.uses or facts.helpers or facts.decisions or facts.aliases

@@ -196,6 +196,23 @@ def _grep_filtered(
     return kept
 
 
+def _native_files(target: Target) -> Iterator[tuple[str, str]]:
+    """(relative path, path) of the target's `.cu` / `.cuh` files: what JIT modules compile."""
+    from capgap.reading.native import NATIVE_SUFFIXES
+
+    if target.files is None:
+        for rel, path, name, _is_link, in_tool_dir in target.tree:
+            if not in_tool_dir and name.endswith(NATIVE_SUFFIXES):
+                yield rel, path
+        return
+    for file in target.files:
+        if file.name.endswith(NATIVE_SUFFIXES):
+            try:
+                yield file.relative_to(target.root).as_posix(), str(file)
+            except ValueError:
+                yield file.as_posix(), str(file)
+
+
 def _gates(facts: FileFacts) -> int:
     return len(facts.decisions)
 
@@ -210,7 +227,7 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     from capgap.judging import rules
     from capgap.lifetime import keep_until_exit
-    from capgap.reading import forked, grepfilter
+    from capgap.reading import forked, grepfilter, native
 
     if target.files is None:  # a directory: grep reads it while this process walks it
         grepfilter.prefetch(str(target.root))
@@ -226,6 +243,7 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     stream = grepfilter.prefetched(str(target.root)) if streams else None
     files, skipped = collect(cache, stats, paths, options, stream, frozenset(links))
     skipped = sorted(skipped + unreadable, key=lambda s: s.path)
+    native.add_needs(files, native.index(_native_files(target)))
     reg = rules.Registry(files)
     findings: list[Finding] = []
     findings += rules.table_findings(files, options.archs, reg)

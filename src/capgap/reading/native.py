@@ -1,0 +1,106 @@
+"""The native sources a Python module compiles, read for what they need.
+
+A JIT module names the `.cu` / `.cuh` files it builds (`"cake_kda_decode_kernel.cu"`,
+f"cake_lm_head_loss/{unit}_kernel.cu"); whether they issue tcgen05, UMMA, TMEM, wgmma or
+multimem instructions says whether leaving an arch out of the module's tables is expected. The
+files are found in the target by name (a `{...}` part matches anything), a sample of them read
+bounded; a need counts when at least half of them spell it.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections import defaultdict
+from collections.abc import Iterable
+
+from capgap import boundedread
+from capgap.judging import evidence
+from capgap.judging.records import FileFacts
+
+NATIVE_SUFFIXES = (".cu", ".cuh")
+_MAX_SOURCES = 12  # sources read per module: a family of generated kernels says it in a few
+_MAX_BYTES = 4 << 20
+# What a source must spell to show an arch-specific need (library names are not enough here).
+_NATIVE_NEEDS = re.compile(r"tcgen05|\bumma\b|\btmem\b|tmem_|wgmma|warpgroup|multimem", re.I)
+
+
+def index(paths: Iterable[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
+    """Native sources of a target by file name: name -> [(relative path, path)]."""
+    by_name: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for rel, path in paths:
+        if rel.endswith(NATIVE_SUFFIXES):
+            by_name[rel.rsplit("/", 1)[-1]].append((rel, path))
+    return by_name
+
+
+def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]]) -> None:
+    """Give each module the needs most of the native sources it names spell (kernel sources
+    first, a sample of them), and a module with none of its own those of the sibling modules it
+    imports (`cake_backend.py` importing `cake_jit.py`, which names the sources)."""
+    if not by_name:
+        return
+    seen: dict[str, tuple[list[tuple[str, ...]], list[str]]] = {}
+    own: dict[str, tuple[list[tuple[str, ...]], list[str]]] = {}
+    for f in files:
+        found = _sample([hit for pattern in f.sources for hit in _resolve(pattern, by_name)])
+        if not found:
+            continue
+        counts: dict[tuple[str, ...], list[str]] = defaultdict(list)
+        for rel, path in found:
+            if rel not in seen:
+                seen[rel] = _needs_of(rel, path)
+            for need, where in zip(*seen[rel], strict=True):
+                counts[need].append(where)
+        needs = [n for n, wheres in counts.items() if 2 * len(wheres) >= len(found)]
+        where = [f"{counts[n][0]} ({len(counts[n])} of {len(found)} sources it names)" for n in needs]
+        own[f.module] = (needs, where)
+        _give(f, needs, where)
+    for f in files:
+        if f.module in own:
+            continue
+        package = f.module.rpartition(".")[0]
+        for source in dict.fromkeys(f.imports.values()):
+            if source.rpartition(".")[0] == package and source in own:
+                needs, where = own[source]
+                _give(f, needs, [f"{w}, via {source}" for w in where])
+
+
+def _give(f: FileFacts, needs: list[tuple[str, ...]], where: list[str]) -> None:
+    for need, seen in zip(needs, where, strict=True):
+        if need not in f.needs:
+            f.needs.append(need)
+            f.needs_from.append(seen)
+
+
+def _sample(found: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """At most _MAX_SOURCES distinct sources, kernels before bindings and headers."""
+    unique = list(dict.fromkeys(found))
+    unique.sort(key=lambda hit: ("kernel" not in hit[0].rsplit("/", 1)[-1], hit[0]))
+    return unique[:_MAX_SOURCES]
+
+
+def _resolve(pattern: str, by_name: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    name = pattern.rsplit("/", 1)[-1]
+    if "*" not in name:
+        hits = by_name.get(name, [])
+    else:
+        hits = [hit for key, found in by_name.items() if fnmatch.fnmatchcase(key, name) for hit in found]
+    if "/" in pattern:  # a relative path narrows the name to its directory
+        tail = pattern.lstrip("./")
+        narrowed = [h for h in hits if fnmatch.fnmatchcase(h[0], "*" + tail)]
+        hits = narrowed or hits
+    return hits
+
+
+def _needs_of(rel: str, path: str) -> tuple[list[tuple[str, ...]], list[str]]:
+    try:
+        data = boundedread.read_regular(path, _MAX_BYTES)
+    except (OSError, boundedread.TooLarge):
+        return [], []
+    text = data.decode("utf-8", "replace")
+    hit = _NATIVE_NEEDS.search(text)
+    if hit is None:
+        return [], []
+    needs, _ = evidence.needs_with_evidence(hit[0].lower())
+    return needs, [f"'{hit[0]}' in {rel}" for _ in needs]
