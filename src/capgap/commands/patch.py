@@ -39,11 +39,15 @@ def save(
     """Save the target's local changes (not yet in another patch) as patch NAME."""
     from capgap import output
     from capgap.errors import UsageError
-    from capgap.patches.detect import local_changes, resolve
+    from capgap.patches.detect import local_changes
+    from capgap.patches.recall import resolve_recalled
     from capgap.patches.run import session
     from capgap.patches.save import check_for_range, save_changes, uncovered
 
-    st, tgt = _store(store), resolve(target, python)
+    st = _store(store)
+    tgt, recalled = resolve_recalled(st, target, python)
+    if recalled:
+        output.info(recalled)
     if for_range:
         check_for_range(for_range, tgt)
     with session(st, tgt) as messages:
@@ -154,23 +158,25 @@ def apply(
         markers=conflict == "markers",
         dry_run=dry_run,
     )
-    results = [r for _t, rs, _m in runs for r in rs]
-    for _t, _rs, messages in runs:
+    results = [r for _t, rs, _m, _n in runs for r in rs]
+    for _t, _rs, messages, notes in runs:
+        for note in notes:
+            output.info(note)
         for msg in messages:
             output.warn(msg)
     if fmt == Format.json:
         output.emit_json(
             {
                 "targets": [
-                    {"target": t.desc(), "patches": [r.to_json() for r in rs], "messages": m}
-                    for t, rs, m in runs
+                    {"target": t.desc(), "patches": [r.to_json() for r in rs], "messages": m, "notes": n}
+                    for t, rs, m, n in runs
                 ],
                 "reverse": reverse,
                 "dry_run": dry_run,
             }
         )
     else:
-        for tgt, rs, _m in runs:
+        for tgt, rs, _m, _n in runs:
             if rs:
                 print_results(rs, f"{'reverse ' if reverse else ''}apply on {tgt.label()}")
     finish(exit_code(results, strict))

@@ -41,6 +41,8 @@ def upgrade(
         rollback_on_conflict=rollback_on_conflict,
         markers=conflict == "markers",
     )
+    for note in report.notes:
+        output.info(note)
     for msg in report.messages:
         output.warn(msg)
     if fmt == Format.json:

@@ -62,6 +62,10 @@ class PatchResult:
     outcome: str
     files: list[FileResult] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # every path the patch touched, as it is once the patch is in (and as it was before the run):
+    # what rebase.py records when the patch needed more than an exact write
+    after: dict[str, bytes | None] = field(default_factory=dict, repr=False)
+    before: dict[str, bytes | None] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -275,13 +279,17 @@ def apply_patches(
         if outcome != "conflict" or markers:
             for f in files:
                 view.planned.update(f.writes)
+            paths = sorted({e.path for e in patch.files} | {p for f in files for p in f.writes})
+            after = {p: view.read(p) for p in paths}
+            before = {p: view.read_original(p) for p in paths}
         else:
+            after, before = {}, {}
             for f in files:
                 if f.writes:
                     f.detail += " (not written: another file of this patch conflicts)"
                     f.writes = {}
         warnings += [w for f in files for w in f.warnings]
-        results.append(PatchResult(patch.name, outcome, files, warnings))
+        results.append(PatchResult(patch.name, outcome, files, warnings, after, before))
     if dry_run:
         return results
     changes = [

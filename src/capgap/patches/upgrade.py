@@ -21,6 +21,8 @@ from capgap.patches.apply import PatchResult, apply_patches, select
 from capgap.patches.detect import PatchTarget, git, local_changes, resolve
 from capgap.patches.journal import Journal
 from capgap.patches.pristine import Pristine
+from capgap.patches.rebase import rebase
+from capgap.patches.recall import resolve_recalled
 from capgap.patches.run import session
 from capgap.patches.save import save_changes, uncovered
 from capgap.patches.staging import Staging
@@ -38,6 +40,7 @@ class UpgradeReport:
     results: list[PatchResult] = field(default_factory=list)
     rolled_back: str | None = None  # why the pre-upgrade state was restored
     messages: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # the environment used, patches rebased
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -49,6 +52,7 @@ class UpgradeReport:
             "rolled_back": self.rolled_back,
             "patches": [r.to_json() for r in self.results],
             "messages": self.messages,
+            "notes": self.notes,
         }
 
 
@@ -109,9 +113,11 @@ def upgrade(
 ) -> UpgradeReport:
     if not cmd:
         raise UsageError("give the upgrade command after `--`, e.g. capgap upgrade . -- git pull")
-    target = resolve(spec, python)
+    target, recalled = resolve_recalled(store, spec, python)
+    python = target.python if target.kind == "dist" else python
     with session(store, target) as messages:
         report = UpgradeReport(target.label(), versions(target), messages=list(messages))
+        report.notes += [recalled] if recalled else []
         changes, skipped = local_changes(target, exclude=store.path)
         if skipped:  # its local change, if any, could be neither saved nor put back
             unread = "; ".join(f"{s.path}: {s.reason}" for s in skipped)
@@ -150,7 +156,8 @@ def upgrade(
             return report
         after = resolve(spec, python)
         journal.phase("reapply")
-        report.results = apply_patches(store, after, select(store, after), markers=markers, journal=journal)
+        patches = select(store, after)
+        report.results = apply_patches(store, after, patches, markers=markers, journal=journal)
         if rollback_on_conflict and any(r.outcome == "conflict" for r in report.results):
 
             def undo(phase: str) -> None:
@@ -165,5 +172,7 @@ def upgrade(
         elif staging is not None:
             report.messages += staging.restage(report.results)
         journal.finish()
+        if not report.rolled_back:
+            report.notes += rebase(store, after, patches, report.results)
         report.versions_after = versions(after)
         return report

@@ -70,14 +70,17 @@ def _machine(device: str | None) -> Machine:
     return declared_machine(device) if device else probed_machine()
 
 
-def _patch_target(opts: FixOptions) -> Any:
-    from capgap.patches.detect import resolve
+def _patch_target(opts: FixOptions) -> tuple[Any, str | None]:
+    from capgap.patches.recall import resolve_recalled
+    from capgap.patches.store import Store, store_dir
 
     try:
-        return resolve(opts.target, opts.python)
+        if opts.python or Path(opts.target).expanduser().is_dir():
+            return resolve_recalled(Store(""), opts.target, opts.python)  # no store look-up needed
+        return resolve_recalled(Store(store_dir(opts.store)), opts.target, opts.python)
     except TargetError as exc:
         if opts.dry_run:
-            return None
+            return None, None
         raise TargetError(f"{exc}; capgap fix writes only to a git checkout or an installed "
                           "distribution, so the edit is kept as a patch (--dry-run shows the diff)") from exc
 
@@ -104,20 +107,25 @@ def run_fix(opts: FixOptions, scan: Scanner = scan_tables) -> FixRun:
         from capgap.tune.values import load_values
 
         measured = measured_lookup(load_values(opts.values))
-    target = _patch_target(opts)
+    target, recalled = _patch_target(opts)
+    if target is not None and target.kind == "dist" and target.python:
+        opts = dataclasses.replace(opts, python=target.python)  # the scan reads the same environment
     scan_root, findings = scan(opts.target, arch, opts.python)
     root = Path(target.root) if target is not None else scan_root
     machine = _machine(opts.device)
     plan = plan_fix(_rebase(findings, scan_root, root), root, arch, like=like, measured=measured,
                     machine=machine, prefer=opts.prefer)
     run = FixRun(plan, machine, dry_run=opts.dry_run)
+    if recalled:
+        run.messages.append(recalled)
     if not opts.dry_run and plan.changed:
         from capgap.patches.store import Store, store_dir
         from capgap.semantic.writer import write_plan
 
         store = Store(store_dir(opts.store))
         note = f"capgap fix --arch {arch.cc}: {len(plan.records())} table entries"
-        patch, run.messages = write_plan(plan, store, target, name=opts.name, note=note)
+        patch, recovered = write_plan(plan, store, target, name=opts.name, note=note)
+        run.messages += recovered
         run.patch, run.store = patch.name, str(store.path)
     if opts.configs:
         run.configs = _fix_configs(opts, arch, target)
