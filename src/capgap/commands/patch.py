@@ -101,13 +101,18 @@ def show(name: str = typer.Argument(...), store: str | None = STORE, fmt: Format
     if fmt == Format.json:
         output.emit_json({**patch.to_json(), "diff": patch.diff_text()})
         finish(0)
-    from rich.syntax import Syntax
-
     target = patch.target
-    output.show(
+    header = (
         f"[bold]{patch.name}[/bold]: {target.get('kind')} {target.get('name')} "
         f"{target.get('version') or (target.get('commit') or '')[:12]}  created {patch.meta.get('created')}"
     )
+    if not output.stdout_is_terminal():  # `> fix.diff`, `| git apply`: the diff alone, byte for byte
+        output.info(header)
+        output.raw(patch.diff_text())
+        finish(0)
+    from rich.syntax import Syntax
+
+    output.show(header)
     output.show(Syntax(patch.diff_text(), "diff", theme="ansi_dark", background_color="default"))
     finish(0)
 
