@@ -77,3 +77,29 @@ def test_a_fact_table_into_a_pipe_is_not_wrapped() -> None:
     assert res.returncode == 0, res.stderr
     products = next(line for line in res.stdout.splitlines() if line.startswith("│ products"))
     assert "RTX PRO 6000 Blackwell Server Edition" in products and "GeForce RTX 5080" in products
+
+
+def test_upgrade_shows_the_commands_output_live_and_marks_its_own_lines(tmp_path: Path) -> None:
+    """The command prints a line, then waits for a file the test makes only after it read that
+    line from capgap's stderr: the output came while the command ran, not at its end."""
+    _, work = _repos(tmp_path)
+    go = tmp_path / "go"
+    script = f"echo pulling now; while [ ! -e {go} ]; do sleep 0.05; done; echo pulled >&2"
+    cmd = [sys.executable, "-m", "capgap", "upgrade", str(work), "--store", str(tmp_path / "store")]
+    proc = subprocess.Popen(
+        [*cmd, "--", "sh", "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    assert proc.stderr is not None
+    seen = []
+    for line in proc.stderr:
+        seen.append(line)
+        if line == "pulling now\n":
+            go.touch()
+            break
+    out, rest = proc.communicate(timeout=60)
+    lines = seen + rest.splitlines(keepends=True)
+    assert proc.returncode == 0, "".join(lines)
+    assert lines[0].startswith("capgap: running sh -c ")
+    assert lines[1:3] == ["pulling now\n", "pulled\n"]
+    assert lines[3].startswith("capgap: sh -c ") and " exited with 0 after " in lines[3]
+    assert "pulling now" not in out  # stdout: capgap's report only

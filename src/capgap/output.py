@@ -82,6 +82,12 @@ def raw(text: str) -> None:
     sys.stdout.flush()
 
 
+def passthrough(text: str) -> None:
+    """Another program's output, as it comes (the upgrade command's): raw, on stderr."""
+    sys.stderr.write(text)
+    sys.stderr.flush()
+
+
 def show(renderable: RenderableType | str, soft_wrap: bool = False) -> None:
     """Print a result (a rich renderable or markup string) to stdout; soft_wrap: never fold lines."""
     stdout().print(renderable, soft_wrap=soft_wrap)

@@ -23,7 +23,9 @@ def upgrade(
     python: str | None = typer.Option(None, "--python", help="Interpreter whose environment holds the dist."),
     fmt: Format = typer.Option(Format.text, "--format", help="Output format."),
 ) -> None:
-    """Save every local change, put pristine files back, run CMD, re-apply every patch."""
+    """Save every local change, put pristine files back, run CMD, re-apply every patch.
+
+    CMD's own output is shown as it runs, on stderr, between capgap's lines (`capgap: ...`)."""
     from capgap import output
     from capgap.errors import UsageError
     from capgap.patches.report import exit_code, print_results
@@ -57,8 +59,6 @@ def upgrade(
             print_results(report.results, "patches")
         if report.rolled_back:
             output.show(f"[yellow]pre-upgrade state restored[/yellow]: {report.rolled_back}")
-            if report.command_rc:
-                output.info(report.command_output.rstrip())
     code = exit_code(report.results, strict)
     finish(1 if report.rolled_back else code)
 

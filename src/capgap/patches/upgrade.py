@@ -93,12 +93,38 @@ def _undo_command(before: PatchTarget, python: str | None) -> None:
 
 
 def _run(cmd: list[str], cwd: str | None) -> tuple[int, str]:
+    """Run the upgrade command with its output shown as it comes (on stderr, so `--format json`
+    stays clean), between two lines of capgap's own; returns its exit code and its output's tail."""
+    import shlex
+    from collections import deque
+
+    from capgap import output
+
     env = {k: v for k, v in os.environ.items() if k != "CAPGAP_CRASH_AT"}
+    shown = shlex.join(cmd)
+    output.info(f"capgap: running {shown}")
+    started = time.monotonic()
+    tail: deque[str] = deque(maxlen=200)
     try:
-        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+        )
     except OSError as exc:
+        output.info(f"capgap: cannot run {shown}: {exc}")
         return 127, str(exc)
-    return proc.returncode, (proc.stdout + proc.stderr)[-4000:]
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        output.passthrough(line)
+        tail.append(line)
+    rc = proc.wait()
+    output.info(f"capgap: {shown} exited with {rc} after {time.monotonic() - started:.1f} s")
+    return rc, "".join(tail)[-4000:]
 
 
 def upgrade(
