@@ -109,6 +109,9 @@ def run_fix(opts: FixOptions, scan: Scanner = scan_tables) -> FixRun:
         from capgap.tune.values import load_values
 
         values = load_values(opts.values)
+        if not values["tables"] and not values["multimem_world_sizes"]:
+            why = values.get("no_values") or "it holds no table values"
+            raise UsageError(f"{opts.values} has no values for capgap fix to apply: {why}")
         measured = measured_lookup(values)
     target, recalled = _patch_target(opts)
     if target is not None and target.kind == "dist" and target.python:
