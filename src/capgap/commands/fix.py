@@ -58,7 +58,10 @@ def register(app: typer.Typer) -> None:
         upstream changes.
         """
         from capgap import output
+        from capgap.commands import text_or_json
         from capgap.semantic.fixrun import FixOptions, run_fix
+
+        text_or_json(fmt, "fix")
 
         run = run_fix(FixOptions(
             target=target, arch=arch, values=values, like=like, dry_run=dry_run, store=store,

@@ -15,7 +15,16 @@ STORE = typer.Option(
     None, "--store", help="Patch store directory (default $CAPGAP_STORE or ./capgap-patches)."
 )
 PYTHON = typer.Option(None, "--python", help="Interpreter whose environment holds the distribution.")
-FORMAT = typer.Option(Format.text, "--format", help="Output format.")
+
+
+def _text_or_json(value):  # noqa: ANN001, ANN202 - typer passes an unannotated callback's parameter the value
+    from capgap.commands import text_or_json
+
+    text_or_json(value, "patch")
+    return getattr(value, "value", value)  # the string: typer converts the returned value again
+
+
+FORMAT = typer.Option(Format.text, "--format", help="text or json.", callback=_text_or_json)
 STRICT = typer.Option(False, "--strict", help="Warnings (other version, ...) are failures: exit 1.")
 
 

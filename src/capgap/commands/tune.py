@@ -47,7 +47,10 @@ def register(app: typer.Typer) -> None:
         max_iters: int = typer.Option(200, "--max-iters", hidden=True),
         fmt: Format = typer.Option(Format.text, "--format", help="text or json."),
     ) -> None:
+        from capgap.commands import text_or_json
         from capgap.tune.allreduce import tune_allreduce
+
+        text_or_json(fmt, "tune allreduce")
         from capgap.tune.spec import SweepSpec, modes_from_option, parse_sizes
 
         spec = SweepSpec(

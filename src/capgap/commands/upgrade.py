@@ -27,7 +27,10 @@ def upgrade(
 
     CMD's own output is shown as it runs, on stderr, between capgap's lines (`capgap: ...`)."""
     from capgap import output
+    from capgap.commands import text_or_json
     from capgap.errors import UsageError
+
+    text_or_json(fmt, "upgrade")
     from capgap.patches.report import exit_code, print_results
     from capgap.patches.store import Store, store_dir
     from capgap.patches.upgrade import upgrade as do_upgrade

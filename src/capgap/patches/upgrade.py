@@ -56,15 +56,20 @@ class UpgradeReport:
         }
 
 
-def versions(target: PatchTarget) -> dict[str, str]:
-    """The stack inventory's versions when the probe is there, else the target's own."""
+def versions(target: PatchTarget, python: str | None = None) -> dict[str, str]:
+    """The stack inventory's versions of the target's environment (an installed dist's, or the
+    one --python names for a checkout; a checkout alone has none: capgap's own torch is not the
+    engine's), and the target's own version or commit."""
     out: dict[str, str] = {}
-    from capgap.probe.stack import inventory
+    python = target.python if target.kind == "dist" else python
+    stack = None
+    if target.kind == "dist" or python:
+        from capgap.probe.stack import inventory
 
-    try:
-        stack = inventory(python=target.python)
-    except Exception:  # the probe failing must not stop an upgrade: fall back to our own
-        stack = None
+        try:
+            stack = inventory(python=python)
+        except Exception:  # the probe failing must not stop an upgrade: fall back to our own
+            stack = None
     if stack is not None:
         for name, pkg in {**stack.components(), **stack.nccl()}.items():
             out[name] = pkg.version
@@ -142,7 +147,7 @@ def upgrade(
     target, recalled = resolve_recalled(store, spec, python)
     python = target.python if target.kind == "dist" else python
     with session(store, target) as messages:
-        report = UpgradeReport(target.label(), versions(target), messages=list(messages))
+        report = UpgradeReport(target.label(), versions(target, python), messages=list(messages))
         report.notes += [recalled] if recalled else []
         changes, skipped = local_changes(target, exclude=store.path)
         if skipped:  # its local change, if any, could be neither saved nor put back
@@ -200,5 +205,5 @@ def upgrade(
         journal.finish()
         if not report.rolled_back:
             report.notes += rebase(store, after, patches, report.results)
-        report.versions_after = versions(after)
+        report.versions_after = versions(after, python)
         return report
