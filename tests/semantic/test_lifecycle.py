@@ -167,3 +167,30 @@ def test_git_reverse_and_later_upgrades_after_a_semantic_reapply(
     assert rev.code == 0, rev.err + rev.out
     assert (work / REL).read_bytes() == git(work, "show", f"HEAD:{REL}").stdout.encode()
     assert git(work, "status", "--porcelain").stdout == ""
+
+
+def test_git_two_patches_on_one_file_reverse_one_alone(checkout: tuple[Path, Path], tmp_path: Path) -> None:
+    """A local edit saved as its own patch, then a fix of the same file; after the upgrade each
+    is recorded against what it was applied on, so taking out the fix leaves the edit."""
+    upstream, work = checkout
+    store = str(tmp_path / "store")
+    mine = V1.replace('        return "multimem"\n', '        return "multimem"  # mine\n')
+    (work / REL).write_text(mine)
+    assert run_cli("patch", "save", "mine", str(work), "--store", store).code == 0
+    fix = run_cli("fix", str(work), "-a", "12.0", "--device", "RTX PRO 6000", "--store", store)
+    assert fix.code == 0, fix.err
+    write(upstream, {REL: V2})
+    commit_all(upstream, "adjacent edit")
+    res = run_cli("upgrade", str(work), "--store", store, "--format", "json", "--", "git", "pull", "-q")
+    assert res.code == 0, res.err + res.out
+    both = (work / REL).read_text()
+    assert "# mine" in both and "12: [6, 8]" in both and "10: [4, 6, 8]" in both
+    rev = run_cli("patch", "apply", str(work), "--patch", "fix-sm_120", "--reverse", "--store", store)
+    assert rev.code == 0, rev.err + rev.out
+    assert (work / REL).read_text() == V2.replace(
+        '        return "multimem"\n', '        return "multimem"  # mine\n'
+    )
+    assert run_cli("patch", "apply", str(work), "--store", store).code == 0
+    assert (work / REL).read_text() == both
+    again = run_cli("upgrade", str(work), "--store", store, "--format", "json", "--", "true")
+    assert again.code == 0 and json.loads(again.out)["saved_patch"] is None, again.err

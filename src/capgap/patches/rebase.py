@@ -7,10 +7,12 @@ against the old version's text and conflicts, and every run warns "made for 1.0;
 2.0". So after every successful re-apply (not a dry run, not a reverse, not a rolled-back
 upgrade) each patch that needed more than an exact write, or that was made for another version
 or commit, is saved again under its own name and place in the apply order: pristine = the
-file as upstream ships it now, patched = the file with the patch in, made for = the version or
-commit installed now; semantic records are lifted again from the new pair (the table may have
-moved), keeping `prefer` from the old ones. A patch is left as it was when a file it touches
-held something else than upstream's content before the run (that is not the patch's to keep).
+file as the patch found it (upstream as it ships now, plus the patches applied before this one,
+so reversing it alone takes out only its own change), patched = the file with the patch in,
+made for = the version or commit installed now; semantic records are lifted again from the
+new pair (the table may have moved), keeping `prefer` from the old ones. A patch is left as it
+was when a file it touches held something else than upstream's content before the run (that
+is not the patch's to keep).
 """
 
 from __future__ import annotations
@@ -41,12 +43,11 @@ class _NotUpstream(CapgapError):
     pass
 
 
-def _upstream(target: PatchTarget, rel: str, before: bytes | None) -> bytes | None:
-    """The file as upstream ships it now: what the run found there, when that is upstream's.
-    Anything else (a local edit no patch holds) is not folded into the patch."""
+def _check_upstream(target: PatchTarget, rel: str, before: bytes | None) -> None:
+    """The run must have found upstream's own file: a local edit no patch holds is never folded
+    into a patch."""
     if sha256(before) != target.upstream_sha(rel):
         raise _NotUpstream(f"{rel} held changes of its own before the run")
-    return before
 
 
 def _records(patch: Patch, files: dict[str, tuple[bytes | None, bytes | None]]) -> list[dict] | None:
@@ -81,9 +82,10 @@ def rebase(store: Store, target: PatchTarget, patches: list[Patch], results: lis
         try:
             files = {}
             for rel, now in result.after.items():
-                up = _upstream(target, rel, result.before.get(rel))
-                if up != now:
-                    files[rel] = (up, now)
+                _check_upstream(target, rel, result.before.get(rel))
+                base = result.base.get(rel)  # upstream, plus the patches applied before this one
+                if base != now:
+                    files[rel] = (base, now)
         except CapgapError as exc:
             messages.append(f"patch {patch.name} stays recorded against {old}: {exc}")
             continue

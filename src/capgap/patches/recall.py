@@ -4,6 +4,7 @@ each patch of an installed dist, so `patch apply`, `upgrade` and `fix` need `--p
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 from capgap.errors import UsageError
@@ -51,5 +52,7 @@ def resolve_recalled(store: Store, spec: str, python: str | None) -> tuple[Patch
     if not known:
         return resolve(spec, None), None
     [(recalled, patch)] = known.items()
+    if recalled == sys.executable:  # capgap's own environment: what a bare name means anyway
+        return resolve(spec, None), None
     note = f"{name}: using the environment of {recalled} (recorded with patch {patch})"
     return resolve(spec, recalled), note
