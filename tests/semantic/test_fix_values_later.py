@@ -92,6 +92,7 @@ def test_measured_values_replace_the_copied_ones_and_update_the_patch(work: Path
     values = _values(tmp_path / "values.json", world_size=8, max_size=48 << 20, multimem=False)
     res = _fix(work, *_comm_only(work), "--values", str(values), "--format", "json")
     assert res.code == 0, res.err
+    assert "patch fix-sm_120 updated in place (its pristine copies kept)" in res.err
     assert [(e["symbol"], e["action"], e["origin"]) for e in json.loads(res.out)["entries"]] == [
         ("TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES", "replaced", "measured"),
         ("SymmConfig._WORLD_SIZES_MULTIMEM", "replaced", "partly-measured"),

@@ -172,6 +172,8 @@ def write_plan(
         patch = _same_patch(store, files) if name is None else None  # an interrupted run saved it
         if patch is None and name is None:
             patch = _update(store, target, f"fix-sm_{plan.arch.number}", files, plan.records())
+            if patch is not None:
+                messages = [*messages, f"patch {patch.name} updated in place (its pristine copies kept)"]
         if patch is None:
             name = name or patch_name(store, plan)
             patch = store.save_patch(name, target.desc(), files, semantic=plan.records(), note=note)
