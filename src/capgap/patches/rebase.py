@@ -51,7 +51,12 @@ def _check_upstream(target: PatchTarget, rel: str, before: bytes | None) -> None
 
 
 def _records(patch: Patch, files: dict[str, tuple[bytes | None, bytes | None]]) -> list[dict] | None:
+    """The new pair's semantic records, for a patch that had some (a line patch stays one: no
+    libcst parse of every file a merge re-applied)."""
     from capgap.patches.save import lift
+
+    if not patch.semantic:
+        return None
 
     records, _warnings = lift(files)
     if records is None:  # not (only) table entries now: the old records still say what they meant
@@ -72,6 +77,8 @@ def rebase(store: Store, target: PatchTarget, patches: list[Patch], results: lis
     """Save each re-applied patch against `target` as it is now; returns what was done."""
     by_name = {p.name: p for p in patches}
     messages: list[str] = []
+    if target.kind == "git":  # every path's HEAD content in one `git cat-file --batch`
+        target.upstream_content(sorted({rel for r in results for rel in r.after}))
     for result in results:
         patch = by_name.get(result.name)
         if patch is None or result.outcome not in REBASED or not result.after:
