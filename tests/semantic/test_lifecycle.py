@@ -194,3 +194,19 @@ def test_git_two_patches_on_one_file_reverse_one_alone(checkout: tuple[Path, Pat
     assert (work / REL).read_text() == both
     again = run_cli("upgrade", str(work), "--store", store, "--format", "json", "--", "true")
     assert again.code == 0 and json.loads(again.out)["saved_patch"] is None, again.err
+
+
+def test_pip_upgrade_by_hand_then_patch_apply_records_the_new_version(env: Env) -> None:
+    fix = env.cli("fix", "toyfix", "--arch", "12.0", "--device", "RTX PRO 6000", python=True)
+    assert fix.code == 0, fix.err
+    env.install("2.0")  # `pip install -U` without capgap: the fix is gone
+    assert env.text() == V2
+    res = env.cli("patch", "apply", "toyfix", "--format", "json")  # the stored interpreter
+    assert res.code == 0, res.err
+    [target] = json.loads(res.out)["targets"]
+    assert [f["outcome"] for p in target["patches"] for f in p["files"]] == ["semantic"]
+    assert "patch fix-sm_120 is now recorded against toyfix 2.0 (was made for 1.0)" in target["notes"]
+    again = env.cli("upgrade", "toyfix", "--format", "json", "--", "true")
+    assert again.code == 0 and json.loads(again.out)["saved_patch"] is None, again.err
+    rev = env.cli("patch", "apply", "toyfix", "--reverse")
+    assert rev.code == 0 and (env.site / REL).read_bytes() == V2.encode()
