@@ -73,6 +73,27 @@ def _records(patch: Patch, files: dict[str, tuple[bytes | None, bytes | None]]) 
     return records
 
 
+def _save(
+    store: Store,
+    target: PatchTarget,
+    patch: Patch,
+    files: dict[str, tuple[bytes | None, bytes | None]],
+    semantic: list[dict] | None,
+    old: str,
+) -> None:
+    """The patch again, under its name and in its place in the apply order, made for `target`."""
+    store.save_patch(
+        patch.name,
+        {**target.desc(), "for": patch.for_range},
+        files,
+        semantic=semantic,
+        note=str(patch.meta.get("note") or ""),
+        replace=True,
+        created=str(patch.meta.get("created")),
+        extra={"rebased_from": old},
+    )
+
+
 def rebase(store: Store, target: PatchTarget, patches: list[Patch], results: list[PatchResult]) -> list[str]:
     """Save each re-applied patch against `target` as it is now; returns what was done."""
     by_name = {p.name: p for p in patches}
@@ -86,6 +107,12 @@ def rebase(store: Store, target: PatchTarget, patches: list[Patch], results: lis
         if not _stale(patch, target, result):
             continue
         old = patch.target.get("version") or str(patch.target.get("commit") or "")[:12]
+        if result.outcome == "applied-already":  # nothing re-applied: the copies stay as they are
+            made_for = patch.target.get("version") if target.kind == "dist" else patch.target.get("commit")
+            if made_for == _base(target):  # an older store without the interpreter: record it
+                files = {e.path: patch.contents(e) for e in patch.files}
+                _save(store, target, patch, files, patch.semantic, old)
+            continue
         try:
             files = {}
             for rel, now in result.after.items():
@@ -98,16 +125,7 @@ def rebase(store: Store, target: PatchTarget, patches: list[Patch], results: lis
             continue
         if not files:
             continue
-        store.save_patch(
-            patch.name,
-            {**target.desc(), "for": patch.for_range},
-            files,
-            semantic=_records(patch, files),
-            note=str(patch.meta.get("note") or ""),
-            replace=True,
-            created=str(patch.meta.get("created")),
-            extra={"rebased_from": old},
-        )
+        _save(store, target, patch, files, _records(patch, files), old)
         if old != (_base(target) or "")[:12]:
             messages.append(
                 f"patch {patch.name} is now recorded against {target.label()} (was made for {old})"
