@@ -210,3 +210,18 @@ def test_pip_upgrade_by_hand_then_patch_apply_records_the_new_version(env: Env) 
     assert again.code == 0 and json.loads(again.out)["saved_patch"] is None, again.err
     rev = env.cli("patch", "apply", "toyfix", "--reverse")
     assert rev.code == 0 and (env.site / REL).read_bytes() == V2.encode()
+
+
+def test_a_store_from_before_learns_the_interpreter_on_the_next_apply(env: Env) -> None:
+    fix = env.cli("fix", "toyfix", "--arch", "12.0", "--device", "RTX PRO 6000", python=True)
+    assert fix.code == 0, fix.err
+    meta_path = env.store / "fix-sm_120" / "meta.json"
+    meta = json.loads(meta_path.read_text())
+    del meta["target"]["python"]  # as capgap wrote it before it recorded the interpreter
+    meta_path.write_text(json.dumps(meta))
+    res = env.cli("patch", "apply", "toyfix", "--format", "json", python=True)
+    assert res.code == 0, res.err
+    assert json.loads(res.out)["targets"][0]["patches"][0]["outcome"] == "applied-already"
+    meta = json.loads(meta_path.read_text())
+    assert meta["target"]["python"] == env.python and meta["target"]["version"] == "1.0"
+    assert env.cli("patch", "apply", "toyfix").code == 0  # and from now on without --python
