@@ -24,7 +24,9 @@ def binaries(
     python: Optional[str] = typer.Option(  # noqa: UP045 - older typer needs Optional
         None, "--python", help="Interpreter whose environment holds installed targets."
     ),
-    fmt: Format = typer.Option(Format.text, "--format", help="text (a table) or json (one object)."),
+    fmt: Format = typer.Option(
+        Format.text, "--format", metavar="<text|json>", help="text (a table) or json (one object)."
+    ),
     no_cache: bool = typer.Option(
         False, "--no-cache", help="Read every binary again (ignore capgap's cache)."
     ),

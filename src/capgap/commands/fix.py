@@ -46,7 +46,7 @@ def register(app: typer.Typer) -> None:
         paths: list[str] = typer.Option(
             [], "--path", help="Fix only in this file, directory or glob (relative to TARGET); repeatable."
         ),
-        fmt: Format = typer.Option(Format.text, "--format", help="Output format."),
+        fmt: Format = typer.Option(Format.text, "--format", metavar="<text|json>", help="Output format."),
     ) -> None:
         """Insert the arch's entry into each capability table the scan finds without it.
 

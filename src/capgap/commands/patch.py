@@ -24,7 +24,9 @@ def _text_or_json(value):  # noqa: ANN001, ANN202 - typer passes an unannotated 
     return getattr(value, "value", value)  # the string: typer converts the returned value again
 
 
-FORMAT = typer.Option(Format.text, "--format", help="text or json.", callback=_text_or_json)
+FORMAT = typer.Option(
+    Format.text, "--format", metavar="<text|json>", help="text or json.", callback=_text_or_json
+)
 STRICT = typer.Option(False, "--strict", help="Warnings (other version, ...) are failures: exit 1.")
 
 

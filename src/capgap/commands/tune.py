@@ -45,7 +45,7 @@ def register(app: typer.Typer) -> None:
         device: str = typer.Option("cuda", "--device", help="cuda, or cpu for the CPU mode (with gloo)."),
         repeats: int = typer.Option(20, "--repeats", hidden=True),
         max_iters: int = typer.Option(200, "--max-iters", hidden=True),
-        fmt: Format = typer.Option(Format.text, "--format", help="text or json."),
+        fmt: Format = typer.Option(Format.text, "--format", metavar="<text|json>", help="text or json."),
     ) -> None:
         from capgap.commands import text_or_json
         from capgap.tune.allreduce import tune_allreduce

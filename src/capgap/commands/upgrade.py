@@ -21,7 +21,7 @@ def upgrade(
     strict: bool = typer.Option(False, "--strict", help="Warnings are failures: exit 1."),
     store: str | None = typer.Option(None, "--store", help="Patch store directory."),
     python: str | None = typer.Option(None, "--python", help="Interpreter whose environment holds the dist."),
-    fmt: Format = typer.Option(Format.text, "--format", help="Output format."),
+    fmt: Format = typer.Option(Format.text, "--format", metavar="<text|json>", help="Output format."),
 ) -> None:
     """Save every local change, put pristine files back, run CMD, re-apply every patch.
 
