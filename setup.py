@@ -5,6 +5,6 @@ from setuptools import Extension, setup
 setup(
     ext_modules=[
         # optional: a failed build is a warning, and chunks.py uses its Python reference
-        Extension("capgap.scan._cutscan", ["src/capgap/scan/_cutscan.c"], optional=True),
+        Extension("capgap.reading._cutscan", ["src/capgap/reading/_cutscan.c"], optional=True),
     ]
 )

@@ -1,4 +1,4 @@
-"""Every byte scan of the C extension `capgap.scan._cutscan` against its Python reference,
+"""Every byte scan of the C extension `capgap.reading._cutscan` against its Python reference,
 side by side in one run, answers compared.
 
     python benchmarks/cutscan_speed.py TREE [--rounds 7]
@@ -25,9 +25,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from capgap.scan import builds, chunks, extract, fileparse
-from capgap.scan.grepfilter import TOKENS
-from capgap.scan.hintlines import HintLines
+from capgap.judging import builds, extract
+from capgap.reading import chunks, fileparse
+from capgap.reading.grepfilter import TOKENS
+from capgap.reading.hintlines import HintLines
 
 Inputs = tuple[list[tuple[bool, bytes]], list[bytes], list[tuple[bytes, list[str]]]]
 
@@ -80,7 +81,7 @@ def main() -> int:
     args = parser.parse_args()
     extension = chunks._cutscan
     if extension is None:
-        print("capgap.scan._cutscan is not built: `pip install -e .` with a C compiler", file=sys.stderr)
+        print("capgap.reading._cutscan is not built: `pip install -e .` with a C compiler", file=sys.stderr)
         return 2
     inputs = candidates(args.tree)
     timed = steps(inputs)

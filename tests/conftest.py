@@ -34,3 +34,19 @@ def wheel_cache() -> Path:
     base = Path(os.environ.get("CAPGAP_TEST_WHEELS", Path.home() / ".cache" / "capgap-test-wheels"))
     base.mkdir(parents=True, exist_ok=True)
     return base
+
+
+@pytest.fixture
+def no_hang() -> object:
+    """Fail (instead of hanging the suite) when the test has not ended within 60 s: for tests
+    that put a FIFO or a device where a reader that regressed would wait forever."""
+    import signal
+
+    def _hung(_signum: int, _frame: object) -> None:
+        raise TimeoutError("still running after 60 s: a read that blocks?")
+
+    previous = signal.signal(signal.SIGALRM, _hung)
+    signal.alarm(60)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)

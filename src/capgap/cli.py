@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     scanning = args[:1] == ["scan"]
     if scanning:
-        from capgap.scan.grepfilter import prefetch_command_line
+        from capgap.reading.grepfilter import prefetch_command_line
 
         prefetch_command_line(args[1:])
         if argv is None:  # this process ends in _exit_now: what it allocated need not be freed
@@ -67,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         code = 130
     if scanning:  # a grep nobody collected (a usage error came first): stop it
-        from capgap.scan.grepfilter import discard_all
+        from capgap.reading.grepfilter import discard_all
 
         discard_all()
     if argv is None:

@@ -17,11 +17,13 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
+from capgap.boundedread import open_regular
 from capgap.errors import EnvironmentProblem, TargetError
 from capgap.paths import cache_dir
 from capgap.skipdirs import TOOL_DIRS, VCS_DIRS
 
-# (relative posix path, path, name, is a symbolic link, inside a TOOL_DIRS directory)
+# (relative posix path, path, name, not a plain file (a symlink, FIFO, socket or device: grep -r
+# reads none of them, the scan's own reader does and reports what it refuses), inside a TOOL_DIRS dir)
 TreeFile = tuple[str, str, str, bool, bool]
 
 
@@ -48,36 +50,30 @@ class Target:
         return out
 
 
-# Runs inside the *target* interpreter: stdlib only, reads metadata, imports no package.
-_DIST_QUERY = r"""
-import json, sys
-from importlib import metadata
-try:
-    d = metadata.distribution(sys.argv[1])
-except metadata.PackageNotFoundError:
-    print("null"); raise SystemExit(0)
-base = d.locate_file("")
-direct = d.read_text("direct_url.json")
-print(json.dumps({
-    "name": d.metadata["Name"], "version": d.version, "base": str(base),
-    "files": [str(f) for f in (d.files or [])], "direct_url": json.loads(direct) if direct else None,
-}))
-"""
-
-
 def query_dist(name: str, python: str | None = None) -> dict[str, object] | None:
-    """Metadata of an installed dist (name, version, base dir, RECORD files, direct_url), or None."""
-    exe = python or sys.executable
+    """Metadata of an installed dist (name, version, base dir, RECORD files, direct_url), or None.
+
+    Read from the dist-info files of the environment's site directories (capgap's own, or those
+    `--python` names: see interpreters.py); no code of that environment runs."""
+    from importlib import metadata
+
+    from capgap.interpreters import site_paths
+
+    paths = site_paths(python)
     try:
-        proc = subprocess.run(
-            [exe, "-I", "-c", _DIST_QUERY, name], capture_output=True, text=True, timeout=60, check=False
-        )
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise EnvironmentProblem(f"cannot run the interpreter {exe}: {exc}") from exc
-    if proc.returncode != 0:
-        raise EnvironmentProblem(f"{exe} failed to read metadata: {proc.stderr.strip().splitlines()[-1:]}")
-    data = json.loads(proc.stdout or "null")
-    return data if isinstance(data, dict) else None
+        dist = next(iter(metadata.distributions(name=name, path=paths)), None)
+        if dist is None:
+            return None
+        direct = dist.read_text("direct_url.json")
+        return {
+            "name": dist.metadata["Name"],
+            "version": dist.version,
+            "base": str(dist.locate_file("")),
+            "files": [str(f) for f in (dist.files or [])],
+            "direct_url": json.loads(direct) if direct else None,
+        }
+    except (OSError, ValueError, UnicodeDecodeError) as exc:  # a damaged dist-info (RECORD, JSON)
+        raise EnvironmentProblem(f"cannot read the metadata of {name}: {exc}") from exc
 
 
 def describe(target: Target, python: str | None = None) -> str:
@@ -124,59 +120,137 @@ def _dist_target(spec: str, data: dict[str, object]) -> Target:
     return Target(spec, "dist", base, files, name, version)
 
 
-def unpack_wheel(wheel: Path) -> Path:
-    """Unpack a wheel into the cache (once per content hash) and return the directory."""
-    import zipfile  # only wheels need it: not imported on every scan
+WHEEL_MAX_UNPACKED = 16 << 30  # the largest engine wheels (torch+cu130) unpack to a few GB
+WHEEL_MAX_RATIO = 100  # uncompressed / compressed; real wheels are 2-10x, a zip bomb 1000x
+_RATIO_FROM = 64 << 20  # below this much unpacked, no ratio is suspicious
 
+
+def unpack_wheel(wheel: Path) -> Path:
+    """Unpack a wheel into the cache (once per content hash) and return the directory.
+
+    Every failure (not a zip, a corrupt or encrypted member, an unknown compression, a name no
+    filesystem takes, more than WHEEL_MAX_UNPACKED or WHEEL_MAX_RATIO) is a TargetError, and
+    the temp directory is removed whatever happens."""
     digest = hashlib.sha256()
-    with wheel.open("rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    dest = cache_dir() / "unpacked" / f"{wheel.stem}-{digest.hexdigest()[:12]}"
+    try:
+        fd, _st = open_regular(wheel)
+        with os.fdopen(fd, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError as exc:
+        raise TargetError(f"{wheel}: cannot read it ({exc.strerror or exc})") from exc
+    dest = cache_dir() / "unpacked" / f"{wheel.stem[:100]}-{digest.hexdigest()[:12]}"
     if (dest / ".complete").exists():
         return dest
+    _remove_stale_temps(dest)
     tmp = dest.with_name(dest.name + f".tmp{os.getpid()}")
-    try:
-        with zipfile.ZipFile(wheel) as zf:
-            for member in zf.infolist():
-                target = (tmp / member.filename).resolve()
-                if not str(target).startswith(str(tmp.resolve())):
-                    raise TargetError(f"{wheel}: member {member.filename!r} escapes the wheel")
-            zf.extractall(tmp)
-    except zipfile.BadZipFile as exc:
-        raise TargetError(f"{wheel}: not a wheel ({exc})") from exc
-    (tmp / ".complete").write_text("")
-    if dest.exists():  # another run finished first
-        import shutil
+    import shutil
 
+    try:
+        _extract(wheel, tmp)
+        (tmp / ".complete").write_text("")
+        if dest.exists():  # another run finished first
+            shutil.rmtree(tmp, ignore_errors=True)
+        else:
+            tmp.rename(dest)
+    except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
-    else:
-        tmp.rename(dest)
+        raise
     return dest
 
 
+def _remove_stale_temps(dest: Path) -> None:
+    """Temp directories of unpacks whose process is gone (killed half-way)."""
+    import shutil
+
+    for stale in dest.parent.glob(f"{dest.name}.tmp*"):
+        pid = stale.name.rpartition(".tmp")[2]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: alive
+        return True
+    return True
+
+
+def _member_path(tmp: Path, name: str, wheel: Path) -> Path:
+    parts = name.split("/")
+    if name.startswith("/") or "\\" in name or "\0" in name or any(p in (".", "..") for p in parts):
+        raise TargetError(f"{wheel}: member {name[:80]!r} escapes the wheel")
+    if any(len(p.encode("utf-8", "surrogateescape")) > 255 for p in parts):
+        raise TargetError(f"{wheel}: member name {name[:60]!r}... has a part over 255 bytes")
+    return tmp.joinpath(*(p for p in parts if p))
+
+
+def _extract(wheel: Path, tmp: Path) -> None:
+    import zipfile  # only wheels need it: not imported on every scan
+    import zlib
+
+    try:
+        with zipfile.ZipFile(wheel) as zf:
+            members = zf.infolist()
+            total = sum(m.file_size for m in members)
+            packed = sum(m.compress_size for m in members) or 1
+            _check_sizes(wheel, total, packed)
+            written = 0
+            tmp.mkdir(parents=True)
+            for member in members:
+                if member.flag_bits & 0x1:
+                    raise TargetError(f"{wheel}: member {member.filename[:80]!r} is encrypted")
+                out = _member_path(tmp, member.filename, wheel)
+                if member.is_dir():
+                    out.mkdir(parents=True, exist_ok=True)
+                    continue
+                out.parent.mkdir(parents=True, exist_ok=True)
+                with zf.open(member) as src, open(out, "wb") as dst:
+                    while chunk := src.read(1 << 20):
+                        written += len(chunk)
+                        _check_sizes(wheel, written, packed)
+                        dst.write(chunk)
+    except TargetError:
+        raise
+    except (zipfile.BadZipFile, zlib.error, EOFError) as exc:
+        raise TargetError(f"{wheel}: not a wheel, or a corrupt one ({exc})") from exc
+    except NotImplementedError as exc:  # an unknown compression method
+        raise TargetError(f"{wheel}: a member capgap cannot unpack ({exc})") from exc
+    except (OSError, ValueError, RuntimeError) as exc:  # a name the filesystem refuses, a full disk, ...
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else exc
+        raise TargetError(f"{wheel}: cannot unpack it ({reason})") from exc
+
+
+def _check_sizes(wheel: Path, unpacked: int, packed: int) -> None:
+    if unpacked > WHEEL_MAX_UNPACKED:
+        raise TargetError(f"{wheel}: unpacks to more than {WHEEL_MAX_UNPACKED >> 30} GiB; refusing it")
+    if unpacked > _RATIO_FROM and unpacked > WHEEL_MAX_RATIO * packed:
+        raise TargetError(
+            f"{wheel}: unpacks to more than {WHEEL_MAX_RATIO}x its compressed size (a zip bomb?); refusing it"
+        )
+
+
 def download_wheel(requirement: str, python: str | None = None) -> Path:
-    """`pip download --no-deps` one wheel into capgap's cache (reused when already there)."""
+    """`pip download --no-deps` one wheel into capgap's cache (reused when already there).
+
+    Always capgap's own pip, isolated (`-I`: no `./pip/` from the current directory) and in an
+    empty directory; for another interpreter, with that interpreter's tags (its own pip would
+    run with its environment's site processing)."""
     key = hashlib.sha256(f"{requirement}|{python or ''}".encode()).hexdigest()[:16]
     dest = cache_dir() / "wheels" / key
     existing = sorted(dest.glob("*.whl")) if dest.is_dir() else []
     if existing:
         return existing[0]
     dest.mkdir(parents=True, exist_ok=True)
-    exe = python or sys.executable
-    cmd = [
-        exe,
-        "-m",
-        "pip",
-        "download",
-        "--no-deps",
-        "--only-binary=:all:",
-        "-q",
-        "-d",
-        str(dest),
-        requirement,
-    ]
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    cmd = [sys.executable, "-I", "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q"]
+    cmd += [*_tag_options(python), "-d", str(dest.resolve()), requirement]
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="capgap-neutral-") as neutral:
+        proc = subprocess.run(cmd, cwd=neutral, capture_output=True, text=True, check=False)
     if proc.returncode != 0:
         last = (proc.stderr.strip().splitlines() or ["pip failed"])[-1]
         raise EnvironmentProblem(f"pip download {requirement!r} failed: {last}")
@@ -186,9 +260,33 @@ def download_wheel(requirement: str, python: str | None = None) -> Path:
     return wheels[0]
 
 
+def _tag_options(python: str | None) -> list[str]:
+    """pip's --python-version/--implementation/--abi/--platform for another interpreter (none
+    when it is this one's version: same machine, same tags)."""
+    if python is None:
+        return []
+    from capgap.interpreters import describe
+
+    other = describe(python)
+    impl = {"cpython": "cp", "pypy": "pp"}.get(other.implementation, other.implementation)
+    ours = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    if other.major_minor == ours and other.implementation == sys.implementation.name:
+        return []
+    from packaging.tags import platform_tags
+
+    nodot = other.major_minor.replace(".", "")
+    abis = [f"{impl}{nodot}", "abi3", "none"]
+    out = ["--python-version", other.major_minor, "--implementation", impl]
+    out += [opt for abi in abis for opt in ("--abi", abi)]
+    out += [opt for tag in dict.fromkeys(platform_tags()) for opt in ("--platform", tag)]
+    return out
+
+
 def resolve_target(spec: str, python: str | None = None) -> Target:
     """Turn a user's TARGET into files: path, wheel, installed dist, or requirement to download."""
     path = Path(spec).expanduser()
+    if path.is_symlink() and not path.exists():
+        raise TargetError(f"{spec}: a symbolic link that leads nowhere (dangling, or a loop of links)")
     if path.exists():
         if path.is_file() and path.suffix == ".whl":
             return Target(spec, "wheel", unpack_wheel(path))
@@ -241,7 +339,8 @@ def list_tree(root: str, prefix: str = "", in_tool_dir: bool = False) -> Iterato
         if is_dir:
             if entry.name not in VCS_DIRS and not entry.is_symlink():
                 dirs.append(entry)
-        else:
-            yield prefix + entry.name, entry.path, entry.name, entry.is_symlink(), in_tool_dir
+        else:  # d_type answers both: no stat
+            special = entry.is_symlink() or not entry.is_file(follow_symlinks=False)
+            yield prefix + entry.name, entry.path, entry.name, special, in_tool_dir
     for entry in dirs:
         yield from list_tree(entry.path, f"{prefix}{entry.name}/", in_tool_dir or entry.name in TOOL_DIRS)

@@ -233,3 +233,21 @@ def test_fix_refuses_to_write_into_a_downloaded_wheel(tmp_path: Path) -> None:
     assert [c.status for c in fix_configs(Target("x.whl", "wheel", root), [RTX], dry_run=True)].count(
         "planned"
     ) == 2
+
+
+@pytest.mark.usefixtures("no_hang")
+def test_hostile_config_files_and_manifest_are_skipped_or_replaced_never_read(tmp_path: Path) -> None:
+    """Issue 16: a config that is a FIFO, a link to /dev/zero or JSON nested past the parser, and
+    a manifest that is a FIFO, cost no hang and no traceback."""
+    import os
+
+    root = _tree(tmp_path)
+    os.mkfifo(root / D / "E=64,N=64,device_name=NVIDIA_H100_80GB_HBM3.json")
+    (root / D / "E=64,N=128,device_name=NVIDIA_B200.json").symlink_to("/dev/zero")
+    (root / D / "E=64,N=256,device_name=NVIDIA_L40S.json").write_text("[" * 100_000)
+    os.mkfifo(root / D / MANIFEST)
+    copies = _by_shape(fix_configs(resolve_target(str(root)), [RTX]))
+    assert copies["E=8,N=7168"].status == "copied"
+    assert not any(shape.startswith("E=64") and c.status == "copied" for shape, c in copies.items())
+    manifest = json.loads((root / D / MANIFEST).read_text())  # a regular file again, capgap's own
+    assert f"E=8,N=7168,device_name={RTX_FILE}.json" in manifest["files"]

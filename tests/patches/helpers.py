@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
 from pathlib import Path
 
@@ -46,11 +47,13 @@ def sha(path: Path) -> str | None:
 
 
 def tree_sums(root: Path, skip: tuple[str, ...] = (".git",)) -> dict[str, str]:
-    """sha256 of every file under root (the proof that nothing was lost)."""
-    return {
-        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and not set(p.relative_to(root).parts) & set(skip)
-    }
-
-
+    """sha256 of every file under root (the proof that nothing was lost); skipped directories
+    are not entered (capgap's finished runs under .git/capgap are deleted in the background)."""
+    out: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in skip]
+        for name in filenames:
+            path = Path(dirpath, name)
+            if name not in skip and path.is_file():
+                out[str(path.relative_to(root))] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return dict(sorted(out.items()))

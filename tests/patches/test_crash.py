@@ -153,5 +153,5 @@ def test_upgrade_killed_at_every_write_loses_no_edit_and_next_run_completes(repo
         now_head = git(repos.work, "rev-parse", "HEAD").stdout.strip()
         new_head = git(repos.upstream, "rev-parse", "HEAD").stdout.strip()
         assert (now_head, now) in [(head, pre_upgrade), (new_head, post_upgrade)], n
-        assert not list((repos.store / ".runs").glob("*/journal.jsonl"))
+        assert not (repos.work / ".git" / "capgap" / "run" / "journal.jsonl").exists()
     assert n > 15

@@ -186,3 +186,28 @@ def test_edit_then_commit_stores_and_applies_without_touching_site_packages_by_h
     assert (toy.site / "toypkg/tables.py").read_text() == with_local_edit(TABLES_V1)
     listed = json.loads(toy.cli("patch", "list", "--format", "json").out)["patches"][0]
     assert listed["status"] == "applied"
+
+
+def test_a_dists_lock_and_run_live_in_its_site_dir_for_every_store(toy: Toy, tmp_path: Path) -> None:
+    """Issue 16, row 4 for an installed dist: two stores meet one lock, beside the dist-info
+    directories (not inside one: an upgrade renames it), and a run leaves only the lock there."""
+    from capgap.errors import StoreError
+    from capgap.patches.detect import resolve
+    from capgap.patches.run import session
+    from capgap.patches.store import Store
+
+    target = resolve("toypkg", toy.python)
+    assert target.kind == "dist" and target.root == toy.site
+    with session(Store(tmp_path / "A"), target):
+        assert (toy.site / ".capgap" / "lock").is_file()
+        with (
+            pytest.raises(StoreError, match="another capgap run is working on"),
+            session(Store(tmp_path / "B"), target),
+        ):
+            pass
+    _edit_site(toy)
+    assert toy.cli("patch", "save", "bw", "toypkg").code == 0
+    toy.install("1.0", "--force-reinstall")
+    assert toy.cli("patch", "apply", "toypkg").code == 0
+    assert sorted(p.name for p in (toy.site / ".capgap").iterdir() if p.name != ".done") == ["lock"]
+    assert not list(toy.site.glob("toypkg-*.dist-info/*capgap*"))

@@ -159,7 +159,7 @@ def test_failed_upgrade_command_restores_pre_upgrade_state(repos: Repos) -> None
     )
     assert res.code == 1 and "pre-upgrade state restored" in res.out
     assert tree_sums(repos.work) == before
-    assert not list((repos.store / ".runs").glob("*/journal.jsonl"))
+    assert not (repos.work / ".git" / "capgap" / "run" / "journal.jsonl").exists()
 
 
 def test_rollback_on_conflict_restores_old_commit_and_local_edits(repos: Repos) -> None:

@@ -47,9 +47,12 @@ def test_crafted_meta_paths_are_refused_and_nothing_is_written(repos: Repos, evi
     (pdir / "meta.json").write_text(json.dumps(meta))
     outside = tree_sums(repos.work.parent, skip=(".git", "store"))
     res = run_cli("patch", "apply", str(repos.work), "--store", str(repos.store))
-    assert res.code == 2 and "refusing path" in res.err
+    # the damaged patch is named and passed over (exit 1), the store's other patches still apply
+    assert res.code == 1 and "refusing path" in res.err and "not applied" in res.err
     assert tree_sums(repos.work.parent, skip=(".git", "store")) == outside
     assert not Path("/tmp/capgap-evil-abs.py").exists()
+    res = run_cli("patch", "apply", str(repos.work), "--store", str(repos.store), "--patch", "bw")
+    assert res.code == 2 and "refusing path" in res.err  # named: an error
 
 
 def test_symlinked_blob_and_patch_dir_are_refused(repos: Repos, tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from capgap.arch import parse_arch
-from capgap.scan import prefilter, workers
+from capgap.reading import prefilter, workers
 from capgap.scan.analyzers import ScanOptions
 from capgap.scan.run import run_scan
 from capgap.targets import resolve_target

@@ -7,8 +7,8 @@ import ast
 from pathlib import Path
 
 from capgap.arch import parse_arch
+from capgap.reading.chunks import select
 from capgap.scan.analyzers import ScanOptions
-from capgap.scan.chunks import select
 from capgap.scan.run import run_scan
 
 FILLER = "".join(f"        step_{i} = compute_{i}(data)\n" for i in range(30))

@@ -1,4 +1,4 @@
-"""The C byte scans of the statement cut (capgap.scan._cutscan) against their Python reference:
+"""The C byte scans of the statement cut (capgap.reading._cutscan) against their Python reference:
 the same lists for every input, and the same cut of every file either way."""
 
 from __future__ import annotations
@@ -14,10 +14,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from capgap.scan import builds, chunks, extract, fileparse
-from capgap.scan.hintlines import HintLines
-from capgap.scan.prefilter import _NARROWED_NAMES, hit_offsets, name_hit_counts, worth_parsing
-from capgap.scan.tokens import CAP_TOKENS, CC_KEY_TOKENS
+from capgap.judging import builds, extract
+from capgap.reading import chunks, fileparse
+from capgap.reading.hintlines import HintLines
+from capgap.reading.prefilter import _NARROWED_NAMES, hit_offsets, name_hit_counts, worth_parsing
+from capgap.reading.tokens import CAP_TOKENS, CC_KEY_TOKENS
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted(p for top in ("src", "tests") for p in (ROOT / top).rglob("*.py"))
@@ -32,16 +33,16 @@ def _can_build() -> bool:
 def test_the_extension_is_built_wherever_a_compiler_is_there() -> None:
     if not _can_build():
         pytest.skip("no C compiler or no Python headers here: capgap runs on its Python reference")
-    from capgap.scan import _cutscan  # noqa: F401 - a missing build fails here
+    from capgap.reading import _cutscan  # noqa: F401 - a missing build fails here
 
     assert chunks._cutscan is not None, "a stale build of older source: rebuild with `pip install -e .`"
 
 
 try:
-    from capgap.scan import _cutscan
+    from capgap.reading import _cutscan
 except ImportError:
     _cutscan = None
-needs_ext = pytest.mark.skipif(_cutscan is None, reason="capgap.scan._cutscan is not built")
+needs_ext = pytest.mark.skipif(_cutscan is None, reason="capgap.reading._cutscan is not built")
 
 
 def ref_quotes(data: bytes) -> list[int]:
@@ -282,13 +283,13 @@ def test_the_cut_of_every_source_file_is_the_same_either_way(monkeypatch: pytest
         assert chunks.select(d) == cut, path
 
 
-FAKE = "import sys, types; sys.modules['capgap.scan._cutscan'] = old = types.ModuleType('_cutscan')\n"
+FAKE = "import sys, types; sys.modules['capgap.reading._cutscan'] = old = types.ModuleType('_cutscan')\n"
 
 
 @pytest.mark.parametrize(
     "block",
     [
-        "import sys; sys.modules['capgap.scan._cutscan'] = None\n",  # an import of it raises ImportError
+        "import sys; sys.modules['capgap.reading._cutscan'] = None\n",  # an import of it raises ImportError
         FAKE,  # a build from before the version mark
         FAKE + "old.VERSION = 0\n",  # a build of older source
     ],
@@ -299,7 +300,7 @@ def test_without_a_current_extension_the_python_reference_cuts(block: str) -> No
     Python scans."""
     source = b"import torch\n\nX = 1\n\nif torch.cuda.get_device_capability()[0] >= 9:\n    y = 2\n"
     script = block + (
-        "from capgap.scan import chunks\n"
+        "from capgap.reading import chunks\n"
         "assert chunks._cutscan is None\n"
         f"print(chunks.select({source!r}).text)\n"
     )

@@ -10,13 +10,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from capgap.scan import chunks
+from capgap.reading import chunks
 
 try:
-    from capgap.scan import _cutscan
+    from capgap.reading import _cutscan
 except ImportError:
     _cutscan = None
-pytestmark = pytest.mark.skipif(_cutscan is None, reason="capgap.scan._cutscan is not built")
+pytestmark = pytest.mark.skipif(_cutscan is None, reason="capgap.reading._cutscan is not built")
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = sorted(p for top in ("src", "tests", "benchmarks") for p in (ROOT / top).rglob("*.py"))

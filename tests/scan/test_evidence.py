@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 import re
 
-from capgap.scan import evidence
+from capgap.judging import evidence
 
 # The needs as first written, one alternation each: the reference the spellings must match.
 REFERENCE = (

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from capgap.scan import forked
+from capgap.reading import forked
 
 pytestmark = pytest.mark.skipif(not forked._can_fork(), reason="no fork on this platform")
 

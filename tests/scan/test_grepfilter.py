@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from capgap.scan import grepfilter, prefilter
+from capgap.reading import grepfilter, prefilter
 from tests.cli_runner import run_cli
 from tests.scan.fixture_tree import write_tree
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from capgap.scan.hintlines import HintLines
+from capgap.reading.hintlines import HintLines
 
 HINTS = ("capab", "sm_", "major")
 

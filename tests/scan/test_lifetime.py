@@ -8,7 +8,7 @@ import gc
 import pytest
 
 from capgap import lifetime
-from capgap.scan.nogc import gc_paused
+from capgap.reading.nogc import gc_paused
 
 
 def test_nothing_is_kept_or_frozen_in_a_process_that_ends_normally() -> None:

@@ -8,7 +8,7 @@ from capgap.arch import parse_arch
 from capgap.scan.analyzers import ScanOptions
 from capgap.scan.run import run_scan
 
-GATES = '''\
+GATES = """\
 import torch
 
 
@@ -55,9 +55,9 @@ def keep(x):
 def fusable():
     ok = torch.cuda.get_device_capability() < (12, 0)
     return ok
-'''
+"""
 
-REFUSALS = '''\
+REFUSALS = """\
 import torch
 
 REFUSED_CAPABILITY_REASONS: dict[tuple[int, int], str] = {
@@ -78,7 +78,7 @@ def pick():
     if capability in _SLOW_ARCHS:
         raise RuntimeError(_SLOW_ARCHS[capability])
     return TILE_SIZES[capability]
-'''
+"""
 
 _OFF_HOPPER = "10.0, 10.3, 11.0, 12.0, 12.1"
 
@@ -100,22 +100,74 @@ def test_a_negated_test_excludes_the_arch_it_names_not_the_others(tmp_path: Path
 
     `ok = cap < (12, 0)` is false on 12.0: it does exclude 12.0.
     `if major != 9: return`, `if major != 9: unsupported.append(...)` and `if not major in ...: raise`
-    turn the other archs away: what they guard runs on 9 (and 10) only.
+    turn the other archs away: what they guard runs on 9 (and 10) only; a raise or a failed assert
+    on 12.0 is high.
     """
     root = _tree(tmp_path, "gates.py", GATES)
-    ex, med, p, cap = "gate-excludes-arch", "medium", "pkg/gates.py", "get_device_capability"
+    ex, med, high, p, cap = "gate-excludes-arch", "medium", "high", "pkg/gates.py", "get_device_capability"
     assert _findings(root, "12.0") == {
-        (ex, med, p, 6, "sm_version", "sm_version admits 9.0 but not 12.0"),
-        (ex, med, p, 13, "major", "major admits 9.0 but not 12.0"),
-        (ex, med, p, 26, "major", "major admits 9.0 but not 12.0"),
-        (ex, med, p, 33, "major", "major admits 9.0, 10.0, 10.3 but not 12.0"),
-        (ex, med, p, 40, "major", "major admits 9.0, 10.0, 10.3 but not 12.0"),
-        (ex, med, p, 45, cap, f"{cap} admits 9.0, 10.0, 10.3, 11.0 but not 12.0"),
+        (
+            ex,
+            med,
+            p,
+            6,
+            "sm_version",
+            "sm_version leaves 12.0 out: 9.0 sets hopper_only = True, 12.0 leaves hopper_only False",
+        ),
+        (ex, med, p, 13, "major", "major leaves 12.0 out: 9.0 carries on (returns x), 12.0 returns None"),
+        (ex, med, p, 26, "major", "major leaves 12.0 out: 9.0 skips the branch, 12.0 calls append()"),
+        # a raise that says what it needs is a clear refusal (medium); a bare failed assert is high
+        (
+            ex,
+            med,
+            p,
+            33,
+            "major",
+            "major leaves 12.0 out: 9.0, 10.0, 10.3 carries on (returns x), 12.0 raises RuntimeError "
+            "'needs 9 or 10'",
+        ),
+        (
+            ex,
+            high,
+            p,
+            40,
+            "major",
+            "major leaves 12.0 out: 9.0, 10.0, 10.3 continues, 12.0 fails the assert (AssertionError)",
+        ),
+        (
+            ex,
+            med,
+            p,
+            45,
+            cap,
+            f"{cap} leaves 12.0 out: 9.0, 10.0, 10.3, 11.0 sets ok = True, 12.0 leaves ok False",
+        ),
     }
     assert _findings(root, "9.0") == {
-        (ex, med, p, 5, "sm_version", f"sm_version admits {_OFF_HOPPER} but not 9.0"),
-        (ex, med, p, 7, "sm_version", f"sm_version admits {_OFF_HOPPER} but not 9.0"),
-        (ex, med, p, 20, "major", f"major admits {_OFF_HOPPER} but not 9.0"),
+        (
+            ex,
+            med,
+            p,
+            5,
+            "sm_version",
+            f"sm_version leaves 9.0 out: {_OFF_HOPPER} sets transposed = True, 9.0 leaves transposed False",
+        ),
+        (
+            ex,
+            med,
+            p,
+            7,
+            "sm_version",
+            f"sm_version leaves 9.0 out: {_OFF_HOPPER} sets not_hopper = True, 9.0 leaves not_hopper False",
+        ),
+        (
+            ex,
+            high,
+            p,
+            20,
+            "major",
+            f"major leaves 9.0 out: {_OFF_HOPPER} continues, 9.0 fails the assert (AssertionError)",
+        ),
     }
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from capgap.scan.prefilter import has_cc_key, hit_offsets, worth_parsing
+from capgap.reading.prefilter import has_cc_key, hit_offsets, worth_parsing
 
 
 def test_offsets_of_every_token_and_key_style() -> None:

@@ -59,27 +59,23 @@ def test_unreadable_file_is_skipped(tmp_path: Path) -> None:
 
 
 def test_unreadable_file_is_skipped_even_as_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The real permission failure can't be produced as root; fake `open` at that one boundary."""
-    import builtins
-
-    from capgap.scan import workers
-
+    """The real permission failure can't be produced as root; fake `os.open` at that one boundary."""
     (tmp_path / "locked.py").write_bytes(TABLE)
-    real_open = builtins.open
+    real_open = os.open
 
-    def deny(file: object, *args: object, **kwargs: object) -> object:
+    def deny(file: object, *args: object, **kwargs: object) -> int:
         if str(file).endswith("locked.py"):
             raise PermissionError(13, "Permission denied", str(file))
-        return real_open(file, *args, **kwargs)  # type: ignore[call-overload]
+        return real_open(file, *args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(workers, "open", deny, raising=False)
+    monkeypatch.setattr(os, "open", deny)
     assert _skipped(tmp_path) == {"locked.py": "unreadable: Permission denied"}
 
 
 def test_a_file_the_cut_cannot_handle_is_read_whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """The cut is a guess about statement boundaries; when it fails on a strange file, the file is
     parsed whole (same facts), never a crash."""
-    from capgap.scan import chunks, fileparse
+    from capgap.reading import chunks, fileparse
 
     source = (
         b"import torch\nT = {9: 1, 10: 2}\n\n\ndef f():\n"

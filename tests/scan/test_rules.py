@@ -59,7 +59,8 @@ def test_consequences_follow_the_code(tree: Path) -> None:
         "communicator off', returns) (toyengine/comm/symm.py:21)"
     )
     assert tables["SymmComm._MULTIMEM_SIZES"].consequence == (  # type: ignore[attr-defined]
-        ".get() returns () on 12.0: the check fails; falls back: returns two_shot_all_reduce(x) "
+        "expected: _MULTIMEM_SIZES is about NVLS multicast, which 12.0 lacks; .get() returns () on "
+        "12.0: the check fails; falls back: returns two_shot_all_reduce(x) "
         "(toyengine/comm/symm.py:29)"
     )
     assert tables["ARCH_BLOCK_CONFIGS"].consequence.startswith("KeyError at run time on 12.0")  # type: ignore[attr-defined]
@@ -94,15 +95,26 @@ def test_gate_evidence_sets_severity(tree: Path) -> None:
     mla = by_line[line_of(tree, "toyengine/layers/attention.py", "G2")]
     assert (mla.severity, mla.consequence) == (
         "low",
-        "expected: the guarded code needs tcgen05, which 12.0 lacks",
+        "expected: that path needs tcgen05 (read from 'trtllm_gen_mla_decode' (line 16)), which 12.0 lacks; "
+        "12.0 carries on (returns flashinfer_mla(q))",
     )
+    assert mla.extra["evidence"] == "'trtllm_gen_mla_decode' (line 16)"
     fused = by_line[line_of(tree, "toyengine/layers/attention.py", "G3")]
-    assert fused.severity == "medium" and fused.consequence == "on 12.0 this path is never taken"
+    assert fused.severity == "medium" and fused.consequence == (
+        "12.0 never gets this path (returns flashinfer_fused_allreduce(x)); it carries on (returns x) instead"
+    )
     assert fused.present == ("10.0", "10.3")
     choose = by_line[line_of(tree, "toyengine/layers/attention.py", "G1")]
-    assert choose.consequence == "on 12.0 this path is never taken; instead it returns slow_attention()"
+    assert choose.consequence == (
+        "12.0 never gets this path (returns fused_attention()); it returns slow_attention() instead"
+    )
+    assert choose.extra["instead"] == "returns slow_attention()"
     hopper = by_line[line_of(tree, "toyengine/layers/attention.py", "G6")]
-    assert hopper.consequence == "on 12.0 this path is never taken; instead it raises NotImplementedError"
+    assert (hopper.severity, hopper.consequence) == (  # a refusal that says what it needs: medium
+        "medium",
+        "on 12.0 this raises NotImplementedError 'needs Hopper', where 9.0 carries on (returns "
+        "hopper_kernel(x))",
+    )
 
 
 def test_several_archs_each_finding_carries_its_arch(tree: Path) -> None:

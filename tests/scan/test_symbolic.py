@@ -7,8 +7,8 @@ import ast
 import pytest
 
 from capgap.arch import all_facts
-from capgap.scan.keys import classify_keys
-from capgap.scan.symbolic import Context, evaluate
+from capgap.judging.keys import classify_keys
+from capgap.judging.symbolic import Context, evaluate
 
 
 def _admits(expr: str, names: dict[str, str] | None = None) -> list[str] | None:
@@ -44,10 +44,42 @@ def test_local_assignments_are_followed() -> None:
 
 @pytest.mark.parametrize(
     "expr",
-    ["world_size in (2, 4)", "torch.version.cuda >= '12.8'", "flag or get_device_capability()[0] == 9"],
+    ["world_size in (2, 4)", "torch.version.cuda >= '12.8'"],
 )
 def test_non_capability_tests_are_not_predicates(expr: str) -> None:
     assert _admits(expr) is None
+
+
+def _answers(expr: str) -> dict[str, bool | None]:
+    sym = evaluate(ast.parse(expr, mode="eval").body, Context(lambda _n: None, lambda _n: None))
+    assert sym.kind == "pred"
+    return {cc: sym.value(a) for cc, a in all_facts().items() if cc in {"8.0", "9.0", "12.0"}}
+
+
+@pytest.mark.parametrize(
+    ("expr", "answers"),
+    [
+        # a flag is no function of the arch: True where the arch part decides, None (depends) elsewhere
+        ("flag or get_device_capability()[0] == 9", {"8.0": None, "9.0": True, "12.0": None}),
+        ("flag and get_device_capability()[0] >= 9", {"8.0": False, "9.0": None, "12.0": None}),
+        ("not (flag and get_device_capability()[0] >= 9)", {"8.0": True, "9.0": None, "12.0": None}),
+        (
+            "torch.version.hip is None and get_device_capability() == (9, 0)",
+            {"8.0": False, "9.0": True, "12.0": False},
+        ),
+        ("has_device_capability(90)", {"8.0": False, "9.0": True, "12.0": True}),
+        ("is_device_capability(90)", {"8.0": False, "9.0": True, "12.0": False}),
+        ("is_device_capability_family(120)", {"8.0": False, "9.0": False, "12.0": True}),
+        (
+            "get_device_capability().as_version_str() in ('9.0', '12.0')",
+            {"8.0": False, "9.0": True, "12.0": True},
+        ),
+        ("get_device_capability().to_int() >= 100", {"8.0": False, "9.0": False, "12.0": True}),
+        ("not (120 <= get_device_capability().to_int() < 130)", {"8.0": True, "9.0": True, "12.0": False}),
+    ],
+)
+def test_three_valued_answers(expr: str, answers: dict[str, bool | None]) -> None:
+    assert _answers(expr) == answers
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from capgap.scan import workers
+from capgap.reading import workers
 
 
 def _stream(n: int, seen: list[int]) -> Iterator[tuple[str, str]]:

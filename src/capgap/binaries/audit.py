@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 from capgap.binaries.cache import MISS, BinaryCache
 from capgap.binaries.compat import MISSING, NO_IMAGE, Verdict, judge
 from capgap.binaries.reader import CudaBinary, UnreadableBinary, is_candidate, read_binary
+from capgap.boundedread import kind_of
 from capgap.findings import Finding, Skipped
 
 RULE = "binary-missing-arch"
@@ -91,7 +93,13 @@ def audit_files(
         except OSError as exc:
             out.skipped.append(Skipped(_relative(path, root), f"cannot stat: {exc.strerror or exc}"))
             continue
-        if (st.st_dev, st.st_ino) in seen or not os.path.isfile(path):
+        if not stat.S_ISREG(st.st_mode):  # a FIFO or a device (a link to /dev/zero) is never opened
+            if not stat.S_ISDIR(st.st_mode):
+                out.skipped.append(
+                    Skipped(_relative(path, root), f"not a regular file ({kind_of(st.st_mode)})")
+                )
+            continue
+        if (st.st_dev, st.st_ino) in seen:
             continue
         seen.add((st.st_dev, st.st_ino))
         binary = _read(path, st, cache)

@@ -12,6 +12,7 @@ from capgap.binaries.elf import BinaryReadError, read_elf
 from capgap.binaries.fatbin import MAGIC_BYTES as FATBIN_MAGIC
 from capgap.binaries.fatbin import FatbinEntry, FatbinError, parse
 from capgap.binaries.names import is_candidate_name
+from capgap.boundedread import open_regular
 
 ELF_MAGIC = b"\x7fELF"
 LISTED = ("", ".nv_fatbin")  # what cuobjdump lists; "" = a bare .cubin/.fatbin file
@@ -94,9 +95,10 @@ def read_binary(path: Path) -> CudaBinary | None:
     Raises UnreadableBinary when the file claims to be one but is truncated or corrupted.
     """
     try:
-        with path.open("rb") as fh:
+        fd, st = open_regular(path)  # never a FIFO or a device; a file is mapped, not read
+        with os.fdopen(fd, "rb") as fh:
             head = fh.read(4)
-            size = os.fstat(fh.fileno()).st_size
+            size = st.st_size
             if head not in (ELF_MAGIC, FATBIN_MAGIC):
                 return None
             if size == 0:

@@ -109,6 +109,10 @@ def show(name: str = typer.Argument(...), store: str | None = STORE, fmt: Format
     from capgap import output
 
     patch = _store(store).load(name)
+    if patch.stored_diff_differs():  # the diff below is made from what `apply` writes
+        output.warn(
+            f"patch {name}: its patch.diff does not match its stored copies; showing what `apply` writes"
+        )
     if fmt == Format.json:
         output.emit_json({**patch.to_json(), "diff": patch.diff_text()})
         finish(0)
@@ -132,14 +136,9 @@ def show(name: str = typer.Argument(...), store: str | None = STORE, fmt: Format
 def drop(name: str = typer.Argument(...), store: str | None = STORE) -> None:
     """Delete a saved patch from the store (the target is not touched)."""
     from capgap import output
-    from capgap.errors import StoreError
 
     st = _store(store)
-    with st.lock():
-        if st.pending_runs():
-            raise StoreError(
-                "an interrupted run still needs this store's copies: run `capgap patch apply` first"
-            )
+    with st.lock():  # unfinished runs keep their backups with the target: none needs this store's copies
         st.drop(name)
     output.show(f"dropped patch {name}")
     finish(0)
@@ -165,8 +164,9 @@ def apply(
 
     if conflict not in {"untouched", "markers"}:
         raise UsageError("--conflict must be 'untouched' or 'markers'")
+    st = _store(store)
     runs = apply_all(
-        _store(store),
+        st,
         target,
         python,
         only or None,
@@ -180,6 +180,9 @@ def apply(
             output.info(note)
         for msg in messages:
             output.warn(msg)
+    damaged = st.damaged  # passed over by apply_all: the other patches were applied
+    for why in damaged.values():
+        output.warn(f"{why}; not applied (`capgap patch drop` removes it)")
     if fmt == Format.json:
         output.emit_json(
             {
@@ -189,13 +192,14 @@ def apply(
                 ],
                 "reverse": reverse,
                 "dry_run": dry_run,
+                "damaged": damaged,
             }
         )
     else:
         for tgt, rs, _m, _n in runs:
             if rs:
                 print_results(rs, f"{'reverse ' if reverse else ''}apply on {tgt.label()}")
-    finish(exit_code(results, strict))
+    finish(max(exit_code(results, strict), 1 if damaged else 0))
 
 
 @patch_app.command("edit")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 from typing import Optional
 
 import typer
@@ -38,10 +38,10 @@ def scan(
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (0: one per core)."),
 ) -> None:
     """Find tables, gates and build lists in a target that have no entry for your GPU's arch."""
-    from capgap.scan.grepfilter import prefetch
+    from capgap.reading.grepfilter import prefetch
 
     for spec in targets:  # a directory: grep starts reading it while the rest of capgap loads
-        prefetch(str(Path(spec).expanduser().resolve()))
+        prefetch(os.path.realpath(os.path.expanduser(spec)))  # a loop of links: resolve_target says so
     from capgap import output
     from capgap.errors import UsageError
     from capgap.scan.analyzers import ScanOptions

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from capgap.arch import FEATURES, ArchFacts, all_facts
+from capgap.boundedread import read_regular
 from capgap.configs.devices import cc_for_device
 from capgap.configs.naming import (
     DEVICE_PART,
@@ -189,10 +190,14 @@ def facts_for_cc(cc: str | None) -> ArchFacts | None:
     return all_facts().get(cc) if cc else None
 
 
+CONFIG_MAX_BYTES = 16 << 20  # a tuned-config JSON is a few KB; anything far larger is not one
+
+
 def read_json(path: Path) -> object | None:
+    """A config file's JSON; None for one that is unreadable, not a regular file, huge or bad."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        return json.loads(read_regular(path, CONFIG_MAX_BYTES).decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):  # RecursionError: [[[[...
         return None
 
 

@@ -29,8 +29,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from capgap.arch import ArchFacts, ArchSpec
+from capgap.boundedread import read_regular
 from capgap.configs.analyzer import target_arch, target_devices
 from capgap.configs.coverage import (
+    CONFIG_MAX_BYTES,
     Candidate,
     ConfigDir,
     ConfigFile,
@@ -157,7 +159,7 @@ def _fix_dir(
             dest = directory.path / gap.name.file_name(cov.spelling)
             status = "refused" if cand is None else ("planned" if dry_run else "copied")
             if cand is not None and not dry_run:
-                _create(dest, cand.file.path.read_bytes())
+                _create(dest, read_regular(cand.file.path, CONFIG_MAX_BYTES))
                 written[dest.name] = (cand, reason)
                 # a later device with the same spelling (vLLM's H200 alias) sees it
                 directory.files.append(ConfigFile(dest, replace(gap.name, device=cov.spelling)))
@@ -221,14 +223,17 @@ def _record(
 ) -> str:
     """Mark the copies as not measured (manifest; store patch when possible); say where."""
     manifest = directory / MANIFEST
-    old = manifest.read_bytes() if manifest.exists() else None
+    try:  # a FIFO or a huge file there is not read: it is replaced, as a broken manifest is
+        old = read_regular(manifest, CONFIG_MAX_BYTES) if os.path.lexists(manifest) else None
+    except OSError:
+        old = None
     data: dict[str, Any] = {"generated_by": "capgap fix --configs", "files": {}}
     if old is not None:
         try:
             loaded = json.loads(old)
             if isinstance(loaded, dict) and isinstance(loaded.get("files"), dict):
                 data = loaded
-        except ValueError:
+        except (ValueError, RecursionError):
             pass  # a broken manifest is rewritten; its bytes stay in the store's pristine copy
     for name, (cand, reason) in sorted(written.items()):
         data["files"][name] = {

@@ -29,6 +29,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from capgap.errors import StoreError
 from capgap.patches.detect import PatchTarget
 from capgap.patches.journal import Journal, sha256
 from capgap.patches.merge import Merge, MergeJob, change_present, find_moved, merge3, merge_many
@@ -292,13 +293,17 @@ def apply_patches(
                     f.writes = {}
         warnings += [w for f in files for w in f.warnings]
         results.append(PatchResult(patch.name, outcome, files, warnings, before, base, after))
-    if dry_run:
-        return results
     changes = [
         (rel, view.read_original(rel), data)
         for rel, data in sorted(view.planned.items())
         if view.read_original(rel) != data
     ]
+    refused = target.untrackable([rel for rel, _b, _a in changes])
+    if refused:  # nothing is written: a patch writes only files git would track
+        rel, why = next(iter(sorted(refused.items())))
+        raise StoreError(f"refusing to write {rel!r} in {target.label()}: git would not track it ({why})")
+    if dry_run:
+        return results
     if changes:
         holder = {sha: p for p in patches for e in p.files for sha in (e.pristine_sha, e.patched_sha) if sha}
 

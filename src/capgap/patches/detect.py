@@ -21,12 +21,15 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from capgap.errors import EnvironmentProblem, TargetError
+from capgap.boundedread import read_fd, read_regular
+from capgap.errors import EnvironmentProblem, StoreError, TargetError
 from capgap.findings import Skipped
-from capgap.patches.journal import read_bytes, sha256
-from capgap.patches.safepath import Joiner, safe_join
+from capgap.patches.journal import FILE_MAX_BYTES, read_bytes, sha256
+from capgap.patches.safepath import Joiner, check_rel, safe_join
+from capgap.patches.targetstate import remember_git_dir
 
 _SKIP_DIRS = {"__pycache__", ".git"}
+RECORD_MAX_BYTES = 64 << 20
 
 
 def git(root: Path, *args: str, data: bytes | None = None, check: bool = True) -> bytes:
@@ -81,20 +84,23 @@ class PatchTarget:
             if exc.errno != errno.ELOOP:
                 raise
             link = join(rel)
-            return None if link.is_dir() else read_bytes(link)
+            try:
+                return None if link.is_dir() else read_bytes(link)
+            except OSError as err:  # a link (inside the root) to a FIFO, a huge file, ...
+                raise TargetError(f"{rel} in {self.root}: {err.strerror or err}; refusing it") from None
         try:
-            mode = os.fstat(fd).st_mode
-            if stat.S_ISDIR(mode):
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
                 return None
-            if not stat.S_ISREG(mode):  # reading a FIFO or a device could block or never end
-                kind = _KINDS.get(stat.S_IFMT(mode), "special file")
+            if not stat.S_ISREG(st.st_mode):  # reading a FIFO or a device could block or never end
+                kind = _KINDS.get(stat.S_IFMT(st.st_mode), "special file")
                 raise TargetError(f"{rel} in {self.root} is not a regular file ({kind}); refusing it")
-            chunks = []
-            while chunk := os.read(fd, 1 << 20):
-                chunks.append(chunk)
-            return b"".join(chunks)
+            data = read_fd(fd, st.st_size, FILE_MAX_BYTES)
         finally:
             os.close(fd)
+        if len(data) > FILE_MAX_BYTES:
+            raise TargetError(f"{rel} in {self.root} is larger than {FILE_MAX_BYTES >> 30} GiB; refusing it")
+        return data
 
     def upstream_sha(self, rel: str) -> str | None:
         """sha256 of the file as the current install/HEAD ships it (None: not shipped)."""
@@ -117,6 +123,47 @@ class PatchTarget:
                     self._upstream[rel] = None
         return {r: self._upstream[r] for r in rels}
 
+    def untrackable(self, rels: list[str]) -> dict[str, str]:
+        """git: the paths git would not track, and why (ignored, inside a nested repository,
+        beyond a symbolic link); a patch never writes them. Nothing for a dist."""
+        if self.kind != "git" or not rels:
+            return {}
+        out: dict[str, str] = {}
+        nested: dict[str, bool] = {}
+        for rel in rels:
+            parts = rel.split("/")[:-1]
+            for n in range(1, len(parts) + 1):
+                head = "/".join(parts[:n])
+                if head not in nested:
+                    nested[head] = os.path.lexists(os.path.join(self.root, head, ".git"))
+                if nested[head]:
+                    out[rel] = f"inside the nested repository {head}"
+                    break
+        asked = [r for r in rels if r not in out]
+        if asked:
+            out.update(self._ignored(asked))
+        return out
+
+    def _ignored(self, rels: list[str]) -> dict[str, str]:
+        data = "".join(f"{r}\0" for r in rels).encode()
+        try:
+            proc = subprocess.run(
+                ["git", "-C", str(self.root), "check-ignore", "-z", "--stdin"],
+                input=data,
+                capture_output=True,
+            )
+        except OSError as exc:
+            raise EnvironmentProblem(f"cannot run git: {exc}") from exc
+        if proc.returncode in (0, 1):
+            return {p: "ignored by .gitignore" for p in proc.stdout.decode().split("\0") if p}
+        if len(rels) > 1:  # git names no path when it fails (beyond a symlink): ask one at a time
+            out: dict[str, str] = {}
+            for rel in rels:
+                out.update(self._ignored([rel]))
+            return out
+        why = proc.stderr.decode(errors="replace").strip().splitlines()
+        return {rels[0]: (why[-1] if why else "git refuses it").removeprefix("fatal: ")}
+
     def tracked_files(self) -> list[str]:
         if self.kind == "dist":
             return sorted(self.record)
@@ -124,19 +171,22 @@ class PatchTarget:
 
 
 def _git_target(path: Path, name: str | None = None) -> PatchTarget | None:
-    # one process: the top level, then HEAD's commit (exit 1 and no second line: no commit yet)
-    cmd = ["git", "-C", str(path), "rev-parse", "--show-toplevel", "--verify", "-q", "HEAD"]
+    # one process: the top level, the git dir (where capgap's lock and journal live: targetstate),
+    # then HEAD's commit (exit 1 and no third line: no commit yet)
+    asked = ("--show-toplevel", "--absolute-git-dir", "--verify", "-q", "HEAD")
+    cmd = ["git", "-C", str(path), "rev-parse", *asked]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
     except OSError as exc:
         raise EnvironmentProblem(f"cannot run git: {exc}") from exc
     lines = proc.stdout.splitlines()
-    if proc.returncode not in (0, 1) or not lines:
+    if proc.returncode not in (0, 1) or len(lines) < 2:
         return None
     root = Path(lines[0])
-    if proc.returncode != 0 or len(lines) < 2:
+    remember_git_dir(root, lines[1])
+    if proc.returncode != 0 or len(lines) < 3:
         raise TargetError(f"{root}: the repository has no commit yet")
-    return PatchTarget("git", name or root.name, root, commit=lines[1].strip())
+    return PatchTarget("git", name or root.name, root, commit=lines[2].strip())
 
 
 def _record(base: Path, files: list[str]) -> dict[str, str | None]:
@@ -144,15 +194,31 @@ def _record(base: Path, files: list[str]) -> dict[str, str | None]:
     if record_rel is None:
         raise TargetError(f"no RECORD in {base}: cannot tell local changes apart (installed by pip?)")
     out: dict[str, str | None] = {}
-    text = (base / record_rel).read_text(encoding="utf-8")
-    for row in csv.reader(io.StringIO(text)):
+    try:
+        text = read_regular(base / record_rel, RECORD_MAX_BYTES).decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise TargetError(
+            f"cannot read {base / record_rel}: {getattr(exc, 'strerror', None) or exc}"
+        ) from None
+    try:
+        rows = list(csv.reader(io.StringIO(text)))
+    except csv.Error as exc:
+        raise TargetError(f"{base / record_rel} is not a RECORD file ({exc})") from None
+    for row in rows:
         if not row or row[0].startswith(("../", "/")) or ".dist-info/" in row[0] or "__pycache__" in row[0]:
+            continue
+        try:  # a path no patch may touch (`a/../../x`, `.git/...`) is not one of the dist's files
+            check_rel(row[0])
+        except StoreError:
             continue
         value = row[1] if len(row) > 1 else ""
         digest = None
         if value.startswith("sha256="):
             raw = value[len("sha256=") :]
-            digest = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).hex()
+            try:
+                digest = base64.urlsafe_b64decode(raw + "=" * (-len(raw) % 4)).hex()
+            except ValueError:  # a damaged hash: the file counts as changed, as one without a hash
+                digest = None
         out[row[0]] = digest
     return out
 
@@ -249,7 +315,7 @@ def read_local(path: Path) -> bytes | None:
         return None
     if not stat.S_ISREG(mode):
         raise OSError(f"not a regular file ({_KINDS.get(stat.S_IFMT(mode), 'special file')})")
-    return path.read_bytes()
+    return read_regular(path, FILE_MAX_BYTES)  # refuses it if it became a FIFO meanwhile, or grew huge
 
 
 _KINDS = {

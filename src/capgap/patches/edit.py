@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+from capgap.boundedread import read_regular
 from capgap.errors import UsageError
 from capgap.patches.apply import PatchResult, apply_patches
 from capgap.patches.detect import resolve
@@ -71,8 +72,10 @@ def commit(
     from capgap.patches.save import check_for_range, lift
 
     try:
-        marker = json.loads((edit_dir / MARKER).read_text())
-    except (OSError, json.JSONDecodeError) as exc:
+        marker = json.loads(read_regular(edit_dir / MARKER, 16 << 20))
+        if not isinstance(marker, dict) or not isinstance(marker.get("files"), dict) or "dist" not in marker:
+            raise ValueError("not an edit marker")
+    except (OSError, ValueError, RecursionError) as exc:
         raise UsageError(f"{edit_dir} is not an edit directory made by `capgap patch edit` ({exc})") from exc
     target = resolve(str(marker["dist"]), marker.get("python"))
     if target.version != marker["version"]:

@@ -1,12 +1,14 @@
 """Atomic, journaled file writes, and recovery after a crash.
 
 Every write is atomic (temp file in the same directory, fsync, rename, fsync of the directory).
-A run first makes a backup of each file it will replace (a hard link to it where it can, as
-files are only ever replaced by rename; else a copy; or it names an immutable copy of it, a
-store blob), then appends one journal record per planned write (path, sha256 before and after),
+A run first makes a backup of each file it will replace, in its run directory (a hard link to
+a store blob of that content, or to the file itself, as files are only ever replaced by rename;
+else a copy), then appends one journal record per planned write (path, sha256 before and after),
 and only then touches the tree. If the process dies anywhere, the next run on that target reads
 the journal and puts back every file whose content is the run's "after" (from its backup); a
 file whose content is neither "before" nor "after" was changed by someone else and is left alone.
+Recovery trusts a record's backup only inside its own run directory, and its path only inside
+the target: a journal may be forged.
 Backups and journal are removed only when the run completes.
 
 `CAPGAP_CRASH_AT=N` makes the process `os._exit` at the Nth durable step (tests kill runs there).
@@ -19,15 +21,22 @@ import errno
 import hashlib
 import json
 import os
+import re
 import shutil
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from capgap.patches.safepath import Joiner, safe_join
+from capgap.boundedread import read_regular
+from capgap.errors import StoreError
+from capgap.patches.safepath import Joiner, check_rel, safe_join
 
 _steps = 0
+FILE_MAX_BYTES = 1 << 30  # one file of a target (a patch holds source, not data sets)
+BACKUP_MAX_BYTES = FILE_MAX_BYTES
+JOURNAL_MAX_BYTES = 256 << 20
+_SHA = re.compile(r"^[0-9a-f]{64}$")
 
 
 def crash_point() -> None:
@@ -45,8 +54,9 @@ def sha256(data: bytes | None) -> str | None:
 
 
 def read_bytes(path: Path) -> bytes | None:
+    """A regular file's bytes (None: absent); OSError for a FIFO, a device or one over 1 GiB."""
     try:
-        return path.read_bytes()
+        return read_regular(path, FILE_MAX_BYTES)
     except FileNotFoundError:
         return None
 
@@ -115,6 +125,18 @@ def _link_backup(path: Path, blob: Path, digest: str) -> bool:
         return True
     blob.unlink()  # changed since it was read: back up what was read instead
     return False
+
+
+def _link_known(known: str | Path | None, blob: Path) -> bool:
+    """A hard link to a verified, immutable copy of the content (a store blob named by its
+    hash): no read, no copy. False when there is none or it is on another filesystem."""
+    if known is None:
+        return False
+    try:
+        os.link(known, blob, follow_symlinks=False)
+    except OSError:
+        return False
+    return True
 
 
 def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
@@ -210,12 +232,10 @@ class Journal:
         backups: list[tuple[Path, str, bytes, str]] = []
         for rel, before, after in changes:
             before_sha, backup = sha256(before), None
-            if before is not None:
-                known = known_copy(before_sha or "")
-                if known is None:
-                    known = self.run_dir / "blobs" / str(before_sha)
-                    backups.append((known, rel, before, str(before_sha)))
-                backup = str(known)
+            if before is not None:  # backups live in the run directory: recovery trusts no other
+                blob = self.run_dir / "blobs" / str(before_sha)
+                backups.append((blob, rel, before, str(before_sha)))
+                backup = str(blob)
             records.append(
                 {"op": "write", "path": rel, "before": before_sha, "after": sha256(after), "backup": backup}
             )
@@ -225,9 +245,11 @@ class Journal:
             (self.run_dir / "blobs").mkdir(exist_ok=True)
         done: set[str] = set()
         for blob, rel, data, digest in backups:
-            if digest not in done and not blob.exists() and not _link_backup(join(rel), blob, digest):
-                os.replace(_write_temp(blob, data, 0o644), blob)
+            if digest in done or blob.exists():
+                continue
             done.add(digest)
+            if not _link_known(known_copy(digest), blob) and not _link_backup(join(rel), blob, digest):
+                os.replace(_write_temp(blob, data, 0o644), blob)
         paths = [join.checked(rel) for rel, _b, _a in changes]
         staging = self._staging()
         temps = [
@@ -276,6 +298,19 @@ class Journal:
                 for tmp in path.parent.glob(f".{path.name}.capgap-tmp*"):
                     tmp.unlink(missing_ok=True)
 
+    def _backup(self, backup: object) -> bytes | None:
+        """A backup's bytes, only from a regular file inside this run's directory (a forged
+        journal naming /etc/passwd must not copy it into the tree); b"" when it is unreadable."""
+        if not isinstance(backup, str):
+            return None
+        real_run = os.path.realpath(self.run_dir)
+        if os.path.dirname(os.path.realpath(backup)) != os.path.join(real_run, "blobs"):
+            return None
+        try:
+            return read_regular(backup, BACKUP_MAX_BYTES, follow=False)
+        except OSError:
+            return b""  # missing or damaged: its hash says so
+
     def rollback(self, on_phase: Callable[[str], None] | None = None) -> list[str]:
         """Undo this run's writes, newest first; returns warnings about files left alone."""
         self.remove_temps()
@@ -286,7 +321,11 @@ class Journal:
             if rec["op"] != "write":
                 continue
             rel = str(rec["path"])
-            current = sha256(read_bytes(safe_join(self.root, rel)))
+            try:
+                current = sha256(read_bytes(safe_join(self.root, rel)))
+            except OSError as exc:  # a FIFO or a device stands there now: not ours to touch
+                warnings.append(f"{rel}: {exc.strerror or exc}; left as it is")
+                continue
             if current == rec["before"]:
                 continue
             if current != rec["after"]:
@@ -295,7 +334,10 @@ class Journal:
             if rec["before"] is None:
                 set_content(self.root, rel, None)
                 continue
-            data = read_bytes(Path(str(rec["backup"])))
+            data = self._backup(rec.get("backup"))
+            if data is None:
+                warnings.append(f"{rel}: its backup is not inside the run's directory; left as it is")
+                continue
             if sha256(data) != rec["before"]:
                 warnings.append(f"{rel}: its backup is missing or damaged; left as it is")
                 continue
@@ -360,16 +402,43 @@ def load_pending(run_dir: Path) -> Journal | None:
         if run_dir.exists():
             shutil.rmtree(run_dir, ignore_errors=True)
         return None
+    try:
+        text = read_regular(path, JOURNAL_MAX_BYTES, follow=False).decode("utf-8", "replace")
+    except OSError as exc:
+        raise StoreError(f"the journal {path} cannot be read ({exc.strerror or exc}); refusing it") from None
     records: list[dict[str, object]] = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         try:
             records.append(json.loads(line))
-        except json.JSONDecodeError:  # a line torn by the crash: the write after it never began
+        except (ValueError, RecursionError):  # a line torn by the crash: the write after it never began
             break
+    bad = next((r for r in records if not _valid_record(r)), None)
+    if bad is not None:
+        raise StoreError(f"the journal {path} holds a malformed record ({str(bad)[:80]}); refusing it")
     if not records or records[0].get("op") != "begin" or records[-1].get("op") == "end":
         shutil.rmtree(run_dir, ignore_errors=True)
         return None
     return Journal(run_dir, Path(str(records[0]["root"])), records)
+
+
+def _valid_record(rec: object) -> bool:
+    """A record of the shape this module writes (a journal may be forged or damaged)."""
+    if not isinstance(rec, dict) or not isinstance(rec.get("op"), str):
+        return False
+    if rec["op"] == "begin":
+        return isinstance(rec.get("root"), str) and isinstance(rec.get("kind"), str)
+    if rec["op"] == "phase":
+        return isinstance(rec.get("phase"), str)
+    if rec["op"] != "write" or not isinstance(rec.get("path"), str):
+        return rec["op"] == "end"
+    try:
+        check_rel(rec["path"])
+    except StoreError:
+        return False
+    shas = rec.get("before"), rec.get("after")
+    return all(s is None or (isinstance(s, str) and _SHA.match(s)) for s in shas) and (
+        rec.get("backup") is None or isinstance(rec.get("backup"), str)
+    )
 
 
 def last_phase(journal: Journal) -> str | None:

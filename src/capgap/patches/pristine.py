@@ -10,9 +10,10 @@ from __future__ import annotations
 import zipfile
 from pathlib import Path
 
+from capgap.boundedread import read_regular
 from capgap.errors import CapgapError, StoreError
 from capgap.patches.detect import PatchTarget
-from capgap.patches.journal import sha256
+from capgap.patches.journal import FILE_MAX_BYTES, sha256
 from capgap.patches.store import Store
 
 
@@ -54,7 +55,12 @@ class Pristine:
             return current
         copy = self.store.find_blob(want)
         if copy is not None:
-            return copy.read_bytes()
+            try:  # a store's copy is trusted only when its content is the hash it is named by
+                data = read_regular(copy, FILE_MAX_BYTES, follow=False)
+            except OSError:
+                data = None
+            if data is not None and sha256(data) == want:
+                return data
         data = self._from_wheel(rel)
         if data is not None and sha256(data) == want:
             return data
@@ -75,7 +81,11 @@ class Pristine:
                 except CapgapError as exc:
                     self._wheel_error = f"not in pip's cache, and {exc}"
                     return None
-            self._wheel = zipfile.ZipFile(path)
+            try:
+                self._wheel = zipfile.ZipFile(path)
+            except (zipfile.BadZipFile, OSError) as exc:
+                self._wheel_error = f"{path} is not a readable wheel ({exc})"
+                return None
         return self._wheel
 
     def _from_wheel(self, rel: str) -> bytes | None:
@@ -86,5 +96,22 @@ class Pristine:
         data_dir = f"{_norm(self.target.name)}-{self.target.version}.data"
         for member in (rel, f"{data_dir}/purelib/{rel}", f"{data_dir}/platlib/{rel}"):
             if member in names:
-                return zf.read(member)
+                return self._member(zf, member)
         return None
+
+    def _member(self, zf: zipfile.ZipFile, member: str) -> bytes | None:
+        """One member's bytes, at most FILE_MAX_BYTES of them; None (and why) for a member that
+        is too large, corrupt, encrypted or compressed in a way zipfile cannot read."""
+        import zlib
+
+        info = zf.getinfo(member)
+        if info.file_size > FILE_MAX_BYTES or info.flag_bits & 0x1:
+            self._wheel_error = f"the wheel's {member} is encrypted or larger than {FILE_MAX_BYTES >> 30} GiB"
+            return None
+        try:
+            with zf.open(info) as fh:
+                data = fh.read(FILE_MAX_BYTES + 1)
+        except (zipfile.BadZipFile, zlib.error, NotImplementedError, RuntimeError, OSError, EOFError) as exc:
+            self._wheel_error = f"the wheel's {member} cannot be read ({exc})"
+            return None
+        return data if len(data) <= FILE_MAX_BYTES else None

@@ -23,9 +23,27 @@ def check_rel(rel: str) -> str:
     """A file path inside a target: relative, '/'-separated, no '..', no empty parts."""
     if not rel or "\x00" in rel or "\\" in rel or rel.startswith("/") or re.match(r"^[A-Za-z]:", rel):
         raise StoreError(f"refusing path {rel!r}: not a relative path inside the target")
-    if any(p in {"..", ".", ""} for p in rel.split("/")):
+    parts = rel.split("/")
+    if any(p in {"..", ".", ""} for p in parts):
         raise StoreError(f"refusing path {rel!r}: '..' or empty components lead outside the target")
+    if any(_is_git_dir(p) for p in parts):
+        raise StoreError(
+            f"refusing path {rel!r}: it is inside git's own directory (.git), which no patch touches"
+        )
     return rel
+
+
+# characters HFS+ ignores in names (git's is_hfs_dotgit): `.g\u200cit` is `.git` there
+_HFS_IGNORED = dict.fromkeys(
+    [0x200C, 0x200D, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x206A, 0x2070), 0xFEFF]
+)
+
+
+def _is_git_dir(part: str) -> bool:
+    """`.git` as git's verify_path refuses it: any case, trailing dots or spaces (Windows drops
+    them), characters HFS+ ignores, and the 8.3 short name `git~1` (NTFS)."""
+    name = part.translate(_HFS_IGNORED).rstrip(". ").lower()
+    return name in {".git", "git~1"}
 
 
 def safe_join(root: Path, rel: str) -> Path:

@@ -89,7 +89,13 @@ def apply_all(
 def statuses(store: Store, python: str | None) -> list[dict[str, object]]:
     rows: list[dict[str, object]] = []
     targets: dict[tuple[object, object, object], PatchTarget | str] = {}
-    for patch in store.patches():
+    patches = store.patches()
+    for name, why in store.damaged.items():  # listed, so that it can be seen and dropped
+        reason = why.removeprefix(f"patch {name}: ")
+        rows.append(
+            {"name": name, "target": "?", "files": 0, "base": "", "for": None, "status": f"damaged: {reason}"}
+        )
+    for patch in patches:
         t = patch.target
         key = (t.get("kind"), t.get("name"), t.get("root"))
         if key not in targets:
@@ -115,4 +121,4 @@ def statuses(store: Store, python: str | None) -> list[dict[str, object]]:
                 "status": status,
             }
         )
-    return rows
+    return sorted(rows, key=lambda r: str(r["name"]))

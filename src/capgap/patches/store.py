@@ -14,20 +14,20 @@ Layout (one directory per patch; everything else in the store is dot-named and g
 
 from __future__ import annotations
 
-import errno
 import hashlib
 import json
 import os
 import re
 import shutil
-import stat
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from capgap import __version__
+from capgap.boundedread import NotRegular, TooLarge, read_regular
 from capgap.errors import StoreError
+from capgap.patches import targetstate
 from capgap.patches.diff import patch_diff
 from capgap.patches.journal import atomic_write, crash_point, sha256
 from capgap.patches.lock import flock
@@ -83,7 +83,7 @@ class Patch:
             return None
         if sha in self._blobs:
             return self._blobs[sha]
-        data = _read_regular(self.blob_path(sha), self.name, f"stored copy {sha[:12]}")
+        data = _read_regular(self.blob_path(sha), self.name, f"stored copy {sha[:12]}", BLOB_MAX_BYTES)
         if hashlib.sha256(data).hexdigest() != sha:
             raise StoreError(f"patch {self.name}: stored copy {sha[:12]} does not match its hash")
         self._blobs[sha] = data
@@ -97,7 +97,19 @@ class Patch:
         return self.blob(entry.pristine_sha), self.blob(entry.patched_sha)
 
     def diff_text(self) -> str:
-        return _read_regular(self.dir / "patch.diff", self.name).decode("utf-8", "surrogateescape")
+        """The diff of what `apply` writes: made from the verified stored copies, never read
+        from patch.diff (a store may carry a patch.diff that says something else)."""
+        files = {e.path: self.contents(e) for e in self.files}
+        return patch_diff(files)
+
+    def stored_diff_differs(self) -> bool:
+        """Does the store's patch.diff (what a reviewer of the store's repository reads) say
+        something else than the stored copies (what `apply` writes)?"""
+        try:
+            stored = _read_regular(self.dir / "patch.diff", self.name).decode("utf-8", "surrogateescape")
+        except StoreError:
+            return True
+        return stored != self.diff_text()
 
     def semantic_for(self, rel: str) -> list[dict[str, object]]:
         return [r for r in self.semantic or [] if r.get("path") == rel]
@@ -112,27 +124,40 @@ class _Missing(StoreError):
         self.what = what
 
 
-def _read_regular(path: str | Path, name: str, what: str = "") -> bytes:
-    """The bytes of a regular file of the store, never through a symlink (one open, no lstat)."""
+META_MAX_BYTES = 16 << 20  # meta.json, semantic.json, patch.diff: text a person reviews
+BLOB_MAX_BYTES = 1 << 30  # a stored copy of one file
+
+
+def _read_regular(path: str | Path, name: str, what: str = "", limit: int = META_MAX_BYTES) -> bytes:
+    """The bytes of a regular file of the store, never through a symlink, never past `limit`."""
     what = what or os.path.basename(path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+        return read_regular(path, limit, follow=False)
     except FileNotFoundError:
         raise _Missing(f"patch {name}: {what} is missing", what) from None
+    except NotRegular as exc:
+        raise StoreError(f"patch {name}: {what} is {exc.strerror}; refusing it") from None
+    except TooLarge as exc:
+        raise StoreError(f"patch {name}: {what} is {exc}; refusing it") from None
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise StoreError(f"patch {name}: {what} is not a regular file (symlink?)") from None
-        raise StoreError(f"patch {name}: cannot read {what}: {exc.strerror}") from None
+        raise StoreError(f"patch {name}: cannot read {what}: {exc.strerror or exc}") from None
+
+
+def _json(name: str, pdir: Path, what: str) -> object:
     try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode):
-            raise StoreError(f"patch {name}: {what} is not a regular file (symlink?)")
-        chunks = []
-        while chunk := os.read(fd, max(st.st_size + 1, 65536)):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
+        return json.loads(_read_regular(f"{pdir}/{what}", name))
+    except (ValueError, RecursionError) as exc:  # not UTF-8, not JSON, or nested past the parser
+        raise StoreError(
+            f"patch {name}: {what} is not JSON ({str(exc)[:80] or type(exc).__name__})"
+        ) from None
+
+
+def _valid_name(name: str) -> bool:
+    try:
+        check_name(name)
+    except StoreError:
+        return False
+    return True
 
 
 def _write_new(path: Path, data: bytes) -> None:
@@ -145,31 +170,60 @@ def _write_new(path: Path, data: bytes) -> None:
 
 
 def _entries(name: str, meta: dict[str, object]) -> tuple[FileEntry, ...]:
+    files = meta.get("files")
+    if not isinstance(files, list) or not files:
+        raise StoreError(f"patch {name}: meta.json lists no files")
     out = []
-    for raw in meta.get("files") or []:  # type: ignore[attr-defined]
-        if not isinstance(raw, dict):
+    for raw in files:
+        if not isinstance(raw, dict) or not isinstance(raw.get("path"), str):
             raise StoreError(f"patch {name}: malformed file entry")
-        rel = check_rel(str(raw.get("path", "")))
+        try:
+            rel = check_rel(raw["path"])
+        except StoreError as exc:
+            raise StoreError(f"patch {name}: {exc}") from None
         shas = raw.get("pristine_sha256"), raw.get("patched_sha256")
-        if any(s is not None and not _SHA.match(str(s)) for s in shas) or shas == (None, None):
+        if any(s is not None and not (isinstance(s, str) and _SHA.match(s)) for s in shas) or shas == (
+            None,
+            None,
+        ):
             raise StoreError(f"patch {name}: malformed hashes for {rel}")
         out.append(FileEntry(rel, *shas))  # type: ignore[arg-type]
     return tuple(out)
 
 
-def _load(name: str, pdir: Path) -> Patch:
-    try:
-        meta = json.loads(_read_regular(f"{pdir}/meta.json", name))
-    except json.JSONDecodeError as exc:
-        raise StoreError(f"patch {name}: meta.json is not JSON ({exc})") from exc
+def _check_meta(name: str, meta: object) -> dict[str, object]:
+    """meta.json's fields have the types the pipeline reads (a forged one gives an error, not a
+    traceback deep in an apply)."""
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise StoreError(f"patch {name}: unknown meta.json format")
+    target = meta.get("target")
+    if target is not None and (
+        not isinstance(target, dict) or not all(v is None or isinstance(v, str) for v in target.values())
+    ):
+        raise StoreError(f"patch {name}: malformed target in meta.json")
+    for key in ("for", "created", "note", "capgap_version"):
+        if meta.get(key) is not None and not isinstance(meta[key], str):
+            raise StoreError(f"patch {name}: malformed {key!r} in meta.json")
+    if meta.get("for"):
+        from packaging.requirements import InvalidRequirement, Requirement
+
+        try:
+            Requirement(str(meta["for"]))
+        except InvalidRequirement:
+            raise StoreError(
+                f"patch {name}: its version range {str(meta['for'])[:60]!r} is malformed"
+            ) from None
+    return meta
+
+
+def _load(name: str, pdir: Path) -> Patch:
+    meta = _check_meta(name, _json(name, pdir, "meta.json"))
     semantic = None
     if os.path.lexists(f"{pdir}/semantic.json"):
-        semantic = json.loads(_read_regular(f"{pdir}/semantic.json", name))
-        if not isinstance(semantic, list):
-            raise StoreError(f"patch {name}: semantic.json must hold a list")
-    return Patch(name, pdir, meta, _entries(name, meta), semantic)
+        semantic = _json(name, pdir, "semantic.json")
+        if not isinstance(semantic, list) or not all(isinstance(r, dict) for r in semantic):
+            raise StoreError(f"patch {name}: semantic.json must hold a list of records")
+    return Patch(name, pdir, meta, _entries(name, meta), semantic)  # type: ignore[arg-type]
 
 
 class Store:
@@ -177,6 +231,7 @@ class Store:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
+        self.damaged: dict[str, str] = {}  # name -> why: patches() passed over them
 
     def _dirs(self) -> list[str]:
         """The names of the store's real (not symlinked), not dot-named directories, sorted."""
@@ -201,14 +256,18 @@ class Store:
         return _load(name, pdir)
 
     def patches(self) -> list[Patch]:
-        """Every patch (a directory without meta.json is not one), each read in one pass."""
+        """Every patch (a directory without meta.json is not one), each read in one pass. A
+        damaged one does not block the others: it is left out and named in `damaged`."""
         out = []
+        self.damaged = {}
         for name in self._dirs():
             try:
                 out.append(_load(name, Path(f"{self.path}/{name}")))
             except _Missing as exc:
                 if exc.what != "meta.json":
-                    raise
+                    self.damaged[name] = str(exc)
+            except StoreError as exc:
+                self.damaged[name] = str(exc)
         return out
 
     def save_patch(
@@ -275,9 +334,12 @@ class Store:
         return self.load(name)
 
     def drop(self, name: str) -> None:
-        patch = self.load(name)
+        """Remove a patch, a damaged one too (its directory need not load, only be a real one)."""
+        pdir = self.path / check_name(name)
+        if pdir.is_symlink() or not pdir.is_dir():
+            raise StoreError(f"no patch named {name!r} in {self.path}")
         trash = self.path / f".trash-{name}-{os.getpid()}"
-        os.rename(patch.dir, trash)
+        os.rename(pdir, trash)
         crash_point()
         shutil.rmtree(trash)
 
@@ -290,26 +352,44 @@ class Store:
         return None
 
     def run_dir(self, root: Path) -> Path:
+        """Where a run on `root` keeps its journal and backups: with the target, whatever the
+        store (targetstate.py), so the next run finds it under any store."""
+        return targetstate.run_dir(root)
+
+    def legacy_run_dir(self, root: Path) -> Path:
+        """Where capgap before issue 16 kept it, in the store: named to the user, never replayed."""
         key = hashlib.sha256(str(Path(os.path.realpath(root))).encode()).hexdigest()[:16]
         return self.path / ".runs" / key
 
     def pending_runs(self) -> list[Path]:
+        """Unfinished runs an older capgap left in this store (never replayed: see run.recover)."""
         runs = self.path / ".runs"
         return sorted(p for p in runs.iterdir() if (p / "journal.jsonl").exists()) if runs.is_dir() else []
 
     def _init(self) -> None:
+        try:
+            self._prepare()
+        except OSError as exc:  # the store is a file, not writable, ...
+            raise StoreError(f"cannot use the store {self.path}: {exc.strerror or exc}") from None
+
+    def _prepare(self) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
         ignore = self.path / ".gitignore"
         if not ignore.exists():
             atomic_write(ignore, _IGNORE.encode(), 0o644)
         for trash in self.path.glob(".trash-*"):  # a replace/drop died half-way: finish or undo it
             name = trash.name[len(".trash-") :].rsplit("-", 1)[0]
-            if (self.path / name).exists() or not (trash / "meta.json").exists():
-                shutil.rmtree(trash, ignore_errors=True)
-            else:
+            if trash.is_symlink():  # never followed: not one of ours
+                trash.unlink()
+            elif _valid_name(name) and (trash / "meta.json").exists() and not (self.path / name).exists():
                 os.rename(trash, self.path / name)
+            else:
+                shutil.rmtree(trash, ignore_errors=True)
         for tmp in self.path.glob(".tmp-*"):
-            shutil.rmtree(tmp, ignore_errors=True)
+            if tmp.is_symlink():
+                tmp.unlink()
+            else:
+                shutil.rmtree(tmp, ignore_errors=True)
 
     def lock(self) -> AbstractContextManager[None]:
         """Serialise runs on this store (fails at once, naming the holder, when taken)."""
@@ -318,8 +398,6 @@ class Store:
 
 
 def target_lock(root: Path) -> AbstractContextManager[None]:
-    """Serialise runs on one target, whichever store they use."""
-    from capgap.paths import cache_dir
-
-    key = hashlib.sha256(str(Path(os.path.realpath(root))).encode()).hexdigest()[:16]
-    return flock(cache_dir() / "locks" / f"{key}.lock", f"another capgap run is working on {root}")
+    """Serialise runs on one target, whichever store and whichever user they come from: the
+    lock lives with the target (targetstate.py)."""
+    return flock(targetstate.lock_path(root), f"another capgap run is working on {root}")

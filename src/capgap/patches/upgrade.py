@@ -84,14 +84,20 @@ def _undo_command(before: PatchTarget, python: str | None) -> None:
     if before.kind == "git":
         git(before.root, "reset", "--hard", "-q", str(before.commit))
         return
-    pip = [sys.executable, "-m", "pip"] + (["--python", python] if python else [])
+    # capgap's own pip, isolated (no `./pip/` from the working directory)
+    pip = [sys.executable, "-I", "-m", "pip"] + (["--python", python] if python else [])
     wheel = Pristine(before, Store(os.devnull)).wheel()
-    what = wheel.filename if wheel is not None and wheel.filename else f"{before.name}=={before.version}"
+    what = (
+        os.path.abspath(wheel.filename)
+        if wheel is not None and wheel.filename
+        else f"{before.name}=={before.version}"
+    )
     proc = subprocess.run(
         [*pip, "install", "-q", "--no-deps", "--force-reinstall", str(what)],
         capture_output=True,
         text=True,
         check=False,
+        cwd="/",  # a neutral directory (the wheel's path is absolute)
     )
     if proc.returncode != 0:
         raise EnvironmentProblem(f"could not reinstall {before.label()}: {proc.stderr.strip()[-300:]}")
@@ -165,7 +171,12 @@ def upgrade(
             (rel, cur, pristine.get(rel) if up is not None else None) for rel, (up, cur) in changes.items()
         ]
         journal = Journal.start(
-            store.run_dir(target.root), target.root, "upgrade", commit=target.commit, version=target.version
+            store.run_dir(target.root),
+            target.root,
+            "upgrade",
+            commit=target.commit,
+            version=target.version,
+            store=os.path.realpath(store.path),  # a next run under another store re-applies these
         )
         rels = [rel for rel, _cur, _up in restore]
         staging = Staging.record(target.root, rels) if target.kind == "git" and restore else None

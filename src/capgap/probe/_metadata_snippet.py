@@ -1,5 +1,5 @@
-"""Read installed distributions' metadata. Standard library only: it also runs, as a script, under
-another environment's interpreter (`capgap probe --python PATH`), where capgap isn't installed.
+"""Read installed distributions' metadata from the directories given (capgap's own path, or the
+site directories of another environment: see interpreters.py). Standard library only.
 
 It never imports the packages it lists; it reads their dist-info and, on request, a few of their
 plain files (e.g. torch/version.py) as text.

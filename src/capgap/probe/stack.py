@@ -1,21 +1,16 @@
 """The installed inference stack, read from package metadata (never by importing the engines).
 
-`inventory(None)` reads the running environment; `inventory("/path/to/python")` runs that
-interpreter with a standard-library-only snippet, as `pip --python` does, since users install
-capgap apart from their engine's venv.
+`inventory(None)` reads the running environment; `inventory("/path/to/python")` asks that
+interpreter (isolated, without site processing: interpreters.py) where its site directories are,
+and reads their dist-info here, since users install capgap apart from their engine's venv.
 """
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 from dataclasses import asdict, dataclass, field
-from importlib import resources
-from pathlib import Path
 from typing import Any
 
-from capgap.errors import EnvironmentProblem, UsageError
 from capgap.probe import _metadata_snippet
 
 # Dists the probe reports by name (PEP 503 normalised), in display order.
@@ -104,29 +99,13 @@ def inventory(python: str | None = None, *, paths: list[str] | None = None) -> S
 
 
 def _collect_from(python: str, request: dict[str, Any]) -> dict[str, Any]:
-    exe = Path(python).expanduser()
-    if exe.is_dir():  # a venv directory, as `pip --python` also accepts
-        exe = next((c for c in (exe / "bin" / "python", exe / "Scripts" / "python.exe") if c.exists()), exe)
-    if not exe.is_file():
-        raise UsageError(f"--python {python}: no such file")
-    source = resources.files("capgap.probe").joinpath("_metadata_snippet.py").read_text(encoding="utf-8")
-    try:
-        proc = subprocess.run(
-            [str(exe), "-c", source, json.dumps(request)],
-            capture_output=True,
-            text=True,
-            timeout=120,
-            check=False,
-        )
-    except OSError as exc:
-        raise UsageError(f"--python {python}: cannot run it ({exc})") from exc
-    if proc.returncode != 0:
-        last = (proc.stderr.strip().splitlines() or ["no output"])[-1]
-        raise EnvironmentProblem(f"--python {python}: reading its packages failed: {last}")
-    try:
-        return json.loads(proc.stdout)
-    except json.JSONDecodeError as exc:
-        raise EnvironmentProblem(f"--python {python}: unreadable answer ({exc})") from exc
+    """Another environment's packages, read from its site directories' files by this process:
+    its interpreter is only asked (isolated, no site processing) where they are."""
+    from capgap.interpreters import describe
+
+    other = describe(python)
+    raw = _metadata_snippet.collect(request, list(other.sitedirs))
+    return {**raw, "python": other.executable, "python_version": other.version}
 
 
 def stack_from_raw(raw: dict[str, Any]) -> Stack:

@@ -7,18 +7,21 @@ extract (both cores when there are enough files) -> evaluate the rules for every
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from capgap.findings import Finding, Skipped
-from capgap.scan import workers
+from capgap.judging.builds import is_build_file
+from capgap.judging.records import FileFacts
+from capgap.reading import workers
+from capgap.reading.cache import ScanCache
+from capgap.reading.grepfilter import Stream
 from capgap.scan.analyzers import AnalyzerResult, ScanOptions
-from capgap.scan.builds import is_build_file
-from capgap.scan.cache import ScanCache
-from capgap.scan.grepfilter import Stream
-from capgap.scan.records import FileFacts
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from capgap.targets import Target
 
 ANALYZER_ID = "source"
@@ -41,14 +44,21 @@ def _walk(target: Target, links: set[str] | None = None) -> list[tuple[str, str]
             if is_link and links is not None:
                 links.add(rel)
         return out
-    for file in target.files:
-        if _relevant(file.name) and file.is_file():
+    for file in target.files:  # a dist's file that is a FIFO or a device is read (and refused) too
+        if _relevant(file.name) and _not_a_directory(file):
             try:
                 rel = file.relative_to(target.root).as_posix()
             except ValueError:
                 rel = file.as_posix()
             out.append((rel, str(file)))
     return out
+
+
+def _not_a_directory(path: Path) -> bool:
+    try:
+        return not stat.S_ISDIR(os.stat(path).st_mode)
+    except OSError:  # gone, or a dangling link: as before, not listed
+        return False
 
 
 def _stat_all(
@@ -172,7 +182,7 @@ def _grep_filtered(
     """`todo` less the Python files grep finds no token in, when there are enough to ask grep."""
     if len(todo) < _GREP_MIN_FILES:
         return todo
-    from capgap.scan import grepfilter
+    from capgap.reading import grepfilter
 
     found = grepfilter.candidates([path for rel, path in todo if rel.endswith(".py")], jobs)
     if found is None:
@@ -187,19 +197,20 @@ def _grep_filtered(
 
 
 def _gates(facts: FileFacts) -> int:
-    return len(facts.gates)
+    return len(facts.decisions)
 
 
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
-    from capgap.scan.nogc import gc_paused
+    from capgap.reading.nogc import gc_paused
 
     with gc_paused():
         return _analyze(target, options)
 
 
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
+    from capgap.judging import rules
     from capgap.lifetime import keep_until_exit
-    from capgap.scan import forked, grepfilter, rules
+    from capgap.reading import forked, grepfilter
 
     if target.files is None:  # a directory: grep reads it while this process walks it
         grepfilter.prefetch(str(target.root))

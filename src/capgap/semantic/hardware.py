@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from capgap.arch import ArchSpec
+from capgap.judging import foldbound
 
 GiB = 1 << 30
 
@@ -76,9 +77,9 @@ def probed_machine() -> Machine:
 
 
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
-    ast.Div: operator.truediv, ast.LShift: operator.lshift, ast.Pow: operator.pow, ast.Mod: operator.mod,
-}
+    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: foldbound.mul, ast.FloorDiv: operator.floordiv,
+    ast.Div: operator.truediv, ast.LShift: foldbound.lshift, ast.Pow: foldbound.pow_, ast.Mod: operator.mod,
+}  # foldbound: `A = 2 ** 64; B = A ** 64; ...` must not grow to gigabytes
 
 
 def module_constants(source: str | None) -> dict[str, Any]:

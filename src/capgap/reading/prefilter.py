@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from capgap.scan.tokens import CAP_TOKENS, CC_KEY_TOKENS
+from capgap.reading.tokens import CAP_TOKENS, CC_KEY_TOKENS
 
 _SM = re.compile(rb"sm_?\d\d")
 # Starts with the literal `sm` so the regex engine can jump between candidates (a leading class

@@ -1,5 +1,5 @@
-/* Byte scans of the statement cut (capgap.scan.chunks), of the relevance test of a file
- * (capgap.scan.fileparse.relevance) and of the lines holding a hint (capgap.scan.hintlines), done
+/* Byte scans of the statement cut (capgap.reading.chunks), of the relevance test of a file
+ * (capgap.reading.fileparse.relevance) and of the lines holding a hint (capgap.reading.hintlines), done
  * in one C pass each; and the whole statement cut (chunks.select) built on them.
  *
  * Optional: chunks.py falls back to its pure-Python reference when this module is absent (or a
@@ -1570,7 +1570,7 @@ static PyMethodDef cutscan_methods[] = {
 };
 
 static struct PyModuleDef cutscan_module = {
-    PyModuleDef_HEAD_INIT, "capgap.scan._cutscan",
+    PyModuleDef_HEAD_INIT, "capgap.reading._cutscan",
     "C byte scans of the statement cut, the relevance test and hint lines.", -1, cutscan_methods,
     NULL, NULL, NULL, NULL,
 };

@@ -17,11 +17,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from capgap.arch import ArchFacts
+from capgap.judging.foldbound import mul as bounded_mul
 
 # Calls that read the device's compute capability, and the value they give.
 CAP_CALLS: dict[str, Callable[[ArchFacts], Any]] = {
     "get_device_capability": lambda a: (a.major, a.minor),
     "get_compute_capability": lambda a: (a.major, a.minor),
+}
+# vLLM-style platform checks with a capability argument (`has_device_capability(90)`, `((9, 0))`).
+CAP_TESTS: dict[str, Callable[[tuple[int, int], Any], bool]] = {
+    "has_device_capability": lambda cap, want: _cap_cmp(cap, want) >= 0,
+    "is_device_capability": lambda cap, want: _cap_cmp(cap, want) == 0,
+    "is_device_capability_family": lambda cap, want: cap[0] == _as_cap(want)[0],
+}
+# Methods of a capability value that respell it (vLLM's DeviceCapability).
+CAP_SPELLINGS: dict[str, Callable[[tuple[int, int]], Any]] = {
+    "as_version_str": lambda cap: f"{cap[0]}.{cap[1]}",
+    "to_int": lambda cap: cap[0] * 10 + cap[1],
 }
 # Platform checks that are false on every NVIDIA GPU / true on every one.
 FALSE_ON_CUDA = {"is_hip", "is_npu", "is_cpu", "is_xpu", "is_musa", "is_rocm", "is_mps", "is_tpu", "_is_hip"}
@@ -42,7 +54,7 @@ _CMP: dict[type, Callable[[Any, Any], Any]] = {
 _BIN: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
+    ast.Mult: bounded_mul,  # no `"x" * (1 << 32)` at our expense
     ast.FloorDiv: operator.floordiv,
     ast.Mod: operator.mod,
 }
@@ -56,6 +68,28 @@ class Sym:
 
 
 UNKNOWN = Sym("unknown")
+Tri = "bool | None"  # a predicate's answer for one arch: True, False, or None (depends on more than the arch)
+
+
+def _as_cap(value: Any) -> tuple[int, int]:
+    if isinstance(value, tuple):
+        return (int(value[0]), int(value[1]))
+    return (int(value) // 10, int(value) % 10)
+
+
+def _cap_cmp(cap: tuple[int, int], want: Any) -> int:
+    other = _as_cap(want)
+    return (cap > other) - (cap < other)
+
+
+def tri(sym: Sym) -> Callable[[ArchFacts], bool | None]:
+    """A Sym as a three-valued test of an arch: a predicate, a constant's truth, else None."""
+    if sym.kind == "pred":
+        return sym.value  # type: ignore[no-any-return]
+    if sym.kind == "const":
+        value = bool(sym.value)
+        return lambda a: value
+    return lambda a: None
 
 
 def namecap_value(style_of: Any, arch: ArchFacts) -> Any:
@@ -92,6 +126,10 @@ class Context:
     helper: Callable[[str], Any]  # name -> HelperDef | None
     depth: int = 0
     seen: set[str] = field(default_factory=set)
+    alias: Callable[[str], str | None] = lambda name: None  # attribute -> the probe function it names
+
+    def deeper(self, lookup: Callable[[str], Any] | None = None) -> Context:
+        return Context(lookup or self.lookup, self.helper, self.depth + 1, self.seen, self.alias)
 
 
 def call_name(node: ast.AST) -> str:
@@ -138,7 +176,7 @@ def _eval(node: ast.AST, ctx: Context) -> Sym:  # noqa: C901 - one dispatch over
         inner = _eval(node.operand, ctx)
         if inner.kind == "pred":
             fn = inner.value
-            return Sym("pred", lambda a: not fn(a), inner.names)
+            return Sym("pred", lambda a: _negate(fn(a)), inner.names)
         if inner.kind == "const":
             return Sym("const", not inner.value)
         return UNKNOWN
@@ -149,8 +187,14 @@ def _eval(node: ast.AST, ctx: Context) -> Sym:  # noqa: C901 - one dispatch over
     return UNKNOWN
 
 
-def _eval_name(node: ast.Name | ast.Attribute, ctx: Context) -> Sym:
+def _negate(value: bool | None) -> bool | None:
+    return None if value is None else not value
+
+
+def _eval_name(node: ast.Name | ast.Attribute, ctx: Context) -> Sym:  # noqa: C901 - the ways a name resolves
     name = call_name(node)
+    if isinstance(node, ast.Attribute) and ast.unparse(node) in {"torch.version.hip", "version.hip"}:
+        return Sym("const", None)  # None on every CUDA build
     if isinstance(node, ast.Attribute) and node.attr in {"major", "minor"}:
         base = _eval(node.value, ctx)
         idx = 0 if node.attr == "major" else 1
@@ -165,7 +209,7 @@ def _eval_name(node: ast.Name | ast.Attribute, ctx: Context) -> Sym:
     if isinstance(found, ast.AST) and ctx.depth < 8:
         ctx.seen.add(name)
         try:
-            inner = _eval(found, Context(ctx.lookup, ctx.helper, ctx.depth + 1, ctx.seen))
+            inner = _eval(found, ctx.deeper())
         finally:
             ctx.seen.discard(name)
         if inner.kind != "unknown":
@@ -173,6 +217,15 @@ def _eval_name(node: ast.Name | ast.Attribute, ctx: Context) -> Sym:
     helper = ctx.helper(name) if name else None
     if helper is not None and helper.kind == "var" and ctx.depth < 8:
         return _eval_helper(helper, name, [], {}, ctx)
+    if isinstance(node, ast.Attribute) and ctx.depth < 8 and name not in ctx.seen:
+        # `platform.is_sm90`: a property (or a name a platform class maps to a probe function)
+        prop = ctx.helper(f"obj.{node.attr}")
+        if prop is None or not prop.method or prop.params:
+            prop = ctx.helper(ctx.alias(node.attr)) if ctx.alias(node.attr) else None
+        if prop is not None and not prop.params:
+            found_prop = _eval_helper(prop, name, [], {}, ctx)
+            if found_prop.kind != "unknown":
+                return found_prop
     short = name.split(".")[-1]
     if short and CAP_NAME.search(short):
         return Sym("namecap", None, (name,))
@@ -184,11 +237,23 @@ def _eval_call(node: ast.Call, ctx: Context) -> Sym:
     short = name.split(".")[-1]
     if short in CAP_CALLS:
         return Sym("cap", CAP_CALLS[short], (short,))
+    if short in CAP_TESTS and node.args:
+        want = _eval(node.args[0], ctx)
+        if want.kind == "const" and isinstance(want.value, (int, tuple)) and not isinstance(want.value, bool):
+            test, value = CAP_TESTS[short], want.value
+            return Sym("pred", lambda a: test((a.major, a.minor), value), (f"{short}({value!r})",))
+        return UNKNOWN
+    if short in CAP_SPELLINGS and isinstance(node.func, ast.Attribute) and not node.args:
+        base = _eval(node.func.value, ctx)
+        if base.kind == "cap":
+            fn, spell = base.value, CAP_SPELLINGS[short]
+            return Sym("cap", lambda a: spell(_as_cap(fn(a))), base.names)
+        return UNKNOWN
     if short in FALSE_ON_CUDA:
         return Sym("const", False)
     if short in TRUE_ON_CUDA:
         return Sym("const", True)
-    if short in {"tuple", "list"} and node.args:
+    if short in {"tuple", "list", "frozenset", "set", "bool"} and len(node.args) == 1:
         return _eval(node.args[0], ctx)
     if short in {"int"} and len(node.args) == 1:
         return _eval(node.args[0], ctx)
@@ -230,28 +295,41 @@ def _eval_binop(node: ast.BinOp, ctx: Context) -> Sym:
 
 
 def _eval_boolop(node: ast.BoolOp, ctx: Context) -> Sym:
+    """Three-valued: a part that is no function of the arch (a flag, a dtype) is None for every arch,
+    so `flag and major >= 9` is False below 9.0 and None (it depends) from 9.0 on."""
     parts = [_eval(v, ctx) for v in node.values]
     preds = [p for p in parts if p.kind == "pred"]
-    consts = [p for p in parts if p.kind == "const"]
-    others = [p for p in parts if p.kind not in {"pred", "const"}]
     names = tuple(n for p in preds for n in p.names)
-    if isinstance(node.op, ast.And):
-        if any(not c.value for c in consts):
-            return Sym("const", False)
-        if not preds:
-            return UNKNOWN if others else Sym("const", True)
-        fns = [p.value for p in preds]  # unknown conjuncts (flags, dtypes) are left out: the arch part
-        return Sym("pred", lambda a: all(f(a) for f in fns), names)
-    if any(c.value for c in consts):
-        return Sym("const", True)
-    if others or not preds:  # an unknown disjunct could admit anything
+    if not preds:
+        consts = [p for p in parts if p.kind == "const"]
+        if len(consts) == len(parts):
+            pick = all if isinstance(node.op, ast.And) else any
+            return Sym("const", pick(bool(c.value) for c in consts))
         return UNKNOWN
-    fns = [p.value for p in preds]
-    return Sym("pred", lambda a: any(f(a) for f in fns), names)
+    fns = [tri(p) for p in parts]
+    if isinstance(node.op, ast.And):
+
+        def conj(a: ArchFacts) -> bool | None:
+            values = [f(a) for f in fns]
+            return False if False in values else (None if None in values else True)
+
+        return Sym("pred", conj, names)
+
+    def disj(a: ArchFacts) -> bool | None:
+        values = [f(a) for f in fns]
+        return True if True in values else (None if None in values else False)
+
+    return Sym("pred", disj, names)
 
 
 def _eval_compare(node: ast.Compare, ctx: Context) -> Sym:
     operands = [_eval(n, ctx) for n in [node.left, *node.comparators]]
+    if all(o.kind == "const" for o in operands):  # `torch.version.hip is None`
+        if any(type(op) not in _CMP and not isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
+            return UNKNOWN
+        values = [o.value for o in operands]
+        pairs = zip(node.ops, values, values[1:], strict=False)
+        return Sym("const", all(_const_compare(op, a, b) for op, a, b in pairs))
     preds: list[Callable[[ArchFacts], bool]] = []
     names: tuple[str, ...] = ()
     for op, left, right in zip(node.ops, operands, operands[1:], strict=False):
@@ -264,6 +342,14 @@ def _eval_compare(node: ast.Compare, ctx: Context) -> Sym:
         preds.append(pred)
         names += left.names + right.names
     return Sym("pred", lambda a: all(p(a) for p in preds), names)
+
+
+def _const_compare(op: ast.cmpop, left: Any, right: Any) -> bool:
+    if isinstance(op, ast.Is):
+        return left is right
+    if isinstance(op, ast.IsNot):
+        return left is not right
+    return bool(_CMP[type(op)](left, right))
 
 
 def _compare_pair(

@@ -7,12 +7,15 @@ come back with `skipped` set.
 from __future__ import annotations
 
 import ast
+import codecs
 import re
 import warnings
 
-from capgap.scan import builds, chunks, prefilter
-from capgap.scan.extract import extract
-from capgap.scan.records import FileFacts
+from capgap.judging import builds
+from capgap.judging.extract import extract
+from capgap.judging.records import FileFacts
+from capgap.judging.statements import CAPISH
+from capgap.reading import chunks, prefilter
 
 MAX_BYTES = 4 * 1024 * 1024  # larger .py files are generated tables, not engine logic
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
@@ -28,21 +31,26 @@ def module_name(rel: str) -> str:
     return ".".join(parts)
 
 
-def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
-    """Facts of one file, None when nothing in it can matter."""
+def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = None) -> FileFacts | None:
+    """Facts of one file, None when nothing in it can matter. `size`: the file's size on disk
+    when `data` is only its first MAX_BYTES + 1 bytes (the readers read no more)."""
     facts = FileFacts(rel, module_name(rel))
+    size = len(data) if size is None else size
+    if is_python and (wide := _wide_encoding(data)):
+        facts.skipped = f"{wide} text, not Python source (Python reads no {wide} files)"
+        return facts
     if is_python and b"\0" in data:
         facts.skipped = "binary data, not Python source"
         return facts
     relevant_py, relevant_build = relevance(data, is_python)
     if not (relevant_build or relevant_py):
         return None
-    if len(data) > MAX_BYTES:
-        facts.skipped = f"too large to be hand-written source ({len(data) // (1024 * 1024)} MB); not parsed"
+    if max(size, len(data)) > MAX_BYTES:
+        facts.skipped = f"too large to be hand-written source ({size // (1024 * 1024)} MB); not parsed"
         return facts
     text, encoding = _decode_with(data)
     if text is None:
-        facts.skipped = "not valid UTF-8 (and no coding declaration that decodes it)"
+        facts.skipped = encoding or "not valid UTF-8 (and no coding declaration that decodes it)"
         return facts
     if relevant_build:
         facts.builds = builds.find_build_lists(text, python_module=is_python and not rel.endswith("setup.py"))
@@ -61,7 +69,10 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool) -> FileFacts | None:
         extracted = extract(tree, source.splitlines(), rel, facts.module, whole, data=source_bytes)
         extracted.builds = facts.builds
         facts = extracted
-    return facts if (facts.builds or facts.tables or facts.uses or facts.helpers or facts.gates) else None
+    useful = facts.builds or facts.tables or facts.uses or facts.helpers or facts.decisions or facts.aliases
+    # a module of constants another module's tests read (`SUPPORTED_CUDA_ARCHS = ((9, 0), ...)`)
+    useful = useful or any(CAPISH.search(name) for name in facts.module_scope.names)
+    return facts if useful else None
 
 
 def _parse_cut(
@@ -116,19 +127,49 @@ def _parse(text: str, rel: str, strict: bool = False) -> ast.Module | None:
         return None
 
 
+_BOMS = (  # UTF-32 first: its little-endian mark begins with UTF-16's
+    (codecs.BOM_UTF32_LE, "UTF-32"),
+    (codecs.BOM_UTF32_BE, "UTF-32"),
+    (codecs.BOM_UTF16_LE, "UTF-16"),
+    (codecs.BOM_UTF16_BE, "UTF-16"),
+)
+
+
+def _wide_encoding(data: bytes) -> str | None:
+    """`UTF-16` or `UTF-32` for a file that starts with that byte-order mark, else None."""
+    if data[:1] not in (b"\xff", b"\xfe", b"\x00"):
+        return None
+    return next((name for bom, name in _BOMS if data.startswith(bom)), None)
+
+
+def _declared(data: bytes) -> str | None:
+    """The codec a coding declaration in the first two lines names (PEP 263), or None."""
+    if b"coding" not in data[:1024]:
+        return None
+    for line in data.split(b"\n", 2)[:2]:
+        if m := _CODING.match(line):
+            return m[1].decode("ascii")
+    return None
+
+
 def _decode_with(data: bytes) -> tuple[str | None, str]:
-    """The text and the codec that decodes it: UTF-8, else the file's coding declaration."""
+    """The text and the codec that decodes it: UTF-8, else the file's coding declaration; a
+    declaration Python does not know makes the file one Python refuses: (None, the reason)."""
+    codec = _declared(data)
+    if codec is not None:
+        try:
+            codecs.lookup(codec)
+        except LookupError:
+            return None, f"unknown encoding {codec!r} in its coding declaration (Python refuses the file)"
     try:
         return data.decode("utf-8-sig"), "utf-8-sig"
     except UnicodeDecodeError:
         pass
-    for line in data.split(b"\n", 2)[:2]:
-        if m := _CODING.match(line):
-            codec = m[1].decode("ascii")
-            try:
-                return data.decode(codec), codec
-            except (LookupError, UnicodeDecodeError):
-                return None, ""
+    if codec is not None:
+        try:
+            return data.decode(codec), codec
+        except (UnicodeError, LookupError, ValueError):  # also a codec for bytes, not text
+            return None, ""
     return None, ""
 
 

@@ -8,10 +8,12 @@ cache stores; the rules evaluate them against the target archs afterwards (cheap
 from __future__ import annotations
 
 import ast
+import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
-from capgap.scan.symbolic import UNKNOWN, Context, Sym, evaluate
+from capgap.arch import ArchFacts
+from capgap.judging.symbolic import UNKNOWN, Context, Sym, evaluate, tri
 
 
 @dataclass
@@ -69,14 +71,22 @@ class HelperDef:
     body: list[ast.stmt]  # var: [ast.Expr(value)]; def: parsed from `source` when first needed
     scope: Scope
     method: bool = False  # a method is only what `obj.name()` calls, never a bare `name()`
-    # def: its returns and assignments as source text. A scan finds over a thousand candidate
+    # def: its whole text (its decisions matter: guard clauses, several returns), or, where that
+    # does not parse alone, its returns and assignments. A scan finds over a thousand candidate
     # helpers and a few hundred are ever called; text crosses from the worker processes far
     # cheaper than syntax trees, and only the called ones are parsed.
     source: tuple[str, ...] = ()
 
     def statements(self) -> list[ast.stmt]:
         if not self.body and self.source:
-            self.body = [ast.parse(text).body[0] for text in self.source]
+            if len(self.source) == 1 and self.source[0].lstrip().startswith(("def ", "async def ")):
+                try:
+                    node = ast.parse(textwrap.dedent(self.source[0])).body[0]
+                except SyntaxError:  # a multi-line string dedent cannot line up: no decision read
+                    return []
+                self.body = list(node.body)  # type: ignore[attr-defined]
+            else:
+                self.body = [ast.parse(text).body[0] for text in self.source]
         return self.body
 
     def evaluate(self, args: list[Sym], kwargs: dict[str, Sym], ctx: Context) -> Sym:
@@ -96,25 +106,96 @@ class HelperDef:
             helper = ctx.helper(target)
             if helper is None or helper is self:
                 return UNKNOWN
-            sub = Context(ctx.lookup, ctx.helper, ctx.depth + 1, ctx.seen)
+            sub = ctx.deeper()
             args = [evaluate(a, sub) for a in value.args[1:]]
             kwargs = {k.arg: evaluate(k.value, sub) for k in value.keywords if k.arg}
             return helper.evaluate(args, kwargs, sub)
         if isinstance(value, ast.Lambda):
             return self._run([ast.Return(value.body)], {}, Scope({}, self.scope), ctx)
         scope = self.scope
-        return evaluate(value, Context(_lookup(scope, {}, ctx), ctx.helper, ctx.depth + 1, ctx.seen))
+        return evaluate(value, ctx.deeper(_lookup(scope, {}, ctx)))
 
     def _run(self, body: list[ast.stmt], bound: dict[str, Any], local: Scope, ctx: Context) -> Sym:
-        sub = Context(_lookup(local, bound, ctx), ctx.helper, ctx.depth + 1, ctx.seen)
-        for stmt in _flatten(body):
-            if isinstance(stmt, ast.Assign):
-                bind(local, stmt.targets, stmt.value)
-            elif isinstance(stmt, ast.Return) and stmt.value is not None:
-                result = evaluate(stmt.value, sub)
-                if result.kind in {"pred", "cap"}:
-                    return result
-        return UNKNOWN
+        """The helper's returns as one decision: which value each arch can get back. A capability
+        value returned (`return major * 10 + minor`) wins as it is; else a three-valued predicate."""
+        sub = ctx.deeper(_lookup(local, bound, ctx))
+        returned: list[Sym] = []
+        steps = _compile(body, local, sub, returned)
+        caps = [r for r in returned if r.kind == "cap"]
+        if caps:
+            return caps[0]
+        if not any(r.kind == "pred" for r in returned) and not _tests_arch(steps):
+            return UNKNOWN
+        names = tuple(n for r in returned if r.kind == "pred" for n in r.names)
+
+        def answer(a: ArchFacts) -> bool | None:
+            values, falls = _outcomes(steps, a)
+            if falls:
+                values.add(False)  # falling off the end returns None
+            return values.pop() if len(values) == 1 else None
+
+        return Sym("pred", answer, names)
+
+
+# A compiled helper body: ("ret", Sym) or ("if", test, then-steps, else-steps).
+Step = tuple[Any, ...]
+
+
+def _compile(body: list[ast.stmt], local: Scope, ctx: Context, returned: list[Sym]) -> list[Step]:
+    steps: list[Step] = []
+    for stmt in body:
+        if isinstance(stmt, ast.Assign):
+            bind(local, stmt.targets, stmt.value)
+        elif isinstance(stmt, ast.Return):
+            sym = evaluate(stmt.value, ctx) if stmt.value is not None else Sym("const", None)
+            returned.append(sym)
+            steps.append(("ret", sym))
+            break  # what follows a return never runs
+        elif isinstance(stmt, ast.Raise):
+            steps.append(("ret", Sym("const", False)))
+            break
+        elif isinstance(stmt, ast.If):
+            test = evaluate(stmt.test, ctx)
+            then = _compile(stmt.body, local, ctx, returned)
+            other = _compile(stmt.orelse, local, ctx, returned)
+            steps.append(("if", test, then, other))
+        elif isinstance(stmt, (ast.With, ast.AsyncWith, ast.Try)):
+            steps.extend(_compile(stmt.body, local, ctx, returned))
+    return steps
+
+
+def _tests_arch(steps: list[Step]) -> bool:
+    return any(
+        s[0] == "if" and (s[1].kind == "pred" or _tests_arch(s[2]) or _tests_arch(s[3])) for s in steps
+    )
+
+
+def _outcomes(steps: list[Step], a: ArchFacts) -> tuple[set[bool | None], bool]:
+    """The values a body can return on arch `a`, and whether it can fall through."""
+    values: set[bool | None] = set()
+    for step in steps:
+        if step[0] == "ret":
+            values.add(_truth(step[1], a))
+            return values, False
+        taken = tri(step[1])(a)
+        branches = [step[2]] if taken is True else [step[3]] if taken is False else [step[2], step[3]]
+        falls = False
+        for branch in branches:
+            got, through = _outcomes(branch, a)
+            values |= got
+            falls |= through
+        if not falls:
+            return values, False
+    return values, True
+
+
+def _truth(sym: Sym, a: ArchFacts) -> bool | None:
+    if sym.kind == "pred":
+        value = sym.value(a)
+        return None if value is None else bool(value)
+    if sym.kind == "const":
+        return bool(sym.value)
+    return None
 
 
 def _lookup(scope: Scope, bound: dict[str, Any], ctx: Context) -> Any:
@@ -161,15 +242,31 @@ def bind(scope: Scope, targets: list[ast.expr], value: ast.expr) -> None:
 
 
 @dataclass
-class GateSite:
+class Arm:
+    """One outcome of a decision: the test that selects it (None: the else, or the rest of the
+    block after guard clauses) and what it does there."""
+
+    test: ast.expr | None
     line: int
-    test: ast.expr
-    negative: bool  # `if not X: return` / `!=` / `not in`: the path the gate selects is the rest
+    action: str  # error | reject | positive | nothing (see judging.outcomes)
+    summary: str  # a few words: "raises ValueError('...')", "returns 'triton'"
+    needs: list[tuple[str, ...]]  # features its code evidently needs
+    evidence: list[str]  # what each need was read from ("tcgen05 in line 120")
+
+
+@dataclass
+class Decision:
+    """An arch decision whole: an if/elif/else chain, a run of guard clauses and the rest of the
+    block, a conditional expression, an assert, a flag, a helper's return."""
+
+    line: int
+    kind: str  # chain | guards | ifexp | assert | flag | return | skipif
+    arms: list[Arm]
     scope: Scope
-    needs: list[tuple[str, ...]]  # features the selected path evidently needs
-    fallback: str  # what runs instead ("" when the code does not say)
     source: str
     context: str  # enclosing qualname
+    end: int = 0  # the last line of its tests
+    rest: tuple[int, int] = (0, 0)  # guard clauses: the file lines only archs that pass them reach
 
 
 @dataclass
@@ -187,7 +284,11 @@ class FileFacts:
     tables: list[TableDef] = field(default_factory=list)
     uses: list[TableUse] = field(default_factory=list)
     helpers: list[HelperDef] = field(default_factory=list)
-    gates: list[GateSite] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
+    aliases: dict[str, str] = field(default_factory=dict)
+    # what the module itself evidently needs, read from its imports (`cutlass.cute.nvgpu.tcgen05`)
+    needs: list[tuple[str, ...]] = field(default_factory=list)
+    needs_from: list[str] = field(default_factory=list)  # `{"is_sm90": "is_sm90_supported"}` tables
     builds: list[BuildList] = field(default_factory=list)
     module_scope: Scope = field(default_factory=Scope)
     imports: dict[str, str] = field(default_factory=dict)  # local name -> "pkg.module" it came from

@@ -12,8 +12,8 @@ import os
 from collections import deque
 from collections.abc import Iterable, Iterator
 
-from capgap.scan.cache import digest
-from capgap.scan.records import FileFacts
+from capgap.judging.records import FileFacts
+from capgap.reading.cache import digest
 
 POOL_MIN_BYTES = 2 << 20  # below this much to read, starting workers costs more than it saves
 CHUNKS_PER_WORKER = 8  # small enough that no worker is left alone with a big last chunk
@@ -26,23 +26,23 @@ Result = tuple[str, str, FileFacts | None, str]
 
 def work(item: Item, hashed: bool = True) -> Result:
     """Read and extract one file: (rel, digest, facts, unreadable-reason); no digest unless `hashed`."""
-    from capgap.scan.fileparse import facts_for_bytes
+    from capgap.boundedread import read_prefix
+    from capgap.reading.fileparse import MAX_BYTES, facts_for_bytes
 
     rel, full = item
-    try:
-        with open(full, "rb") as fh:
-            data = fh.read()
+    try:  # a FIFO, a device (a link to /dev/zero) or a huge file is never read whole
+        data, size = read_prefix(full, MAX_BYTES)
     except OSError as exc:
         return rel, "", None, f"unreadable: {exc.strerror or exc}"
     try:
-        facts = facts_for_bytes(rel, data, rel.endswith(".py"))
+        facts = facts_for_bytes(rel, data, rel.endswith(".py"), size)
     except RecursionError:
         facts = FileFacts(rel, "", skipped="too deeply nested to analyse")
     return rel, digest(data) if hashed else "", facts, ""
 
 
 def work_chunk(items: list[Item], hashed: bool = True) -> list[Result]:
-    from capgap.scan.nogc import gc_paused
+    from capgap.reading.nogc import gc_paused
 
     with gc_paused():
         return [work(i, hashed) for i in items]
@@ -82,7 +82,7 @@ def run(
     import multiprocessing
     from concurrent.futures import Future, ProcessPoolExecutor
 
-    from capgap.scan import fileparse  # noqa: F401 - imported before the fork: workers inherit it
+    from capgap.reading import fileparse  # noqa: F401 - imported before the fork: workers inherit it
 
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
     if known:

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from capgap.judging.records import FileFacts
 from capgap.paths import cache_dir
-from capgap.scan.records import FileFacts
 
-VERSION = 15  # bump when extraction changes what it records
+VERSION = 16  # bump when extraction changes what it records
 
 
 @dataclass
@@ -109,7 +109,7 @@ def _rebased(facts: FileFacts | None, rel: str) -> FileFacts | None:
         return facts
     from dataclasses import replace
 
-    from capgap.scan.fileparse import module_name
+    from capgap.reading.fileparse import module_name
 
     return replace(facts, path=rel, module=module_name(rel))
 

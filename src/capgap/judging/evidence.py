@@ -77,3 +77,55 @@ def lacking(needs: list[tuple[str, ...]], arch: ArchFacts) -> list[tuple[str, ..
 
 def describe(feats: tuple[str, ...]) -> str:
     return " or ".join(f.replace("_tensor_cores", " tensor cores").replace("nvls_", "NVLS ") for f in feats)
+
+
+# Kernel classes named after the arch they are written for: `GroupedGemmKernelSm100Fp8`,
+# `Sm90GemmKernel` (case kept: in lowercased text "sm100" is also any arch number).
+_KERNEL_CLASS = (
+    (("tcgen05",), re.compile(r"\b\w*?(?:[a-z0-9]Sm10[03]|\bSm10[03](?=[A-Z]))\w*")),
+    (("wgmma",), re.compile(r"\b\w*?(?:[a-z0-9]Sm90a?|\bSm90a?(?=[A-Z]))\w*")),
+)
+
+
+def kernel_classes(text: str) -> tuple[list[tuple[str, ...]], list[str]]:
+    """Needs read from arch-named kernel classes in code whose case is kept."""
+    needs: list[tuple[str, ...]] = []
+    where: list[str] = []
+    text = text[:_MAX_CHARS]
+    if "Sm" not in text:
+        return needs, where
+    for feats, pattern in _KERNEL_CLASS:
+        hit = pattern.search(text)
+        if hit:
+            needs.append(feats)
+            where.append(f"'{hit[0]}'")
+    return needs, where
+
+
+def needs_with_evidence(text: str, first_line: int = 0) -> tuple[list[tuple[str, ...]], list[str]]:
+    """The needs in `text` (lowercased code) and, for each, the spelling it was read from and on
+    which line (`first_line`: the file line `text` starts at; 0 leaves lines out)."""
+    text = text[:_MAX_CHARS]
+    needs: list[tuple[str, ...]] = []
+    where: list[str] = []
+    for feats, spellings in NEEDS:
+        for spelling in spellings:
+            start = _find(text, spelling)
+            if start < 0:
+                continue
+            needs.append(feats)
+            word = re.match(r"[a-z0-9_]+", text[start:])
+            line = f" (line {first_line + text.count(chr(10), 0, start)})" if first_line else ""
+            where.append(f"'{word[0] if word else spelling[0]}'{line}")
+            break
+    return needs, where
+
+
+def _find(text: str, spelling: Spelling) -> int:
+    literal, pattern = spelling
+    if literal not in text:
+        return -1
+    if pattern is None:
+        return text.index(literal)
+    hit = pattern.search(text)
+    return hit.start() if hit else -1

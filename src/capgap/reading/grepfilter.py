@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from capgap.scan.tokens import CAP_TOKENS, CC_KEY_TOKENS
+from capgap.reading.tokens import CAP_TOKENS, CC_KEY_TOKENS
 from capgap.skipdirs import TOOL_DIRS, VCS_DIRS
 
 TYPE_CHECKING = False  # typing's, without importing typing before grep starts (17 ms)
@@ -41,6 +41,11 @@ PATTERN = "|".join(
             for tok in CAP_TOKENS + CC_KEY_TOKENS
         ),
         "sm_?[0-9]",
+        # UTF-16/32 files (their byte-order mark; surrogate escapes are the raw bytes in argv):
+        # no token is spelled in them as in ASCII, yet they are reported as skipped, not passed over
+        "^\udcff\udcfe",
+        "^\udcfe\udcff",
+        "^..\udcfe\udcff",
     ]
 )
 _ARGS_BYTES = 96 * 1024  # per grep process: well inside any system's argument-size limit
@@ -111,7 +116,9 @@ class _Spawned:
 
 
 def _command(grep: str) -> list[str]:
-    return [grep, "-lEi", "--null", "--no-messages", "-e", PATTERN]
+    # -D skip: a FIFO or device named (or a link to one) is never read: it could block or never end;
+    # the scan's own reader reports it as skipped
+    return [grep, "-lEi", "--null", "--no-messages", "-D", "skip", "-e", PATTERN]
 
 
 _ENV = {"LC_ALL": "C"}  # bytes, not characters: as Python's search reads them
@@ -145,8 +152,6 @@ def prefetch_command_line(args: list[str]) -> None:
     names, before typer and the rest of capgap load; the scan command collects them."""
     if "--help" in args or "-h" in args:
         return
-    from pathlib import Path
-
     value_next = only_targets = False
     for arg in args:
         if value_next:
@@ -156,7 +161,7 @@ def prefetch_command_line(args: list[str]) -> None:
         elif arg.startswith("-") and not only_targets:
             value_next = arg in SCAN_VALUE_OPTIONS
         else:
-            prefetch(str(Path(arg).expanduser().resolve()))
+            prefetch(os.path.realpath(os.path.expanduser(arg)))  # a link loop: no error here
 
 
 class Stream:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 
-from capgap.scan import chunks
+from capgap.reading import chunks
 
 _ENCODED: dict[tuple[str, ...], tuple[bytes, ...]] = {}
 

@@ -7,22 +7,20 @@ import ast
 import re
 from typing import Protocol
 
-from capgap.scan import evidence
-from capgap.scan.hintlines import HintLines
-from capgap.scan.keys import classify_keys, resolve_value
-from capgap.scan.records import FileFacts, GateSite, HelperDef, Scope, TableDef, TableUse, bind
-from capgap.scan.statements import (
+from capgap.judging import evidence, outcomes
+from capgap.judging.keys import classify_keys, resolve_value
+from capgap.judging.records import Arm, Decision, FileFacts, HelperDef, Scope, TableDef, TableUse, bind
+from capgap.judging.statements import (
     capish_key,
     exits,
-    flat,
-    is_negative,
     made_of_constants,
     refuses,
     short,
     summary,
     walk,
 )
-from capgap.scan.symbolic import CAP_NAME, call_name
+from capgap.judging.symbolic import CAP_NAME, call_name
+from capgap.reading.hintlines import HintLines
 
 _ARCH_WORDS = re.compile(
     r"capabilit|arch|\bsm\b|sm_?\d|\bcc\b|compute|gpu|device|major|hopper|blackwell", re.I
@@ -51,8 +49,11 @@ _GATEISH = re.compile(
 )
 _COMMENT = re.compile(r"#[^\n]*")
 _GUARDED_LINES = 400  # what a gate guards is read this far at most
-Ranges = tuple[list[tuple[int, int]], list[tuple[int, int]], tuple[int, int]]  # body, else, rest
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
+_BRANCHES = re.compile(r"\b(?:if|elif|while)\b")
+_FLAG_DENIES = re.compile(r"unsupported|not_supported|disable|skip|block|deny|exclude|broken|fallback", re.I)
+# (test or None, its line, the statements it runs or None, the file lines it spans, action, summary)
+ArmSpec = tuple["ast.expr | None", int, "list[ast.stmt] | None", "list[tuple[int, int]]", str, str]
 
 
 class Whole(Protocol):
@@ -75,7 +76,29 @@ def extract(
     """`data`: the bytes `lines` were split from, if they decode as UTF-8 (finds hint lines in C)."""
     facts = FileFacts(path, module)
     _Walker(facts, lines, whole, data).block(tree.body, [], facts.module_scope, None, is_module=True)
+    _import_needs(facts, whole.lines() if whole is not None else lines)
     return facts
+
+
+# An import of an arch-specific instruction set: `from cutlass.cute.nvgpu import tcgen05`. Read on
+# the file's own lines (the statement cut drops imports that name no capability).
+_NEED_IMPORT = re.compile(
+    r"^[ \t]*(?:from|import)[ \t][^\n]*?\b(tcgen05|warpgroup|wgmma|tmem\w*|umma\w*|multimem\w*)\b",
+    re.M | re.I,
+)
+
+
+def _import_needs(facts: FileFacts, lines: list[str]) -> None:
+    text = "\n".join(lines)
+    if "import" not in text:
+        return
+    for hit in _NEED_IMPORT.finditer(text):
+        needs, _ = evidence.needs_with_evidence(hit[1].lower())
+        for need in needs:
+            if need not in facts.needs:
+                line = text.count("\n", 0, hit.start()) + 1
+                facts.needs.append(need)
+                facts.needs_from.append(f"'{hit[1]}' imported at line {line}")
 
 
 class _Walker:
@@ -86,6 +109,7 @@ class _Walker:
         self.lines = lines
         self.whole = whole
         self._gate_hints = HintLines(lines, _GATE_HINTS, data)
+        self._def_line: dict[int, int] = {}  # a function's first statement line -> its `def` line
         self._use_hints = HintLines(lines, _HINTS, data)
 
     @staticmethod
@@ -143,6 +167,7 @@ class _Walker:
         end: int = 1 << 30,
     ) -> None:
         """Walk one block; `end`: its last line in the file (what a gate in it guards ends there)."""
+        consumed = -1  # the last statement an earlier decision took in (a run of guard clauses)
         for i, stmt in enumerate(body):
             rest = body[i + 1 :]
             after = (self.end_of(stmt) + 1, end)  # the rest of the block, in the file
@@ -156,14 +181,16 @@ class _Walker:
             elif isinstance(stmt, ast.ImportFrom) and is_module:
                 self.imports(stmt)
             elif isinstance(stmt, ast.If):
-                split = self._split(stmt, stmt.orelse)
-                ranges = self._ranges(stmt, split, after)
-                self.gate(stmt.test, stmt.body, stmt.orelse, rest, chain, scope, stmt.lineno, None, ranges)
-                self.exprs(stmt.test, stmt, body, i, scope)
-                self.block(stmt.body, chain, scope, cls_scope, is_module, split)
-                self.block(stmt.orelse, chain, scope, cls_scope, is_module, self.end_of(stmt))
-            elif isinstance(stmt, ast.Assert):  # what follows runs when the test is true, `!=` or not
-                self.gate(stmt.test, rest, [], [], chain, scope, stmt.lineno, False, ([after], [], after))
+                if i > consumed:
+                    consumed = self.if_decision(body, i, chain, scope, end)
+                self.walk_if(stmt, body, i, chain, scope, cls_scope, is_module)
+            elif isinstance(stmt, ast.Assert):  # what follows runs when the test is true
+                rest_arm: ArmSpec = (stmt.test, stmt.lineno, rest, [after], "positive", "continues")
+                fail: ArmSpec = (None, stmt.lineno, None, [], "error", "fails the assert (AssertionError)")
+                self.decision("assert", [rest_arm, fail], chain, scope, stmt.lineno)
+            elif isinstance(stmt, ast.Return) and chain and _boolean(stmt.value):
+                self.return_decision(stmt, chain, scope)
+                self.exprs(stmt, stmt, body, i, scope)
             elif isinstance(stmt, ast.Try):
                 clauses = [h.lineno for h in stmt.handlers] + [s.lineno for s in stmt.orelse + stmt.finalbody]
                 self.block(stmt.body, chain, scope, cls_scope, is_module, min(clauses, default=1) - 1)
@@ -175,9 +202,6 @@ class _Walker:
             elif isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
                 orelse = getattr(stmt, "orelse", [])
                 split = self._split(stmt, orelse)
-                if isinstance(stmt, ast.While):
-                    ranges = self._ranges(stmt, split, after)
-                    self.gate(stmt.test, stmt.body, orelse, rest, chain, scope, stmt.lineno, None, ranges)
                 for field in ("iter", "test"):
                     if hasattr(stmt, field):
                         self.exprs(getattr(stmt, field), stmt, body, i, scope)
@@ -195,11 +219,6 @@ class _Walker:
     def _split(self, stmt: ast.stmt, orelse: list[ast.stmt]) -> int:
         """The last file line of a compound statement's body (its `else:` follows)."""
         return orelse[0].lineno - 1 if orelse else self.end_of(stmt)
-
-    def _ranges(self, stmt: ast.If | ast.While, split: int, after: tuple[int, int]) -> Ranges:
-        body = [(stmt.body[0].lineno, split)]
-        orelse = [(split + 1, self.end_of(stmt))] if stmt.orelse else []
-        return body, orelse, after
 
     def file_text(self, ranges: list[tuple[int, int]]) -> str:
         """The file's own lines in `ranges` (1-based, inclusive), at most _GUARDED_LINES of them."""
@@ -225,6 +244,11 @@ class _Walker:
         for alias in stmt.names:
             self.facts.imports[alias.asname or alias.name] = base
 
+    def helper_source(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
+        """The helper's whole text, parsed only if a call is evaluated (a few hundred of a scan's
+        thousands of helpers are)."""
+        return (self.statement_text(node),)
+
     def function(
         self,
         node: ast.FunctionDef | ast.AsyncFunctionDef,
@@ -239,26 +263,29 @@ class _Walker:
         local = Scope({}, cls_scope or scope)
         if (is_module or cls_scope is not None) and self._hinted(node):
             is_method = cls_scope is not None and not is_module
-            # only what a predicate is made of: its returns and the assignments they may read
-            body = [
-                self.statement_text(st)
-                for st in flat(node.body)
-                if isinstance(st, ast.Return)
-                or (isinstance(st, ast.Assign) and self._worth_binding(st.value))
-            ]
-            helper = HelperDef(node.name, "def", params, [], local, is_method, tuple(body))
+            helper = HelperDef(node.name, "def", params, [], local, is_method, self.helper_source(node))
             self.facts.helpers.append(helper)
+        first = next((st for st in node.body if not _docstring(st)), None)
+        if first is not None:
+            self._def_line[first.lineno] = node.lineno
         for dec in node.decorator_list:  # @skipIf(get_device_capability()[0] < 9, ...)
             if (
                 isinstance(dec, ast.Call)
                 and call_name(dec.func) in {"skipIf", "skipif", "skipUnless"}
                 and dec.args
             ):
-                negative = call_name(dec.func) != "skipUnless"
-                body = [(node.body[0].lineno, self.end_of(node))]
-                ranges: Ranges = ([], [], (0, 0)) if negative else (body, [], (0, 0))
-                qualname = [*chain, node.name]
-                self.gate(dec.args[0], node.body, [], [], qualname, scope, dec.lineno, negative, ranges)
+                body_lines = [(node.body[0].lineno, self.end_of(node))]
+                skips: ArmSpec = (None, dec.lineno, None, [], "reject", "skips the test")
+                runs: ArmSpec = (None, dec.lineno, node.body, body_lines, "positive", "runs the test")
+                arms = (
+                    [(dec.args[0], *skips[1:]), runs]
+                    if call_name(dec.func) != "skipUnless"
+                    else [
+                        (dec.args[0], *runs[1:]),
+                        skips,
+                    ]
+                )
+                self.decision("skipif", arms, [*chain, node.name], scope, dec.lineno)  # type: ignore[arg-type]
         self.block(node.body, [*chain, node.name], local, cls_scope, end=self.end_of(node))
 
     def assign(
@@ -292,9 +319,16 @@ class _Walker:
         ):
             for name in names:
                 self.facts.helpers.append(HelperDef(name, "var", [], [ast.Expr(value)], scope))
-        elif chain and not is_module and cls_scope is not scope and isinstance(value, _GATE_VALUES):
-            # `flag = arch != 90` is true where the test is: the value's own polarity, never flipped
-            self.gate(value, rest, [], [], chain, scope, stmt.lineno, False, ([after], [], after))
+        elif (
+            chain
+            and not is_module
+            and cls_scope is not scope
+            and isinstance(value, _GATE_VALUES)
+            and self._gate_test(value, scope)
+        ):
+            self.flag_decision(stmt, targets, value, rest, chain, scope, after)
+        if is_module and names and isinstance(value, ast.Dict):
+            self.aliases(value)
         self.exprs(value, stmt, rest, -1, scope)
 
     def table(
@@ -337,37 +371,167 @@ class _Walker:
             )
         )
 
-    def gate(
+    def if_decision(self, body: list[ast.stmt], i: int, chain: list[str], scope: Scope, end: int) -> int:
+        """Record the decision `body[i]` starts: its elif chain and else, or, when every branch
+        exits, the guard clauses that follow it and the rest of the block. Returns the index of the
+        last statement it took in."""
+        links, orelse = _chain(body[i])
+        last = i
+        if not orelse and all(exits(b) for _, b, _ in links):
+            while last + 1 < len(body) and isinstance(body[last + 1], ast.If):
+                more, more_else = _chain(body[last + 1])  # type: ignore[arg-type]
+                if more_else or not all(exits(b) for _, b, _ in more):
+                    break
+                links += more
+                last += 1
+        arms: list[ArmSpec] = []
+        for test, stmts, if_line in links:
+            action, what = outcomes.classify(stmts)
+            span = [(stmts[0].lineno, self.end_of(stmts[-1]))]
+            arms.append((test, if_line, stmts, span, action, what))
+        if orelse:
+            action, what = outcomes.classify(orelse)
+            span = [(orelse[0].lineno, self.end_of(orelse[-1]))]
+            arms.append((None, orelse[0].lineno, orelse, span, action, what))
+        elif all(exits(b) for _, b, _ in links):
+            rest = body[last + 1 :]
+            span = [(self.end_of(body[last]) + 1, end)]
+            what = outcomes.classify(rest)[1] if rest else "carries on"
+            arms.append((None, span[0][0], rest, span, "positive", f"carries on ({what})" if rest else what))
+        else:
+            arms.append((None, body[i].lineno, None, [], "nothing", "skips the branch"))
+        kind = "guards" if not orelse and all(exits(b) for _, b, _ in links) else "chain"
+        rest = arms[-1][3][0] if kind == "guards" else (0, 0)
+        self.decision(kind, arms, chain, scope, body[i].lineno, rest)
+        return last
+
+    def walk_if(
         self,
-        test: ast.expr,
+        stmt: ast.If,
         body: list[ast.stmt],
-        orelse: list[ast.stmt],
-        rest: list[ast.stmt],
+        i: int,
+        chain: list[str],
+        scope: Scope,
+        cls_scope: Scope | None,
+        is_module: bool,
+    ) -> None:
+        """Table reads in the tests and decisions inside the branches; an elif is part of its chain."""
+        self.exprs(stmt.test, stmt, body, i, scope)
+        split = self._split(stmt, stmt.orelse)
+        self.block(stmt.body, chain, scope, cls_scope, is_module, split)
+        if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If):
+            self.walk_if(stmt.orelse[0], stmt.orelse, 0, chain, scope, cls_scope, is_module)
+        else:
+            self.block(stmt.orelse, chain, scope, cls_scope, is_module, self.end_of(stmt))
+
+    def return_decision(self, stmt: ast.Return, chain: list[str], scope: Scope) -> None:
+        """`return cap == (9, 0) and x.is_cuda and ...`: the helper's answer is the decision (a
+        pure capability predicate is a definition, which the rules leave to its callers)."""
+        value = stmt.value
+        assert value is not None
+        if isinstance(value, ast.Call) and call_name(value.func) == "bool" and len(value.args) == 1:
+            value = value.args[0]
+        line = self._def_line.get(stmt.lineno, stmt.lineno)
+        yes: ArmSpec = (value, line, None, [], "positive", "returns True")
+        no: ArmSpec = (None, line, None, [], "reject", "returns False")
+        self.decision("return", [yes, no], chain, scope, line)
+
+    def ifexp_decision(self, node: ast.IfExp, scope: Scope) -> None:
+        arms: list[ArmSpec] = []
+        while True:
+            action, what = outcomes.expression_summary(node.body)
+            arms.append((node.test, node.lineno, None, [self._span(node.body)], action, what))
+            if not isinstance(node.orelse, ast.IfExp):
+                break
+            node = node.orelse
+        action, what = outcomes.expression_summary(node.orelse)
+        arms.append((None, node.lineno, None, [self._span(node.orelse)], action, what))
+        self.decision("ifexp", arms, [], scope, arms[0][1])
+
+    def decision(
+        self,
+        kind: str,
+        specs: list[ArmSpec],
         chain: list[str],
         scope: Scope,
         line: int,
-        negative: bool | None = None,
-        ranges: Ranges = ([], [], (0, 0)),
+        rest: tuple[int, int] = (0, 0),
     ) -> None:
-        """A capability test. `ranges`: the file lines of its body, its else and the rest of its
-        block; what it guards is read there, in the file, whatever the cut kept of it."""
-        if not self._gate_hints.any_in(*self._span(test)) or not capish_key(test, _GATEISH):
+        """Record a decision when one of its tests may read a capability."""
+        tests = [t for t, *_ in specs if t is not None]
+        if not any(self._gate_test(t, scope) for t in tests):
             return
-        if negative is None:
-            # `if arch != 90: return` / `elif major not in (8, 12): unsupported.append(...)`: a negated
-            # branch handles the archs turned away; what the gate guards runs where the test is false
-            negative = is_negative(test)
-        guarded, other, after = ranges
-        if negative:
-            selected = other + ([after] if exits(body) else [])
-            fallback = summary(body)
-        else:
-            selected, fallback = guarded, summary(orelse)
-        code = _COMMENT.sub("", self.file_text(selected))  # "no tcgen05 here" is no need
-        needs = evidence.needs_in(code.lower())
-        self.facts.gates.append(
-            GateSite(line, test, negative, scope, needs, fallback, self.src(line), ".".join(chain))
-        )
+        arms: list[Arm] = []
+        for test, arm_line, _stmts, span, action, what in specs:
+            code = _COMMENT.sub("", self.file_text(span)) if span else ""  # "no tcgen05 here" is no need
+            needs, where = evidence.needs_with_evidence(code.lower(), span[0][0] if span else 0)
+            classes, seen = evidence.kernel_classes(code)
+            for need, word in zip(classes, seen, strict=True):
+                if need not in needs:
+                    needs.append(need)
+                    where.append(word)
+            arms.append(Arm(test, arm_line, action, what, needs, where))
+        end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
+        self.facts.decisions.append(Decision(line, kind, arms, scope, self.src(line), ".".join(chain), end))
+
+    def flag_decision(
+        self,
+        stmt: ast.stmt,
+        targets: list[ast.expr],
+        value: ast.expr,
+        rest: list[ast.stmt],
+        chain: list[str],
+        scope: Scope,
+        after: tuple[int, int],
+    ) -> None:
+        """`flag = arch != 90`: where the flag is true, the rest of the block reads it. A flag a
+        later test reads is judged there, with what that test guards."""
+        flag = ast.unparse(targets[0]) if targets else "flag"
+        if self._tested_later(flag, after):
+            return
+        action = "reject" if _FLAG_DENIES.search(flag) else "positive"
+        on: ArmSpec = (value, stmt.lineno, rest, [after], action, f"sets {flag} = True")
+        off: ArmSpec = (None, stmt.lineno, None, [], "nothing", f"leaves {flag} False")
+        self.decision("flag", [on, off], chain, scope, stmt.lineno)
+
+    def _gate_test(self, test: ast.expr, scope: Scope | None = None) -> bool:
+        """May this test read a capability? Hint words on its lines and a capability-like name in
+        it, or a name the scope binds to such a read (`cap = torch.cuda.get_device_capability()`)."""
+        if self._gate_hints.any_in(*self._span(test)) and capish_key(test, _GATEISH):
+            return True
+        if scope is None:
+            return False
+        for node in walk(test):
+            if isinstance(node, ast.Name):
+                bound = scope.lookup(node.id)
+                if isinstance(bound, ast.expr) and self._hinted(bound) and capish_key(bound, _GATEISH):
+                    return True
+        return False
+
+    def _tested_later(self, flag: str, after: tuple[int, int]) -> bool:
+        """Does a later `if` / `elif` / `while` / conditional expression in the block read the flag?
+        (On the file's lines, at most _GUARDED_LINES of them: a syntax walk per flag was quadratic.)"""
+        first, last = after
+        lines = self.lines[first - 1 : min(last, first + _GUARDED_LINES)]
+        if flag not in "\n".join(lines):
+            return False
+        word = re.compile(rf"(?<![\w.]){re.escape(flag)}(?!\w)")
+        return any(flag in line and word.search(line) and _BRANCHES.search(line) for line in lines)
+
+    def aliases(self, value: ast.Dict) -> None:
+        """`{"is_sm90": "is_sm90_supported", ...}`: a platform object that answers attribute reads
+        by calling the probe function each string names."""
+        pairs = list(zip(value.keys, value.values, strict=False))
+        if len(pairs) < 2:
+            return
+        found: dict[str, str] = {}
+        for key, item in pairs:
+            if not (isinstance(key, ast.Constant) and isinstance(item, ast.Constant)):
+                return
+            if not (isinstance(key.value, str) and isinstance(item.value, str) and item.value.isidentifier()):
+                return
+            found[key.value] = item.value
+        self.facts.aliases.update(found)
 
     def exprs(
         self, node: ast.AST, stmt: ast.stmt, siblings: list[ast.stmt], index: int, scope: Scope
@@ -411,7 +575,7 @@ class _Walker:
                     )
                     self.use(table, sub.left, "in", sub.lineno, scope, text, denies)
             elif isinstance(sub, ast.IfExp):
-                self.gate(sub.test, [ast.Expr(sub.body)], [ast.Expr(sub.orelse)], [], [], scope, sub.lineno)
+                self.ifexp_decision(sub, scope)
 
     def _after(self, stmt: ast.stmt, siblings: list[ast.stmt], index: int, body_runs: bool = False) -> str:
         """What the code does when the lookup comes up empty, as far as the code shows."""
@@ -454,3 +618,27 @@ class _Walker:
             ):
                 text = f"KeyError is caught on {{arch}}: falls back{' (' + what + ')' if what else ''}"
                 self.use(sub.value, sub.slice, "try", sub.lineno, scope, text)
+
+
+def _boolean(value: ast.expr | None) -> bool:
+    """`return a and b`, `return x == 9`, `return not y`, `return bool(...)`: an answer, not a value."""
+    if isinstance(value, ast.Call) and call_name(value.func) == "bool" and len(value.args) == 1:
+        value = value.args[0]
+    return isinstance(value, (ast.BoolOp, ast.Compare, ast.UnaryOp))
+
+
+def _chain(stmt: ast.If) -> tuple[list[tuple[ast.expr, list[ast.stmt], int]], list[ast.stmt]]:
+    """An if/elif chain's (test, body) links and its final else."""
+    links = [(stmt.test, stmt.body, stmt.lineno)]
+    while len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If):
+        stmt = stmt.orelse[0]
+        links.append((stmt.test, stmt.body, stmt.lineno))
+    return links, stmt.orelse
+
+
+def _docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )

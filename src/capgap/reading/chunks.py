@@ -15,10 +15,10 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 
-from capgap.scan.prefilter import hit_offsets
+from capgap.reading.prefilter import hit_offsets
 
 try:  # the same byte scans in C (setup.py builds it when a compiler is there); else the Python below
-    from capgap.scan import _cutscan
+    from capgap.reading import _cutscan
 except ImportError:  # pragma: no cover - depends on the build
     _cutscan = None
 if getattr(_cutscan, "VERSION", None) != 4:  # a stale build of older C source: not to be trusted

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 from capgap.arch import ArchSpec, try_parse_arch
-from capgap.scan.records import BuildList
+from capgap.judging.records import BuildList
 
 BUILD_NAMES = {"setup.py", "CMakeLists.txt", "pyproject.toml", "setup.cfg", "Makefile", "build.sh"}
 BUILD_SUFFIXES = (".cmake", ".sh")

@@ -7,7 +7,7 @@ import re
 from collections import deque
 from collections.abc import Iterator
 
-from capgap.scan.symbolic import call_name
+from capgap.judging.symbolic import call_name
 
 CAPISH = re.compile(r"capab|(^|_)sm|arch|(^|_)cc($|_)|major", re.I)
 NEGATIVE_OPS = (ast.NotEq, ast.NotIn, ast.Lt, ast.LtE)

@@ -13,7 +13,11 @@ from typing import Any
 
 from capgap.arch import ArchSpec, all_facts
 from capgap.arch.keys import format_key
-from capgap.scan.records import Scope, TableKey
+from capgap.judging.foldbound import add as _add
+from capgap.judging.foldbound import lshift as _lshift
+from capgap.judging.foldbound import mul as bounded_mul
+from capgap.judging.foldbound import pow_ as _pow
+from capgap.judging.records import Scope, TableKey
 
 _SM = re.compile(r"^(sm|SM)_?(\d{2,3})[af]?$")
 _DOTTED = re.compile(r"^(\d{1,2})\.(\d)$")
@@ -104,18 +108,18 @@ def resolve_value(node: ast.expr, scope: Scope, depth: int = 0) -> Any:
     """A table entry's value with simple constants resolved (`64 * MiB` -> 67108864), or None."""
     try:
         return _resolve(node, scope, depth)
-    except (ValueError, TypeError, ZeroDivisionError, OverflowError, RecursionError):
+    except (ValueError, TypeError, ZeroDivisionError, OverflowError, RecursionError, MemoryError):
         return None
 
 
 _OPS = {
-    ast.Add: lambda a, b: a + b,
+    ast.Add: _add,
     ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b,
+    ast.Mult: bounded_mul,
     ast.FloorDiv: lambda a, b: a // b,
     ast.Div: lambda a, b: a / b,
-    ast.Pow: lambda a, b: a**b if abs(b) < 64 else None,
-    ast.LShift: lambda a, b: a << b if b < 64 else None,
+    ast.Pow: _pow,
+    ast.LShift: _lshift,
 }
 
 

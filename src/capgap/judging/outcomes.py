@@ -1,0 +1,135 @@
+"""What one outcome of a decision does, read from its statements: the polarity of a branch.
+
+`error`: raises, fails an assert, exits. `reject`: turns the caller away without an error (returns
+False / None / a refusal string, skips the item, adds the GPU to an unsupported list, switches a
+feature off, warns that it is deprecated or unsupported). `nothing`: no statement. `positive`: all
+else (returns True, picks a backend, calls a kernel). Being left out of an error or a reject is
+good for an arch; being left out of a positive outcome is what a gap is.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+from capgap.judging.statements import short, summary
+from capgap.judging.symbolic import call_name
+
+_REFUSAL = re.compile(
+    r"not (?:be )?supported|unsupported|not available|unavailable|requires?|needs?\b"
+    r"|only (?:on|for|supported)|\bis not\b|\bnot an?\b|deprecat|disabl|fall(?:ing)? ?back|not implemented"
+    r"|cannot|can't|incompatible|skip",
+    re.I,
+)
+_DENY_LIST = re.compile(
+    r"unsupported|not_supported|blocked|blocklist|deny|denied|skip|disabled?|exclude|incompatible|broken",
+    re.I,
+)
+_LOGS = {"warning", "warn", "warning_once", "info", "info_once", "debug", "error", "print", "warn_once"}
+
+
+def classify(body: list[ast.stmt]) -> tuple[str, str]:
+    """(action, summary) of a branch body."""
+    stmts = [s for s in body if not _is_docstring(s) and not isinstance(s, ast.Pass)]
+    if not stmts:
+        return "nothing", "does nothing"
+    what = summary(stmts) or _first_words(stmts)
+    last = stmts[-1]
+    if isinstance(last, ast.Raise):
+        return "error", _raise_text(last)
+    if isinstance(last, ast.Assert) and _is_false(last.test):
+        return "error", "fails an assert"
+    exiting = isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
+    if exiting and call_name(last.value.func) in {"exit", "_exit", "abort"}:  # type: ignore[attr-defined]
+        return "error", "exits"
+    if isinstance(last, ast.Return) and _refusing_value(last.value):
+        return "reject", what
+    if isinstance(last, ast.Continue):
+        return "reject", what
+    if all(_switches_off(s) or _logs_refusal(s) or _denies(s) for s in stmts):
+        return "reject", what
+    if any(_logs_refusal(s) for s in stmts):  # "X needs SM120; falling back to cuDNN SDPA", then a pick
+        return "reject", what
+    return "positive", what
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+
+
+def _is_false(test: ast.expr) -> bool:
+    return isinstance(test, ast.Constant) and not test.value
+
+
+def _raise_text(stmt: ast.Raise) -> str:
+    exc = stmt.exc
+    if exc is None:
+        return "raises again"
+    name = call_name(exc.func) if isinstance(exc, ast.Call) else call_name(exc)
+    message = ""
+    if isinstance(exc, ast.Call) and exc.args:
+        message = _message(exc.args[0])
+    return f"raises {name or 'an exception'}" + (f" '{short(message, 80)}'" if message else "")
+
+
+def _message(node: ast.expr) -> str:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(
+            v.value if isinstance(v, ast.Constant) else "{...}" for v in node.values if isinstance(v, ast.AST)
+        )
+    return ""
+
+
+def _refusing_value(value: ast.expr | None) -> bool:
+    if value is None:
+        return True
+    if isinstance(value, ast.Constant):
+        v = value.value
+        if v is None or v is False or v == "" or v == 0:
+            return True
+        return isinstance(v, str) and bool(_REFUSAL.search(v))
+    if isinstance(value, ast.JoinedStr):
+        return bool(_REFUSAL.search(_message(value)))
+    if isinstance(value, ast.Tuple) and value.elts:  # `return False, "needs SM90"`
+        return _refusing_value(value.elts[0])
+    return False
+
+
+def _switches_off(stmt: ast.stmt) -> bool:
+    """`use_x = False`, `self.enabled = None`, `x = 0`."""
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Constant):
+        return stmt.value.value in (None, False, 0)
+    return False
+
+
+def _logs_refusal(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        call = stmt.value
+        if call_name(call.func).split(".")[-1] in _LOGS:
+            return any(_REFUSAL.search(_message(a)) for a in call.args[:1])
+    return False
+
+
+def _denies(stmt: ast.stmt) -> bool:
+    """`unsupported.append(...)`, `self.blocked.add(...)`."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        func = stmt.value.func
+        if isinstance(func, ast.Attribute) and func.attr in {"append", "add", "extend", "update"}:
+            return bool(_DENY_LIST.search(ast.unparse(func.value)))
+    return False
+
+
+def _first_words(stmts: list[ast.stmt]) -> str:
+    first = stmts[0]
+    if isinstance(first, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        return f"sets {short(ast.unparse(first), 70)}"
+    return short(ast.unparse(first), 70)
+
+
+def expression_summary(node: ast.expr) -> tuple[str, str]:
+    """(action, summary) of one arm of a conditional expression."""
+    if isinstance(node, ast.Constant) and (node.value is None or node.value is False):
+        return "reject", f"gives {node.value!r}"
+    return "positive", f"gives {short(ast.unparse(node), 60)}"

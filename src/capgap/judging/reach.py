@@ -1,0 +1,73 @@
+"""Which outcome of a decision each arch can reach.
+
+Each arm's test is evaluated three-valued per known arch (True / False / None: depends on more
+than the arch), in order, as Python runs an elif chain: a True test takes its arm and ends the
+walk, a None test may take it and goes on, a False one is passed over; the last arm (else, or the
+rest of the block after guard clauses) takes what is left. mypy's reachability does this for one
+configuration; here every arch is one, so "12.0 reaches the else while 9.0 and 10.0 get arms of
+their own" is a comparison of sets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from capgap.arch import ArchFacts, all_facts
+from capgap.judging.records import Decision
+from capgap.judging.symbolic import Context, Sym, evaluate, tri
+
+Test = Callable[[ArchFacts], "bool | None"]
+
+
+@dataclass
+class Reached:
+    decision: Decision
+    syms: list[Sym | None]  # each arm's test, evaluated (None: the else / rest arm)
+    reach: dict[str, tuple[int, ...]]  # cc -> the arms that arch can reach, in order
+
+    def names(self, arm: int) -> tuple[str, ...]:
+        sym = self.syms[arm]
+        return sym.names if sym is not None else ()
+
+    def archs_reaching(self, arm: int) -> list[str]:
+        return [cc for cc, arms in self.reach.items() if arm in arms]
+
+    def value(self, arm: int, cc: str) -> bool | None:
+        sym = self.syms[arm]
+        return None if sym is None else _safe(tri(sym), all_facts()[cc])
+
+
+def reached(decision: Decision, ctx: Context) -> Reached | None:
+    """The arms each known arch reaches; None when no test depends on the arch."""
+    syms: list[Sym | None] = [None if arm.test is None else evaluate(arm.test, ctx) for arm in decision.arms]
+    if not any(s is not None and s.kind == "pred" for s in syms):
+        return None
+    tests: list[Test | None] = [None if s is None else tri(s) for s in syms]
+    reach: dict[str, tuple[int, ...]] = {}
+    for cc, arch in all_facts().items():
+        got: list[int] = []
+        for i, test in enumerate(tests):
+            answer = True if test is None else _safe(test, arch)
+            if answer is False:
+                continue
+            got.append(i)
+            if answer is True:
+                break
+        reach[cc] = tuple(got)
+    if len(set(reach.values())) == 1:
+        return None
+    return Reached(decision, syms, reach)
+
+
+def _safe(test: Test, arch: ArchFacts) -> bool | None:
+    try:
+        value = test(arch)
+    except (TypeError, ValueError, IndexError, KeyError, AttributeError, ZeroDivisionError, RecursionError):
+        return None
+    return None if value is None else bool(value)
+
+
+def pure(r: Reached, arm: int) -> bool:
+    """Is the arm's test a function of the arch alone (no arch answers None)?"""
+    return all(r.value(arm, cc) is not None for cc in all_facts())

@@ -1,0 +1,68 @@
+"""Cross-file lookups for judging: helpers by name, table reads by table name, and the string
+tables that map a platform object's attributes to the probe functions that answer them."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+
+from capgap.judging.records import FileFacts, HelperDef, Scope, TableUse
+from capgap.judging.symbolic import Context
+
+
+class Registry:
+    def __init__(self, files: list[FileFacts]) -> None:
+        self.helpers: dict[str, list[tuple[str, HelperDef]]] = defaultdict(list)
+        self.uses: dict[str, list[tuple[FileFacts, TableUse]]] = defaultdict(list)
+        self.aliases: dict[str, str] = {}
+        self.modules: dict[str, Scope] = {}
+        for f in files:
+            self.modules[f.module] = f.module_scope
+            for h in f.helpers:
+                self.helpers[h.name].append((f.module, h))
+            for u in f.uses:
+                self.uses[u.name].append((f, u))
+            self.aliases.update(f.aliases)
+
+    def context(self, scope: Scope, f: FileFacts) -> Context:
+        """Where the names of an expression at `scope` in file `f` come from: the scope, then a
+        constant the file imported (`from .caps import SUPPORTED_CUDA_ARCHS`)."""
+
+        def lookup(name: str) -> object:
+            found = scope.lookup(name)
+            if found is None and name in f.imports:
+                source = self.modules.get(f.imports[name])
+                found = source.names.get(name) if source is not None else None
+            return found
+
+        return Context(lookup, self.helper_for(f.module, f.imports), alias=self.aliases.get)
+
+    def helper_for(
+        self, module: str, imports: dict[str, str] | None = None
+    ) -> Callable[[str], HelperDef | None]:
+        """Resolve a called name: what the module imported it from, else its own, else a module-level one."""
+        imports = imports or {}
+
+        def find(name: str) -> HelperDef | None:
+            short = name.split(".")[-1]
+            found = self.helpers.get(short)
+            if not found:
+                return None
+            if "." not in name:  # a bare call never means a method
+                found = [(m, h) for m, h in found if not h.method]
+                if not found:
+                    return None
+            else:  # `obj.name()`: a method of that name first
+                found = sorted(found, key=lambda mh: not mh[1].method)
+                if found[0][1].method:
+                    return next((h for m, h in found if m == module and h.method), found[0][1])
+            source = imports.get(short)
+            if source:
+                hit = next((h for m, h in found if m == source), None) or next(
+                    (h for m, h in found if m.startswith(source + ".")), None
+                )
+                if hit is not None:
+                    return hit
+            return next((h for m, h in found if m == module), found[0][1])
+
+        return find

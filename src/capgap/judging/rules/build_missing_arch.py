@@ -1,0 +1,58 @@
+"""build-missing-arch: a build arch list (TORCH_CUDA_ARCH_LIST, -gencode, CMAKE_CUDA_ARCHITECTURES,
+cuda_archs) compiles no code, or only PTX, for the target."""
+
+from __future__ import annotations
+
+from capgap.arch import ArchSpec
+from capgap.findings import Finding
+from capgap.judging import builds
+from capgap.judging.records import BuildList, FileFacts
+from capgap.judging.where import placement
+
+RULE_ID = "build-missing-arch"
+
+
+def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Finding]:
+    out: list[Finding] = []
+    for f in files:
+        for bl in f.builds:
+            for arch in archs:
+                cover = builds.coverage(bl.archs, arch)
+                if cover == "sass":
+                    continue
+                if cover == "ptx":
+                    consequence = (
+                        f"no {arch.sm} SASS: {arch.cc} runs these kernels only by JIT-compiling PTX "
+                        f"at first launch (slow start, older-arch code)"
+                    )
+                else:
+                    consequence = (
+                        f"no code for {arch.cc} is built: its kernels fail with 'no kernel image "
+                        f"is available for execution on the device'"
+                    )
+                out.append(
+                    Finding(
+                        rule=RULE_ID,
+                        severity="medium",
+                        path=f.path,
+                        line=bl.line,
+                        symbol=bl.symbol,
+                        present=tuple(bl.archs),
+                        missing=_build_key(bl, arch),
+                        consequence=consequence,
+                        message=f"{bl.symbol} lists {', '.join(bl.archs)} but not {arch.cc}",
+                        arch=arch.cc,
+                        source=bl.source[:200],
+                        extra={"module": f.module, **placement(f.path)},
+                    )
+                )
+    return out
+
+
+def _build_key(bl: BuildList, arch: ArchSpec) -> str:
+    sample = bl.archs[0]
+    if sample.startswith(("sm_", "compute_")):
+        return f"sm_{arch.number}"
+    if "." in sample:
+        return arch.cc
+    return str(arch.number)

@@ -1,0 +1,93 @@
+"""gate-admits-unsupported: a decision lets the target into a path whose code needs a feature the
+target lacks, which a sibling admitted with it has, while other archs get another outcome.
+
+Emitted only with direct evidence in the guarded code (tcgen05, TMEM, UMMA, wgmma, warpgroup,
+multimem / multicast, an `sm_100a`-only target): a library's name is not enough (DeepGEMM and
+FlashMLA have paths for several archs).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from capgap.arch import ArchSpec, all_facts
+from capgap.findings import Finding
+from capgap.judging import evidence
+from capgap.judging.reach import Reached
+from capgap.judging.records import FileFacts
+
+RULE_ID = "gate-admits-unsupported"
+_DIRECT = (
+    "tcgen05",
+    "tmem",
+    "umma",
+    "wgmma",
+    "warpgroup",
+    "sm_90a",
+    "sm90a",
+    "sm_100a",
+    "sm100a",
+    "multimem",
+    "multicast",
+    "nvls",
+    "mnnvl",
+    "nvswitch",
+)
+
+
+def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Finding | None:
+    d, target = r.decision, arch.facts
+    facts = all_facts()
+    for i in r.reach[target.cc]:
+        arm = d.arms[i]
+        if arm.action != "positive" or arm.test is None and i == 0:
+            continue
+        with_it = [cc for cc in r.archs_reaching(i) if cc != target.cc]
+        others = [cc for cc in facts if i not in r.reach[cc]]
+        if not others:
+            continue  # every arch gets here: the decision is not about this path
+        for need, seen in zip(arm.needs, arm.evidence, strict=False):
+            if any(target.has(feat) for feat in need) or not _direct(seen):
+                continue
+            if not any(facts[cc].has(feat) for cc in with_it for feat in need):
+                continue
+            names = r.names(i) if arm.test is not None else r.names(0)
+            symbol = names[0] if names else d.source[:60]
+            other = next((d.arms[j].summary for j in range(len(d.arms)) if j not in r.reach[target.cc]), "")
+            what = evidence.describe(need)
+            extra: dict[str, Any] = {
+                "module": f.module,
+                "context": d.context,
+                "decision": d.kind,
+                "admits": r.archs_reaching(i),
+                "needs": [what],
+                "evidence": seen,
+                "instead": arm.summary,
+                **place,
+            }
+            return Finding(
+                rule=RULE_ID,
+                severity="medium",
+                path=f.path,
+                line=arm.line if arm.test is not None else d.line,
+                symbol=symbol,
+                present=tuple(with_it),
+                missing=arch.cc,
+                consequence=(
+                    f"{arch.cc} is let into code that needs {what} (read from {seen}), "
+                    f"which {arch.cc} lacks: "
+                    f"expect 'no kernel image is available' or an illegal instruction"
+                    + (f" where the other outcome {other}" if other else "")
+                ),
+                message=f"{symbol} admits {arch.cc} with {', '.join(with_it)}, but the path needs {what}",
+                arch=arch.cc,
+                source=d.source,
+                extra=extra,
+            )
+    return None
+
+
+def _direct(seen: str) -> bool:
+    word = seen.split("'")[1] if "'" in seen else seen
+    return any(d in word.lower() for d in _DIRECT) or re.search(r"Sm(?:10[03]|90)", word) is not None

@@ -1,0 +1,147 @@
+"""gate-excludes-arch: the target reaches a generic, fallback or error outcome of a decision while
+a sibling arch reaches a positive outcome of its own.
+
+Medium: the target loses a path the evidence says it could run. High: the target's only outcome
+is an error (a raise, a failed assert) where the sibling's is not. Low (an expected gap): the
+sibling's path needs a feature the target lacks, named with what it was read from. No finding
+when the target has an arm of its own, or when what it misses is a restriction (a raise, a
+refusal, a downgrade): being left out of that is good for it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from capgap.arch import ArchFacts, ArchSpec, all_facts
+from capgap.findings import Finding
+from capgap.judging import evidence
+from capgap.judging.reach import Reached, pure
+from capgap.judging.records import FileFacts
+
+RULE_ID = "gate-excludes-arch"
+
+
+def siblings(target: ArchFacts) -> list[ArchFacts]:
+    """The archs whose own paths a target may lack: its own generation and the ones since Hopper
+    (an Ampere-only special case is nothing a Blackwell card loses)."""
+    floor = min(target.major, 9)
+    return [a for a in all_facts().values() if a.major >= floor and a.cc != target.cc]
+
+
+def _oldest(r: Reached, arm: int) -> bool:
+    """Does a pre-Ampere GPU (Volta, Turing) reach this arm? Then it is the generic path."""
+    return any(arm in r.reach[a.cc] for a in all_facts().values() if a.major <= 7)
+
+
+def _generic_for(r: Reached, arm: int, owners: list[str]) -> bool:
+    """Is the target's outcome `arm` a fallback next to the path `owners` get: an error, a
+    refusal, or what GPUs older than all of them get too (an else that an earlier guard left to
+    the target alone is the target's own)?"""
+    a = r.decision.arms[arm]
+    if a.action != "positive" or _oldest(r, arm):
+        return True
+    first = min(owners, key=_cc_key)
+    return any(arm in r.reach[cc] for cc in all_facts() if _cc_key(cc) < _cc_key(first))
+
+
+def _cc_key(cc: str) -> tuple[int, int]:
+    major, minor = cc.split(".")
+    return int(major), int(minor)
+
+
+_ANSWERS = {"returns True", "returns False", "carries on (returns True)", "carries on (returns False)"}
+
+
+def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Finding | None:
+    d, target = r.decision, arch.facts
+    if d.kind == "return" and pure(r, 0):
+        return None  # a predicate's definition: its callers hold the decisions
+    if d.kind in {"chain", "guards"} and all(a.summary in _ANSWERS for a in d.arms):
+        return None  # `if cap == (10, 3): return True; return False`: a predicate written with ifs
+    mine = r.reach[target.cc]
+    if not mine:
+        return None  # an earlier guard already turned the target away: judged there
+    # where the target is turned away (an error, a refusal), carrying on untouched is the good outcome
+    refused = all(d.arms[i].action in {"error", "reject"} for i in mine)
+    good = {"positive", "nothing"} if refused else {"positive"}
+    missed: dict[int, list[str]] = {}
+    for sib in siblings(target):
+        for i in r.reach[sib.cc]:
+            if i not in mine and d.arms[i].action in good:
+                missed.setdefault(i, []).append(sib.cc)
+    mine_says = {d.arms[i].summary for i in mine}
+    missed = {
+        i: sibs
+        for i, sibs in missed.items()
+        if d.arms[i].summary not in mine_says and all(_generic_for(r, j, sibs) for j in mine)
+    }
+    if not missed:
+        return None
+
+    def lacking(i: int) -> list[tuple[str, ...]]:
+        return [n for n in evidence.lacking(d.arms[i].needs, target) if _someone_has(n, missed[i])]
+
+    # a path the target could run is the gap to name; one it cannot run only explains the exclusion
+    arm_i = min(missed, key=lambda i: (bool(lacking(i)), i))
+    arm, sibs = d.arms[arm_i], missed[arm_i]
+    lack = lacking(arm_i)
+    instead = "; ".join(dict.fromkeys(d.arms[i].summary for i in mine)) or "nothing"
+    # the line that decides: the guard that turned the target away, else the test of the path it misses
+    tested = [i for i in mine if d.arms[i].test is not None]
+    decider = tested[0] if refused and tested else arm_i if arm.test is not None else max(tested, default=0)
+    names = r.names(decider) or r.names(0)
+    symbol = names[0] if names else d.source[:60]
+    taken = arm.summary
+    extra: dict[str, Any] = {
+        "module": f.module,
+        "context": d.context,
+        "decision": d.kind,
+        "admits": r.archs_reaching(arm_i),
+        "needs": [evidence.describe(n) for n in arm.needs],
+        "instead": instead,
+        **place,
+    }
+    message = f"{symbol} leaves {arch.cc} out: {', '.join(sibs)} {taken}, {arch.cc} {instead}"
+    if not lack and refused:  # a kernel module that turns the target away: what it imports says why
+        lack = evidence.lacking(f.needs, target)
+        seen = f.needs_from[f.needs.index(lack[0])] if lack else ""
+    else:
+        seen = arm.evidence[arm.needs.index(lack[0])] if lack else ""
+    if lack:
+        need = evidence.describe(lack[0])
+        extra["evidence"] = seen
+        severity = "low"
+        consequence = (
+            f"expected: that path needs {need} (read from {extra['evidence']}), which {arch.cc} lacks; "
+            f"{arch.cc} {instead}"
+        )
+    elif all(d.arms[i].action == "error" for i in mine):
+        # an unexplained crash is high; a refusal that says what it needs is a clear, medium loss
+        explained = all("'" in d.arms[i].summary for i in mine)
+        severity = "medium" if explained else "high"
+        consequence = f"on {arch.cc} this {instead}, where {', '.join(sibs)} {taken}"
+    else:
+        severity = "medium"
+        consequence = f"{arch.cc} never gets this path ({taken}); it {instead} instead"
+    if place.get("where", "runtime") != "runtime":
+        severity = "low"  # tests, benchmarks, examples, backward passes: not what a server runs
+    line = d.arms[decider].line if d.arms[decider].test is not None else d.line
+    return Finding(
+        rule=RULE_ID,
+        severity=severity,
+        path=f.path,
+        line=line,
+        symbol=symbol,
+        present=tuple(sibs),
+        missing=arch.cc,
+        consequence=consequence,
+        message=message,
+        arch=arch.cc,
+        source=d.source,
+        extra=extra,
+    )
+
+
+def _someone_has(need: tuple[str, ...], ccs: list[str]) -> bool:
+    facts = all_facts()
+    return any(facts[cc].has(feat) for cc in ccs for feat in need)

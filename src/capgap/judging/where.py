@@ -1,0 +1,41 @@
+"""Where a finding sits: runtime code, or tests, benchmarks and examples (which leave the default
+text output), and the model a model-specific file serves."""
+
+from __future__ import annotations
+
+_TEST_DIRS = {"test", "tests", "testing", "unittest", "unittests", "test_utils"}
+_BENCH_DIRS = {"benchmark", "benchmarks", "bench", "benches"}
+_EXAMPLE_DIRS = {"example", "examples", "demo", "demos", "tutorials"}
+# Directories whose entries are named by model: sglang srt/models/<name>.py and
+# arg_groups/model_overrides/<name>.py, vLLM model_executor/models/<name>.py or models/<name>/.
+_MODEL_DIRS = {"models", "model_overrides", "dits"}
+
+
+def where(path: str) -> str:
+    parts = path.lower().split("/")
+    dirs, name = set(parts[:-1]), parts[-1]
+    if dirs & _TEST_DIRS or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+        return "test"
+    if dirs & _BENCH_DIRS or name.startswith(("bench_", "benchmark_")):
+        return "benchmark"
+    if dirs & _EXAMPLE_DIRS:
+        return "example"
+    return "runtime"
+
+
+def model(path: str) -> str | None:
+    parts = path.split("/")
+    for i, part in enumerate(parts[:-1]):
+        if part in _MODEL_DIRS:
+            name = parts[i + 1].removesuffix(".py")
+            return None if name in {"__init__", "utils", "common", "base"} else name
+    return None
+
+
+def placement(path: str) -> dict[str, str]:
+    """`extra.where` and, for a model's file, `extra.model`."""
+    out = {"where": where(path)}
+    name = model(path)
+    if name:
+        out["model"] = name
+    return out

@@ -1,0 +1,343 @@
+"""Whole decisions, one pattern per test: a small tree, the exact findings (or the silence) for 12.0.
+
+Each case is a pattern an audit of real engines found judged wrong when a gate was read alone.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from capgap.arch import parse_arch
+from capgap.findings import Finding
+from capgap.scan.analyzers import ScanOptions
+from capgap.scan.run import run_scan
+
+
+def _scan(tmp_path: Path, files: dict[str, str], arch: str = "12.0") -> list[Finding]:
+    for rel, text in files.items():
+        path = tmp_path / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+    options = ScanOptions(archs=(parse_arch(arch),), use_cache=False, binaries=False)
+    return sorted(run_scan([str(tmp_path)], options).findings, key=lambda f: (f.path, f.line))
+
+
+def _brief(findings: list[Finding]) -> list[tuple[str, str, str, int]]:
+    return [(f.rule, f.severity, f.path, f.line) for f in findings]
+
+
+def test_an_elif_of_the_target_s_own_is_no_gap(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/tiles.py": """
+        import torch
+
+        def tiles():
+            major, minor = torch.cuda.get_device_capability()
+            if major == 8 and minor == 0:
+                cfg = (4, 8)
+            elif major == 9:
+                cfg = (4, 8)
+            elif major == 12 and minor == 0:
+                cfg = (8, 8)
+            else:
+                cfg = (1, 1)
+            return cfg
+    """
+        },
+    )
+    assert found == []
+
+
+def test_a_run_of_guard_clauses_is_one_decision(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/arch.py": """
+        import torch
+
+        def suffix():
+            major, minor = torch.cuda.get_device_capability()
+            if major == 9:
+                return "a"
+            if major == 12:
+                return "f"
+            if major >= 10:
+                return "a"
+            return ""
+    """
+        },
+    )
+    assert found == []
+
+
+def test_being_left_out_of_a_restriction_is_no_gap(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/quant.py": """
+        import torch
+
+        def unsupported_methods():
+            unsupported = []
+            major = torch.cuda.get_device_capability()[0]
+            if major == 9:
+                unsupported.append("nunchaku")
+            return unsupported
+
+        def splits():
+            if torch.cuda.get_device_capability() == (9, 0):
+                raise ValueError("Hopper is not supported by this kernel")
+            return 4
+    """
+        },
+    )
+    assert found == []
+
+
+def test_a_range_that_admits_the_family_is_read_exactly(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/fp4.py": """
+        import torch
+
+        def can_use():
+            cc = torch.cuda.get_device_capability()
+            sm = cc[0] * 10 + cc[1]
+            if sm not in (100, 103) and not (120 <= sm < 130):
+                return False
+            return True
+
+        def pick(x):
+            if can_use():
+                return fast(x)
+            return slow(x)
+    """
+        },
+    )
+    assert found == []
+
+
+def test_platform_attributes_resolve_through_a_probe_table(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/utils.py": """
+            import torch
+
+            def is_sm90_supported():
+                return torch.cuda.get_device_capability()[0] == 9
+        """,
+            "eng/platform.py": """
+            _PROBES = {"is_sm90": "is_sm90_supported", "is_cuda": "is_cuda"}
+
+            class Platform:
+                def __getattr__(self, name):
+                    from eng import utils
+                    return getattr(utils, _PROBES[name])()
+
+            def get_platform():
+                return Platform()
+        """,
+            "eng/gemm.py": """
+            from eng.platform import get_platform
+
+            def kernel(config):
+                hopper_tuned = get_platform().is_sm90 and config.get("SWAP_AB", False)
+                if hopper_tuned:
+                    return swap_ab_kernel
+                return plain_kernel
+        """,
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/gemm.py", 5)]
+    assert found[0].symbol == "hopper_tuned"
+    assert found[0].extra["instead"] == "carries on (returns plain_kernel)"
+
+
+def test_an_allow_list_from_another_module_decides(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/caps.py": "SUPPORTED_CUDA_ARCHS = ((9, 0), (10, 0), (10, 3))\n",
+            "eng/select.py": """
+            import torch
+
+            from eng.caps import SUPPORTED_CUDA_ARCHS
+
+            def topk(x):
+                if torch.cuda.get_device_capability() not in SUPPORTED_CUDA_ARCHS:
+                    return None
+                return deep_select(x)
+        """,
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/select.py", 6)]
+    assert found[0].present == ("9.0", "10.0", "10.3")
+
+
+def test_a_helper_s_guard_clauses_and_keyword_arguments_are_followed(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/dit.py": """
+        import torch
+
+        def is_blackwell():
+            return torch.cuda.get_device_capability()[0] == 10
+
+        def is_hopper():
+            return torch.cuda.get_device_capability() == (9, 0)
+
+        def _can_fuse(*, is_blackwell: bool, is_hopper: bool, compiled: bool, tp: int) -> bool:
+            if compiled:
+                return False
+            if is_blackwell:
+                return True
+            if not is_hopper:
+                return False
+            return tp == 1
+
+        def forward(self, x):
+            fused = x.ndim == 4 and _can_fuse(
+                is_blackwell=is_blackwell(), is_hopper=is_hopper(), compiled=self.compiled, tp=self.tp
+            )
+            if fused:
+                return fused_rope(x)
+            return rope(x)
+    """
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/dit.py", 22)]
+    assert set(found[0].present) == {"9.0", "10.0", "10.3"}
+
+
+def test_an_or_of_unknowns_still_sends_the_target_to_the_fallback(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/rope.py": """
+        import torch
+
+        def qk_rope(q, k):
+            if (
+                torch.compiler.is_compiling()
+                or not q.is_cuda
+                or torch.cuda.get_device_capability(q.device) != (9, 0)
+                or q.ndim != 4
+            ):
+                return reference(q, k)
+            return fused(q, k)
+    """
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/rope.py", 4)]
+    assert found[0].consequence == (
+        "12.0 never gets this path (carries on (returns fused(q, k))); it returns reference(q, k) instead"
+    )
+
+
+def test_an_arch_named_kernel_class_is_evidence_of_a_need(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/lora.py": """
+        import torch
+
+        def grouped_gemm():
+            major = torch.cuda.get_device_capability()[0]
+            if major >= 10:
+                return GroupedGemmKernelSm100Fp8()
+            if major == 9:
+                return GroupedGemmKernelSm90Fp8()
+            raise NotImplementedError("needs SM90 or newer")
+    """
+        },
+    )
+    assert _brief(found) == [("gate-admits-unsupported", "medium", "eng/lora.py", 5)]
+    assert found[0].extra["evidence"] == "'GroupedGemmKernelSm100Fp8'"
+
+
+def test_a_kernel_module_s_imports_explain_its_refusal(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/bf16_gemm.py": """
+        import torch
+        from cutlass.cute.nvgpu import tcgen05
+
+        def is_sm100_supported():
+            return torch.cuda.get_device_capability()[0] == 10
+
+        def gemm(a, b):
+            if not is_sm100_supported():
+                raise RuntimeError("cutedsl_bf16_gemm requires an SM10x GPU")
+            return _run(a, b)
+    """
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/bf16_gemm.py", 8)]
+    assert found[0].extra["evidence"] == "'tcgen05' imported at line 2"
+
+
+def test_an_earlier_guard_narrows_what_later_decisions_see(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/sparse.py": """
+        import torch
+
+        def backend():
+            cap = torch.cuda.get_device_capability()
+            if cap not in ((9, 0), (10, 0), (12, 0)):
+                raise ValueError("sparse attention needs SM90, SM100 or SM120")
+            if cap == (9, 0):
+                return load_sm90()
+            elif cap == (10, 0):
+                return load_sm100()
+            return load_sm120()
+    """
+        },
+    )
+    # only the guard is judged (11.0 and 10.3 are refused there, 12.0 is not): no finding for 12.0
+    assert found == []
+    on_10_3 = _scan(tmp_path / "b", {"eng/sparse.py": (tmp_path / "eng/sparse.py").read_text()}, "10.3")
+    assert _brief(on_10_3) == [("gate-excludes-arch", "medium", "eng/sparse.py", 5)]
+
+
+def test_a_flag_a_later_test_reads_is_judged_once_there(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/norm.py": """
+        import torch
+
+        def launch(n):
+            major, minor = torch.cuda.get_device_capability()
+            is_sm103 = major == 10 and minor == 3
+            warps = 16 if is_sm103 else 8
+            return warps
+    """
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/norm.py", 6)]
+
+
+def test_tests_and_model_files_carry_where_they_sit(tmp_path: Path) -> None:
+    gate = """
+        import torch
+
+        def pick():
+            if torch.cuda.get_device_capability() == (9, 0):
+                return fast()
+            return slow()
+    """
+    found = _scan(tmp_path, {"eng/tests/test_pick.py": gate, "eng/models/llama.py": gate})
+    where = {f.path: (f.severity, f.extra["where"], f.extra.get("model")) for f in found}
+    assert where == {
+        "eng/models/llama.py": ("medium", "runtime", "llama"),
+        "eng/tests/test_pick.py": ("low", "test", None),
+    }
