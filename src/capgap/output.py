@@ -26,6 +26,10 @@ class Format(str, Enum):
 
 _stdout: Console | None = None
 _stderr: Console | None = None
+# Into a pipe or a file nothing is folded or cut: rich would lay results out for 80 columns
+# (wrapped table cells, paths cut to `sglang/srt/distributed/d...`); so the console is as wide
+# as any line can be, and tables take their natural width.
+PIPE_WIDTH = 100_000
 
 
 def stdout() -> Console:
@@ -34,7 +38,13 @@ def stdout() -> Console:
         from rich.console import Console
 
         _stdout = Console(soft_wrap=False, highlight=False)
+        if not _stdout.is_terminal:
+            _stdout = Console(soft_wrap=False, highlight=False, width=PIPE_WIDTH)
     return _stdout
+
+
+def stdout_is_terminal() -> bool:
+    return stdout().is_terminal
 
 
 def stderr() -> Console:
@@ -70,6 +80,12 @@ def raw(text: str) -> None:
     """Write text to stdout exactly as it is: no markup, no wrapping (diffs users pipe to `patch`)."""
     sys.stdout.write(text)
     sys.stdout.flush()
+
+
+def passthrough(text: str) -> None:
+    """Another program's output, as it comes (the upgrade command's): raw, on stderr."""
+    sys.stderr.write(text)
+    sys.stderr.flush()
 
 
 def show(renderable: RenderableType | str, soft_wrap: bool = False) -> None:

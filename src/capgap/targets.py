@@ -76,6 +76,25 @@ def query_dist(name: str, python: str | None = None) -> dict[str, object] | None
         raise EnvironmentProblem(f"cannot read the metadata of {name}: {exc}") from exc
 
 
+def describe(target: Target, python: str | None = None) -> str:
+    """What a target resolved to, for the scan's header: version, and where it came from."""
+    env = f"the environment of {python or sys.executable}"
+    if target.kind == "dist":
+        where = "editable install, source" if target.files is None else "installed in " + env + ","
+        return f"{target.name} {target.version} ({where} {target.root})"
+    if target.kind == "requirement":
+        from packaging.requirements import Requirement
+
+        req = Requirement(target.spec)  # it parsed when the target was resolved
+        why = f"not installed in {env}, so " if not req.specifier and not req.url else ""
+        return f"{target.name} {target.version} ({why}downloaded: the wheel unpacked in {target.root})"
+    if target.kind == "wheel":
+        return f"{target.spec} (wheel, unpacked in {target.root})"
+    if target.files is not None:
+        return f"{target.spec} (file)"
+    return f"{target.spec} (directory {target.root})"
+
+
 def _editable_root(direct_url: object) -> Path | None:
     if not isinstance(direct_url, dict):
         return None

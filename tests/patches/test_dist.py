@@ -92,6 +92,7 @@ def test_upgrade_pip_install_carries_edits_over_changed_and_moved_files(toy: Toy
         "version": "1.0",
         "commit": None,
         "root": None,
+        "python": toy.python,
     }
     assert [f["path"] for f in meta["files"]] == ["toypkg/gate.py", "toypkg/sm120.py", "toypkg/tables.py"]
 
@@ -111,10 +112,22 @@ def test_upgrade_pip_install_carries_edits_over_changed_and_moved_files(toy: Toy
     assert (toy.site / "toypkg/backends/gate.py").read_text() == GATE_V2.replace("(9, 10)", "(9, 10, 12)")
     assert not (toy.site / "toypkg/gate.py").exists()
 
-    # the patch was made for 1.0: applying to 2.0 warns, and --strict turns that into exit 1
-    res = toy.cli("patch", "apply", "toypkg")
-    assert res.code == 0 and "made for toypkg 1.0" in res.err, res.out
-    assert toy.cli("patch", "apply", "toypkg", "--strict").code == 1
+    # the patch was made for 1.0: applying it to 2.0 warned (once: --strict makes that exit 1) ...
+    assert report["patches"][0]["warnings"] == ["patch bw was made for toypkg 1.0; applying it to 2.0"]
+    # ... and the store now holds it against 2.0 (the moved file under its new path), so the
+    # tree is 2.0 + the store: no warning any more, nothing to save again
+    assert "patch bw is now recorded against toypkg 2.0 (was made for 1.0)" in report["notes"]
+    meta = json.loads((toy.store / "bw" / "meta.json").read_text())
+    assert meta["target"]["version"] == "2.0"
+    assert [f["path"] for f in meta["files"]] == [
+        "toypkg/backends/gate.py",
+        "toypkg/sm120.py",
+        "toypkg/tables.py",
+    ]
+    res = toy.cli("patch", "apply", "toypkg", "--strict")
+    assert res.code == 0 and "made for" not in res.err, res.err
+    again = json.loads(toy.cli("upgrade", "toypkg", "--strict", "--format", "json", "--", "true").out)
+    assert again["saved_patch"] is None and again["patches"][0]["warnings"] == []
 
 
 def test_for_range_reverse_and_not_installed(toy: Toy, tmp_path: Path) -> None:

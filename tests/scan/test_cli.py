@@ -23,9 +23,12 @@ def test_json_has_the_contract_shape(tree: Path) -> None:
     result = run_cli("scan", str(tree), "--arch", "sm_120", "--format", "json", "--no-cache")
     assert result.code == 1, result.err
     data = json.loads(result.out)
-    assert list(data) == ["arch", "targets", "findings", "skipped"]
+    assert list(data) == ["arch", "targets", "findings", "skipped", "notices"]
     assert data["arch"] == "12.0"
-    assert data["targets"] == [{"spec": str(tree), "root": str(tree), "files": 9}]
+    resolved = f"{tree} (directory {tree})"
+    assert data["targets"] == [
+        {"spec": str(tree), "root": str(tree), "files": 9, "kind": "path", "resolved": resolved}
+    ]
     first = data["findings"][0]
     assert {
         "rule",
@@ -173,7 +176,7 @@ def test_a_scan_process_ends_with_all_its_output_and_its_exit_code(tree: Path, t
     (tmp_path / "clean").mkdir()
     (tmp_path / "clean" / "m.py").write_text("x = 1\n")
     clean = subprocess.run([*cmd[:4], str(tmp_path / "clean"), *cmd[5:]], capture_output=True, timeout=120)
-    assert (clean.returncode, clean.stdout.decode().split()[0]) == (0, "0")
+    assert (clean.returncode, clean.stdout.decode().splitlines()[-1].split()[0]) == (0, "0")
 
 
 def test_a_usage_error_leaves_no_grep_running(tree: Path) -> None:

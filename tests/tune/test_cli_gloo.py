@@ -60,7 +60,7 @@ def test_gloo_launch_measures_both_ranks_and_records_why_the_rest_was_skipped(gl
     skipped = report["values"]["measured"]["not_measured"]
     assert skipped["nccl/graph"] == "CUDA graphs need a GPU"
     assert skipped["two_shot/eager"].startswith("torch symmetric memory needs CUDA GPUs")
-    assert "tables" not in report["values"]  # no GPU, no recommendation
+    assert report["values"]["tables"] == {} and "no GPU was measured" in report["values"]["no_values"]
     assert [r["bytes"] for r in report["rows"]] == [1024, 4096]
     assert (out / "allreduce.png").read_bytes()[:4] == b"\x89PNG"
     assert json.loads((out / "values.json").read_text()) == report["values"]
@@ -108,3 +108,50 @@ def test_bad_options_exit_2_with_one_line(args, message, tmp_path):
     assert result.code == 2
     assert message in result.err
     assert "Traceback" not in result.err
+
+
+def test_the_cpu_modes_values_file_is_refused_by_fix_with_the_reason(gloo_run, tmp_path):
+    """Round trip: what tune wrote is what fix reads; a CPU run measured nothing to apply, and
+    fix says that in one line (a values file of a GPU run is applied: test_fix_cli, test_tune_fix)."""
+    from tests.patches.helpers import commit_all, git, write
+
+    _, out = gloo_run
+    work = tmp_path / "work"
+    work.mkdir()
+    git(work, "init", "-q")
+    write(work, {"engine/comm.py": "MAX = {9: 1}\n"})
+    commit_all(work, "v1")
+    res = run_cli(
+        "fix", str(work), "-a", "12.0", "--values", str(out / "values.json"), "--store", str(tmp_path)
+    )
+    assert res.code == 2 and "Traceback" not in res.err
+    assert "has no values for capgap fix to apply: no GPU was measured (gloo on cpu)" in res.err
+    assert len(res.err.strip().splitlines()) == 1
+
+
+def test_without_a_gpu_the_cause_is_one_line_pointing_to_the_cpu_mode(tmp_path):
+    """The CPU torch here has no CUDA: the default (nccl, cuda) run fails, and says why."""
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a CUDA GPU")
+    out = tmp_path / "new" / "run"
+    result = run_cli("tune", "allreduce", "--nproc", "2", "--sizes", "1K", "--out", str(out))
+    assert result.code == 2
+    [line] = result.err.strip().splitlines()[-1:]
+    assert line.startswith("error: the sweep failed: ")
+    assert "no usable CUDA GPU" in line and "--dist-backend gloo --device cpu" in line
+    assert "worker.log" in line and (out / "worker.log").exists()  # the log stays, and says more
+    assert sorted(p.name for p in out.iterdir()) == ["worker.log"]
+
+
+def test_a_run_that_fails_before_measuring_leaves_no_directory(tmp_path, monkeypatch):
+    out = tmp_path / "new" / "run"
+    result = run_cli("tune", "allreduce", "--nproc", "0", "--out", str(out), *FAST)
+    assert result.code == 2 and "--nproc must be at least 1" in result.err
+    assert not (tmp_path / "new").exists()
+
+
+def test_cpu_mode_is_in_the_help():
+    result = run_cli("tune", "allreduce", "--help")
+    assert "--dist-backend" in result.out and "gloo" in result.out and "--device" in result.out

@@ -122,5 +122,6 @@ def test_an_eager_only_run_decides_by_eager():
 
 def test_nothing_is_recommended_from_a_cpu_run():
     _, values = analyse(make_raw({("nccl", "eager"): {K: 500.0}}, cc=None), 0.05)
-    assert "tables" not in values
+    assert (values["tables"], values["multimem_world_sizes"], values["arch"]) == ({}, {}, None)
+    assert values["no_values"].startswith("no GPU was measured")
     assert values["measured"]["link"]["note"].startswith("no GPU link information")

@@ -101,10 +101,44 @@ def _parse_shape(s: str) -> ArchSpec | None:
     return None
 
 
+def _tokens(text: str) -> list[str]:
+    words = re.split(r"[\s_\-]+", text.strip().strip("'\"").lower())
+    return [w for w in words if w and w != "nvidia"]
+
+
+def _within(part: list[str], whole: list[str]) -> bool:
+    return any(whole[i : i + len(part)] == part for i in range(len(whole) - len(part) + 1))
+
+
+def product_ccs(text: str) -> dict[str, list[str]]:
+    """cc -> the products of the facts that `text` names: its words in a product's name, in order
+    ("RTX PRO 6000": both RTX PRO 6000 Blackwell editions), or a product's in it ("NVIDIA H100
+    80GB HBM3": H100)."""
+    query = _tokens(text)
+    if not query or not any(c.isalpha() for w in query for c in w):
+        return {}
+    out: dict[str, list[str]] = {}
+    for cc, facts in all_facts().items():
+        for product in facts.products:
+            words = _tokens(product)
+            if words and (_within(query, words) or _within(words, query)):
+                out.setdefault(cc, []).append(product)
+    return out
+
+
 def parse_arch(text: str) -> ArchSpec:
-    """Parse a user's spelling; an unknown one is a UsageError naming the closest valid ones."""
+    """Parse a user's spelling, or a product name of the facts (`RTX PRO 6000`); an unknown one is
+    a UsageError naming the closest valid ones."""
     spec = try_parse_arch(text)
     if spec is None:
+        named = product_ccs(text)
+        if len(named) == 1:
+            [cc] = named
+            major, minor = (int(p) for p in cc.split("."))
+            return ArchSpec(major, minor)
+        if named:
+            which = "; ".join(f"{cc} ({', '.join(p)})" for cc, p in sorted(named.items()))
+            raise UsageError(f"{text!r} names GPUs of several archs: {which}; give the cc or a longer name")
         raise UsageError(f"unknown GPU architecture {text!r}; closest known: {', '.join(closest(text))}")
     if spec.suffix == "a" and spec.major < 9:
         raise UsageError(

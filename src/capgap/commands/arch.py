@@ -14,7 +14,9 @@ def register(app: typer.Typer) -> None:
 
 def arch(
     spelling: str = typer.Argument(..., help="Any spelling: 12.0, 120, sm_120a, compute_100f, '(9, 0)', ..."),
-    fmt: Format = typer.Option(Format.text, "--format", help="text (table) or json (one object)."),
+    fmt: Format = typer.Option(
+        Format.text, "--format", metavar="<text|json>", help="text (table) or json (one object)."
+    ),
 ) -> None:
     """Show what capgap knows about one compute capability (features, memory, interconnect)."""
     from capgap.arch import parse_arch

@@ -19,12 +19,14 @@ def binaries(
         ..., metavar="TARGET...", help="Directory, file, dist, requirement or wheel."
     ),
     arch: list[str] = typer.Option(
-        [], "--arch", help="Target GPU arch (12.0, sm_120, ...); repeatable. Default: this machine's GPUs."
+        [], "--arch", "-a", help="GPU arch (12.0, sm_120, ...); repeatable. Default: this machine's GPUs."
     ),
     python: Optional[str] = typer.Option(  # noqa: UP045 - older typer needs Optional
         None, "--python", help="Interpreter whose environment holds installed targets."
     ),
-    fmt: Format = typer.Option(Format.text, "--format", help="text (a table) or json (one object)."),
+    fmt: Format = typer.Option(
+        Format.text, "--format", metavar="<text|json>", help="text (a table) or json (one object)."
+    ),
     no_cache: bool = typer.Option(
         False, "--no-cache", help="Read every binary again (ignore capgap's cache)."
     ),

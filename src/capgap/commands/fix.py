@@ -20,7 +20,7 @@ def register(app: typer.Typer) -> None:
     @app.command("fix")
     def fix(
         target: str = typer.Argument(..., help="A git checkout directory or an installed distribution name."),
-        arch: str = typer.Option(..., "--arch", help="The GPU architecture to add (12.0, sm_120, ...)."),
+        arch: str = typer.Option(..., "--arch", "-a", help="The GPU arch to add (12.0, sm_120, ...)."),
         values: Path | None = typer.Option(None, "--values", help="Values measured by `capgap tune` (JSON)."),
         like: str | None = typer.Option(None, "--like", help="Copy values from this arch's entries."),
         dry_run: bool = typer.Option(False, "--dry-run", help="Print the diff; write nothing."),
@@ -40,21 +40,33 @@ def register(app: typer.Typer) -> None:
             None, "--python", help="Interpreter whose environment holds TARGET."
         ),
         name: str | None = typer.Option(None, "--name", help="Name of the saved patch (default fix-sm_XYZ)."),
-        fmt: Format = typer.Option(Format.text, "--format", help="Output format."),
+        only: list[str] = typer.Option(
+            [], "--only", help="Fix only this table (NAME or Class.NAME); repeatable. Default: every table."
+        ),
+        paths: list[str] = typer.Option(
+            [], "--path", help="Fix only in this file, directory or glob (relative to TARGET); repeatable."
+        ),
+        fmt: Format = typer.Option(Format.text, "--format", metavar="<text|json>", help="Output format."),
     ) -> None:
         """Insert the arch's entry into each capability table the scan finds without it.
 
         Values come from --values when it has them, else from a sibling arch (same family
         first, then the older arch with the most relevant features alike; --like overrides),
-        marked in a comment as not measured. Every edit is saved in the patch store as a
-        semantic patch, so `capgap upgrade` carries it over upstream changes.
+        marked in a comment as not measured. With --values, entries capgap copied earlier are
+        replaced by the measured values; entries you typed only with --prefer ours. Every edit
+        is saved in the patch store as a semantic patch, so `capgap upgrade` carries it over
+        upstream changes.
         """
         from capgap import output
+        from capgap.commands import text_or_json
         from capgap.semantic.fixrun import FixOptions, run_fix
+
+        text_or_json(fmt, "fix")
 
         run = run_fix(FixOptions(
             target=target, arch=arch, values=values, like=like, dry_run=dry_run, store=store,
             prefer=prefer.value, configs=configs, device=device, python=python, name=name,
+            only=tuple(only), paths=tuple(paths),
         ))
         for message in run.messages:
             output.info(message)
@@ -68,24 +80,25 @@ def register(app: typer.Typer) -> None:
 
 
 def _show(run, dry_run: bool) -> None:  # run: capgap.semantic.fixrun.FixRun
+    from rich.markup import escape
+
     from capgap import output
 
     plan = run.plan
     if run.configs is not None:
         _show_configs(run.configs, dry_run)
+    for kept in plan.kept:
+        output.info(escape(kept))
     if not plan.entries and not plan.skipped:
         output.info(f"nothing to fix: every capability table has an entry for {plan.arch.cc}")
         return
     lines = [
-        f"{e.edit.path}: {e.edit.symbol}[{e.edit.key}] = {_one_line(e.edit.value)}  "
-        + ("(measured)" if e.origin == "measured" else f"(copied from {e.copied_from}: {e.reason})")
+        f"{e.edit.path}: {e.edit.symbol}[{e.edit.key}] = {_one_line(e.edit.value)}  ({_origin(e)})"
         for e in plan.entries
     ]
     for where, reason in plan.skipped:
         output.warn(f"not fixed: {where}: {reason}")
     if dry_run:  # the diff alone on stdout, so it can be piped to `git apply`
-        from rich.markup import escape
-
         for line in lines:
             output.info(escape(line))
         output.raw(plan.diff())
@@ -95,6 +108,14 @@ def _show(run, dry_run: bool) -> None:  # run: capgap.semantic.fixrun.FixRun
     if run.patch:
         output.show(f"wrote {len(plan.changed)} file(s); saved as patch [bold]{run.patch}[/bold] "
                     f"in {run.store}")
+
+
+def _origin(entry) -> str:  # entry: capgap.semantic.fixer.PlannedEntry
+    if entry.origin == "measured":
+        return "measured" if entry.action != "replaced" else f"measured; {entry.reason}"
+    if entry.origin == "partly-measured":
+        return entry.edit.note
+    return f"copied from {entry.copied_from}: {entry.reason}"
 
 
 def _one_line(value: str) -> str:

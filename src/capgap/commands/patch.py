@@ -15,7 +15,18 @@ STORE = typer.Option(
     None, "--store", help="Patch store directory (default $CAPGAP_STORE or ./capgap-patches)."
 )
 PYTHON = typer.Option(None, "--python", help="Interpreter whose environment holds the distribution.")
-FORMAT = typer.Option(Format.text, "--format", help="Output format.")
+
+
+def _text_or_json(value):  # noqa: ANN001, ANN202 - typer passes an unannotated callback's parameter the value
+    from capgap.commands import text_or_json
+
+    text_or_json(value, "patch")
+    return getattr(value, "value", value)  # the string: typer converts the returned value again
+
+
+FORMAT = typer.Option(
+    Format.text, "--format", metavar="<text|json>", help="text or json.", callback=_text_or_json
+)
 STRICT = typer.Option(False, "--strict", help="Warnings (other version, ...) are failures: exit 1.")
 
 
@@ -39,11 +50,15 @@ def save(
     """Save the target's local changes (not yet in another patch) as patch NAME."""
     from capgap import output
     from capgap.errors import UsageError
-    from capgap.patches.detect import local_changes, resolve
+    from capgap.patches.detect import local_changes
+    from capgap.patches.recall import resolve_recalled
     from capgap.patches.run import session
     from capgap.patches.save import check_for_range, save_changes, uncovered
 
-    st, tgt = _store(store), resolve(target, python)
+    st = _store(store)
+    tgt, recalled = resolve_recalled(st, target, python)
+    if recalled:
+        output.info(recalled)
     if for_range:
         check_for_range(for_range, tgt)
     with session(st, tgt) as messages:
@@ -101,13 +116,18 @@ def show(name: str = typer.Argument(...), store: str | None = STORE, fmt: Format
     if fmt == Format.json:
         output.emit_json({**patch.to_json(), "diff": patch.diff_text()})
         finish(0)
-    from rich.syntax import Syntax
-
     target = patch.target
-    output.show(
+    header = (
         f"[bold]{patch.name}[/bold]: {target.get('kind')} {target.get('name')} "
         f"{target.get('version') or (target.get('commit') or '')[:12]}  created {patch.meta.get('created')}"
     )
+    if not output.stdout_is_terminal():  # `> fix.diff`, `| git apply`: the diff alone, byte for byte
+        output.info(header)
+        output.raw(patch.diff_text())
+        finish(0)
+    from rich.syntax import Syntax
+
+    output.show(header)
     output.show(Syntax(patch.diff_text(), "diff", theme="ansi_dark", background_color="default"))
     finish(0)
 
@@ -154,8 +174,10 @@ def apply(
         markers=conflict == "markers",
         dry_run=dry_run,
     )
-    results = [r for _t, rs, _m in runs for r in rs]
-    for _t, _rs, messages in runs:
+    results = [r for _t, rs, _m, _n in runs for r in rs]
+    for _t, _rs, messages, notes in runs:
+        for note in notes:
+            output.info(note)
         for msg in messages:
             output.warn(msg)
     damaged = st.damaged  # passed over by apply_all: the other patches were applied
@@ -165,8 +187,8 @@ def apply(
         output.emit_json(
             {
                 "targets": [
-                    {"target": t.desc(), "patches": [r.to_json() for r in rs], "messages": m}
-                    for t, rs, m in runs
+                    {"target": t.desc(), "patches": [r.to_json() for r in rs], "messages": m, "notes": n}
+                    for t, rs, m, n in runs
                 ],
                 "reverse": reverse,
                 "dry_run": dry_run,
@@ -174,7 +196,7 @@ def apply(
             }
         )
     else:
-        for tgt, rs, _m in runs:
+        for tgt, rs, _m, _n in runs:
             if rs:
                 print_results(rs, f"{'reverse ' if reverse else ''}apply on {tgt.label()}")
     finish(max(exit_code(results, strict), 1 if damaged else 0))

@@ -18,7 +18,9 @@ def probe(
     python: Optional[str] = typer.Option(  # noqa: UP045 - older typer needs Optional
         None, "--python", help="Inventory the packages of another environment's interpreter."
     ),
-    fmt: Format = typer.Option(Format.text, "--format", help="text (tables) or json (one object)."),
+    fmt: Format = typer.Option(
+        Format.text, "--format", metavar="<text|json>", help="text (tables) or json (one object)."
+    ),
 ) -> None:
     """Show this machine's GPUs, how they are joined, and the installed inference stack."""
     from capgap.errors import UsageError

@@ -19,7 +19,9 @@ def register(app: typer.Typer) -> None:
         "allreduce",
         context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
         help="Time NCCL and torch symmetric-memory all-reduce (eager and CUDA graph), check them against "
-        "NCCL, and write the values `capgap fix --values` reads. Options after `--` go to torchrun.",
+        "NCCL, and write the values `capgap fix --values` reads. Options after `--` go to torchrun "
+        "(two nodes: --nproc GPUS -- --nnodes 2 --node-rank N --rdzv-backend c10d --rdzv-endpoint "
+        "HOST:PORT on each). Without GPUs: --dist-backend gloo --device cpu.",
     )
     def allreduce(
         ctx: typer.Context,
@@ -34,13 +36,21 @@ def register(app: typer.Typer) -> None:
             "--allow-multicast",
             help="Let NCCL/torch use NVLink multicast (multimem) when the probe says it is supported.",
         ),
-        backend: str = typer.Option("nccl", "--dist-backend", hidden=True, help="gloo: the CPU test mode."),
-        device: str = typer.Option("cuda", "--device", hidden=True),
+        backend: str = typer.Option(
+            "nccl",
+            "--dist-backend",
+            help="nccl (GPUs), or gloo with --device cpu: the CPU mode, which checks the setup (torchrun, "
+            "nodes, output) on a machine without GPUs and measures no values to apply.",
+        ),
+        device: str = typer.Option("cuda", "--device", help="cuda, or cpu for the CPU mode (with gloo)."),
         repeats: int = typer.Option(20, "--repeats", hidden=True),
         max_iters: int = typer.Option(200, "--max-iters", hidden=True),
-        fmt: Format = typer.Option(Format.text, "--format", help="text or json."),
+        fmt: Format = typer.Option(Format.text, "--format", metavar="<text|json>", help="text or json."),
     ) -> None:
+        from capgap.commands import text_or_json
         from capgap.tune.allreduce import tune_allreduce
+
+        text_or_json(fmt, "tune allreduce")
         from capgap.tune.spec import SweepSpec, modes_from_option, parse_sizes
 
         spec = SweepSpec(
@@ -58,6 +68,8 @@ def register(app: typer.Typer) -> None:
 
         if fmt == Format.json:
             output.emit_json(report.to_json(result))
+        elif result.other_node is not None:
+            report.render_other_node(result)
         else:
             report.render_text(result)
         finish(1 if result.failed_checks else 0)

@@ -21,11 +21,16 @@ def upgrade(
     strict: bool = typer.Option(False, "--strict", help="Warnings are failures: exit 1."),
     store: str | None = typer.Option(None, "--store", help="Patch store directory."),
     python: str | None = typer.Option(None, "--python", help="Interpreter whose environment holds the dist."),
-    fmt: Format = typer.Option(Format.text, "--format", help="Output format."),
+    fmt: Format = typer.Option(Format.text, "--format", metavar="<text|json>", help="Output format."),
 ) -> None:
-    """Save every local change, put pristine files back, run CMD, re-apply every patch."""
+    """Save every local change, put pristine files back, run CMD, re-apply every patch.
+
+    CMD's own output is shown as it runs, on stderr, between capgap's lines (`capgap: ...`)."""
     from capgap import output
+    from capgap.commands import text_or_json
     from capgap.errors import UsageError
+
+    text_or_json(fmt, "upgrade")
     from capgap.patches.report import exit_code, print_results
     from capgap.patches.store import Store, store_dir
     from capgap.patches.upgrade import upgrade as do_upgrade
@@ -41,6 +46,8 @@ def upgrade(
         rollback_on_conflict=rollback_on_conflict,
         markers=conflict == "markers",
     )
+    for note in report.notes:
+        output.info(note)
     for msg in report.messages:
         output.warn(msg)
     if fmt == Format.json:
@@ -55,8 +62,6 @@ def upgrade(
             print_results(report.results, "patches")
         if report.rolled_back:
             output.show(f"[yellow]pre-upgrade state restored[/yellow]: {report.rolled_back}")
-            if report.command_rc:
-                output.info(report.command_output.rstrip())
     code = exit_code(report.results, strict)
     finish(1 if report.rolled_back else code)
 

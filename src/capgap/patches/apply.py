@@ -63,6 +63,11 @@ class PatchResult:
     outcome: str
     files: list[FileResult] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    # every path the patch touched: as it was before the run, as the patch found it (after the
+    # patches before it), and once the patch is in: what rebase.py records after a re-apply
+    before: dict[str, bytes | None] = field(default_factory=dict, repr=False)
+    base: dict[str, bytes | None] = field(default_factory=dict, repr=False)
+    after: dict[str, bytes | None] = field(default_factory=dict, repr=False)
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -273,16 +278,21 @@ def apply_patches(
             continue
         files = [plan_file(target, view, patch, e, reverse, markers) for e in patch.files]
         outcome = max((f.outcome for f in files), key=RANK.index, default="applied-already")
+        paths = sorted({e.path for e in patch.files} | {p for f in files for p in f.writes})
+        base = {p: view.read(p) for p in paths}
         if outcome != "conflict" or markers:
             for f in files:
                 view.planned.update(f.writes)
+            after = {p: view.read(p) for p in paths}
+            before = {p: view.read_original(p) for p in paths}
         else:
+            after, before, base = {}, {}, {}
             for f in files:
                 if f.writes:
                     f.detail += " (not written: another file of this patch conflicts)"
                     f.writes = {}
         warnings += [w for f in files for w in f.warnings]
-        results.append(PatchResult(patch.name, outcome, files, warnings))
+        results.append(PatchResult(patch.name, outcome, files, warnings, before, base, after))
     changes = [
         (rel, view.read_original(rel), data)
         for rel, data in sorted(view.planned.items())

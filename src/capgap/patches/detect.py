@@ -17,6 +17,7 @@ import io
 import os
 import stat
 import subprocess
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,6 +61,8 @@ class PatchTarget:
             "version": self.version,
             "commit": self.commit,
             "root": str(self.root) if self.kind == "git" else None,
+            # the environment that holds the dist, so later runs need no --python
+            "python": (self.python or sys.executable) if self.kind == "dist" else None,
         }
 
     def label(self) -> str:
@@ -220,6 +223,27 @@ def _record(base: Path, files: list[str]) -> dict[str, str | None]:
     return out
 
 
+def interpreter_path(python: str | None) -> str | None:
+    """--python as an absolute path (not resolved: a venv's python is a symlink out of the venv),
+    so that the store can record it and a later run from another directory finds it."""
+    if not python:
+        return None
+    python = os.path.expanduser(python)
+    if os.sep not in python:
+        import shutil
+
+        return shutil.which(python) or python
+    return os.path.abspath(python)
+
+
+def not_installed(name: str, python: str | None) -> str:
+    """The error for a dist that is not where we looked: name the environment, suggest --python."""
+    where = python or f"{sys.executable} (the Python running capgap)"
+    other = "another environment's interpreter" if python else "the interpreter of the environment with it"
+    hint = f"pass --python PATH with {other}"
+    return f"distribution {name!r} is not installed in the environment of {where}; {hint}"
+
+
 def resolve(spec: str, python: str | None = None) -> PatchTarget:
     """A git checkout (a directory) or an installed dist (a name); not installed is an error."""
     path = Path(spec).expanduser()
@@ -236,9 +260,10 @@ def resolve(spec: str, python: str | None = None) -> PatchTarget:
         name = Requirement(spec).name
     except InvalidRequirement as exc:
         raise TargetError(f"{spec!r} is neither a directory nor a distribution name") from exc
+    python = interpreter_path(python)
     data = query_dist(name, python)
     if data is None:
-        raise TargetError(f"distribution {name!r} is not installed in {python or 'this environment'}")
+        raise TargetError(not_installed(name, python))
     dist_name, version = str(data["name"]), str(data["version"])
     direct = data.get("direct_url")
     if isinstance(direct, dict) and (direct.get("dir_info") or {}).get("editable"):

@@ -22,7 +22,10 @@ _BLOBS = ".capgap-pristine"
 
 
 def edit(store: Store, spec: str, python: str | None = None, dest: Path | None = None) -> Path:
-    target = resolve(spec, python)
+    from capgap.patches.recall import resolve_recalled
+
+    target, _recalled = resolve_recalled(store, spec, python)
+    python = target.python
     if target.kind != "dist":
         raise UsageError(f"{spec} is a git checkout: edit it in place, then `capgap patch save`")
     dest = dest or Path.cwd() / f"capgap-edit-{target.name}-{target.version}"

@@ -5,6 +5,8 @@ from __future__ import annotations
 from capgap.errors import CapgapError, StoreError, UsageError
 from capgap.patches.apply import PatchResult, apply_patches, select
 from capgap.patches.detect import PatchTarget, resolve
+from capgap.patches.rebase import rebase
+from capgap.patches.recall import resolve_recalled
 from capgap.patches.run import session
 from capgap.patches.store import Patch, Store
 
@@ -26,15 +28,17 @@ def _target_of(patch: Patch, python: str | None) -> PatchTarget:
         if not root:
             raise StoreError(f"patch {patch.name}: no checkout recorded; name the target")
         return resolve(str(root), python)
-    return resolve(str(t.get("name")), python)
+    return resolve(str(t.get("name")), python or (str(t["python"]) if t.get("python") else None))
 
 
 def groups(
-    store: Store, spec: str | None, python: str | None, only: list[str] | None
+    store: Store, spec: str | None, python: str | None, only: list[str] | None, notes: list[str] | None = None
 ) -> list[tuple[PatchTarget, list[Patch]]]:
     """Resolve every target first, so a missing one fails before anything is written."""
     if spec is not None:
-        target = resolve(spec, python)
+        target, recalled = resolve_recalled(store, spec, python)
+        if recalled and notes is not None:
+            notes.append(recalled)
         patches = select(store, target, only)
         for p in patches:
             if (p.target.get("kind"), p.target.get("name")) != (target.kind, target.name) and only:
@@ -60,17 +64,25 @@ def apply_all(
     reverse: bool = False,
     markers: bool = False,
     dry_run: bool = False,
-) -> list[tuple[PatchTarget, list[PatchResult], list[str]]]:
+) -> list[tuple[PatchTarget, list[PatchResult], list[str], list[str]]]:
+    """Per target: (target, results, warnings, notes); notes say which environment was used and
+    which patches are now recorded against the installed version (rebase.py)."""
     runs = []
-    for target, patches in groups(store, spec, python, only):
+    notes: list[str] = []
+    for target, patches in groups(store, spec, python, only, notes):
         if dry_run:
-            runs.append((target, apply_patches(store, target, patches, reverse=reverse, dry_run=True), []))
+            results = apply_patches(store, target, patches, reverse=reverse, dry_run=True)
+            runs.append((target, results, [], notes))
+            notes = []
             continue
         with session(store, target) as messages:
             results = apply_patches(store, target, patches, reverse=reverse, markers=markers)
+            if not reverse:
+                notes = notes + rebase(store, target, patches, results)
         if not patches:
             messages = [*messages, f"no saved patches for {target.label()} in {store.path}"]
-        runs.append((target, results, messages))
+        runs.append((target, results, messages, notes))
+        notes = []
     return runs
 
 

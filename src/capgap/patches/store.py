@@ -278,8 +278,13 @@ class Store:
         semantic: list[dict[str, object]] | None = None,
         note: str = "",
         replace: bool = False,
+        created: str | None = None,
+        extra: dict[str, object] | None = None,
     ) -> Patch:
-        """Write a patch atomically (built in a temp dir, then renamed into place)."""
+        """Write a patch atomically (built in a temp dir, then renamed into place).
+
+        `created`: keep an existing patch's place in the apply order (a rebase); `extra`: more
+        meta.json fields (where a rebased patch came from)."""
         check_name(name)
         for rel in files:
             check_rel(rel)
@@ -301,14 +306,15 @@ class Store:
         target = dict(target_desc)
         meta = {
             "format": FORMAT,
-            "target": {k: target.get(k) for k in ("kind", "name", "version", "commit", "root")},
+            "target": {k: target.get(k) for k in ("kind", "name", "version", "commit", "root", "python")},
             "for": target.get("for"),
             # microseconds: patches are applied in creation order, and two saved within one
             # second (a local tweak, then `capgap fix`) must keep theirs
-            "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
+            "created": created or datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),
             "capgap_version": __version__,
             "note": note,
             "files": entries,
+            **(extra or {}),
         }
         _write_new(tmp / "patch.diff", patch_diff(files).encode("utf-8", "surrogateescape"))
         if semantic:

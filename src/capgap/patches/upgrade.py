@@ -21,6 +21,8 @@ from capgap.patches.apply import PatchResult, apply_patches, select
 from capgap.patches.detect import PatchTarget, git, local_changes, resolve
 from capgap.patches.journal import Journal
 from capgap.patches.pristine import Pristine
+from capgap.patches.rebase import rebase
+from capgap.patches.recall import resolve_recalled
 from capgap.patches.run import session
 from capgap.patches.save import save_changes, uncovered
 from capgap.patches.staging import Staging
@@ -38,6 +40,7 @@ class UpgradeReport:
     results: list[PatchResult] = field(default_factory=list)
     rolled_back: str | None = None  # why the pre-upgrade state was restored
     messages: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # the environment used, patches rebased
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -49,18 +52,24 @@ class UpgradeReport:
             "rolled_back": self.rolled_back,
             "patches": [r.to_json() for r in self.results],
             "messages": self.messages,
+            "notes": self.notes,
         }
 
 
-def versions(target: PatchTarget) -> dict[str, str]:
-    """The stack inventory's versions when the probe is there, else the target's own."""
+def versions(target: PatchTarget, python: str | None = None) -> dict[str, str]:
+    """The stack inventory's versions of the target's environment (an installed dist's, or the
+    one --python names for a checkout; a checkout alone has none: capgap's own torch is not the
+    engine's), and the target's own version or commit."""
     out: dict[str, str] = {}
-    from capgap.probe.stack import inventory
+    python = target.python if target.kind == "dist" else python
+    stack = None
+    if target.kind == "dist" or python:
+        from capgap.probe.stack import inventory
 
-    try:
-        stack = inventory(python=target.python)
-    except Exception:  # the probe failing must not stop an upgrade: fall back to our own
-        stack = None
+        try:
+            stack = inventory(python=python)
+        except Exception:  # the probe failing must not stop an upgrade: fall back to our own
+            stack = None
     if stack is not None:
         for name, pkg in {**stack.components(), **stack.nccl()}.items():
             out[name] = pkg.version
@@ -95,12 +104,38 @@ def _undo_command(before: PatchTarget, python: str | None) -> None:
 
 
 def _run(cmd: list[str], cwd: str | None) -> tuple[int, str]:
+    """Run the upgrade command with its output shown as it comes (on stderr, so `--format json`
+    stays clean), between two lines of capgap's own; returns its exit code and its output's tail."""
+    import shlex
+    from collections import deque
+
+    from capgap import output
+
     env = {k: v for k, v in os.environ.items() if k != "CAPGAP_CRASH_AT"}
+    shown = shlex.join(cmd)
+    output.info(f"capgap: running {shown}")
+    started = time.monotonic()
+    tail: deque[str] = deque(maxlen=200)
     try:
-        proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, check=False)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+        )
     except OSError as exc:
+        output.info(f"capgap: cannot run {shown}: {exc}")
         return 127, str(exc)
-    return proc.returncode, (proc.stdout + proc.stderr)[-4000:]
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        output.passthrough(line)
+        tail.append(line)
+    rc = proc.wait()
+    output.info(f"capgap: {shown} exited with {rc} after {time.monotonic() - started:.1f} s")
+    return rc, "".join(tail)[-4000:]
 
 
 def upgrade(
@@ -115,9 +150,11 @@ def upgrade(
 ) -> UpgradeReport:
     if not cmd:
         raise UsageError("give the upgrade command after `--`, e.g. capgap upgrade . -- git pull")
-    target = resolve(spec, python)
+    target, recalled = resolve_recalled(store, spec, python)
+    python = target.python if target.kind == "dist" else python
     with session(store, target) as messages:
-        report = UpgradeReport(target.label(), versions(target), messages=list(messages))
+        report = UpgradeReport(target.label(), versions(target, python), messages=list(messages))
+        report.notes += [recalled] if recalled else []
         changes, skipped = local_changes(target, exclude=store.path)
         if skipped:  # its local change, if any, could be neither saved nor put back
             unread = "; ".join(f"{s.path}: {s.reason}" for s in skipped)
@@ -161,7 +198,8 @@ def upgrade(
             return report
         after = resolve(spec, python)
         journal.phase("reapply")
-        report.results = apply_patches(store, after, select(store, after), markers=markers, journal=journal)
+        patches = select(store, after)
+        report.results = apply_patches(store, after, patches, markers=markers, journal=journal)
         if rollback_on_conflict and any(r.outcome == "conflict" for r in report.results):
 
             def undo(phase: str) -> None:
@@ -176,5 +214,7 @@ def upgrade(
         elif staging is not None:
             report.messages += staging.restage(report.results)
         journal.finish()
-        report.versions_after = versions(after)
+        if not report.rolled_back:
+            report.notes += rebase(store, after, patches, report.results)
+        report.versions_after = versions(after, python)
         return report

@@ -47,6 +47,10 @@ class LazyDevices:
             self._names = tuple(self._find())
         return self._names
 
+    @property
+    def asked(self) -> bool:
+        return self._names is not None
+
     def surely_none(self) -> bool:
         if self._names is not None:
             return not self._names

@@ -18,6 +18,10 @@ def _show(text: str) -> None:
 def render_text(report: ScanReport, show_all: bool) -> None:
     from rich.markup import escape
 
+    for t in report.targets:  # what was scanned, as resolved (a downloaded wheel says so)
+        _show(f"[dim]scanned[/dim] {escape(t.resolved or t.target.spec)}")
+    for notice in report.notices:
+        output.info(f"notice: {escape(notice)}")
     shown = [
         (f, ti)
         for f, ti in zip(report.findings, report.finding_targets, strict=True)

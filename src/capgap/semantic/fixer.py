@@ -26,14 +26,37 @@ from capgap.semantic.sibling import arch_specific, choose_sibling
 from capgap.semantic.upsert import INSERTED, REPLACED, arch_keys, same_arch, style_of_table, upsert_source
 
 RULE = "table-missing-arch"
-# (symbol, arch, sibling value source, module source) -> measured value source, or None
-ValueLookup = Callable[[str, ArchSpec, str, str], "str | None"]
+MEASURED_NOTE = "measured on this machine by capgap tune"
+
+
+@dataclass(frozen=True)
+class MeasuredValue:
+    """A value from `--values`; `kept`: world sizes in it that were not measured but taken over
+    from the entry it was built on (a multimem list), so the comment can say which is which."""
+
+    value: str
+    measured: tuple[int, ...] = ()
+    kept: tuple[int, ...] = ()
+
+
+# (symbol, arch, base value source, module source) -> the measured value, or None; the base is
+# the sibling's value for a new entry, the entry itself when a measured value replaces it
+ValueLookup = Callable[[str, ArchSpec, str, str], "MeasuredValue | str | None"]
+
+
+def measured_note(found: MeasuredValue, base_origin: str) -> str:
+    """The entry's comment: what was measured, and where the rest came from (`base_origin`)."""
+    if not found.kept:
+        return MEASURED_NOTE
+    sizes = ", ".join(map(str, found.measured))
+    kept = ", ".join(map(str, found.kept))
+    return f"world size {sizes} {MEASURED_NOTE}; {kept} {base_origin}"
 
 
 @dataclass(frozen=True)
 class PlannedEntry:
     edit: SemanticEdit
-    origin: str  # "measured" | "copied"
+    origin: str  # "measured" | "partly-measured" (a multimem list) | "copied"
     copied_from: str  # the sibling's cc ("" when measured)
     reason: str  # why this sibling / where the value came from
     action: str  # inserted | replaced | same | kept-upstream
@@ -52,6 +75,7 @@ class FixPlan:
     updated: dict[str, str] = field(default_factory=dict)
     entries: list[PlannedEntry] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (path:symbol, reason)
+    kept: list[str] = field(default_factory=list)  # entries the user typed that --values left alone
 
     @property
     def changed(self) -> dict[str, str]:
@@ -76,6 +100,7 @@ class FixPlan:
         return {
             "arch": self.arch.cc, "root": str(self.root), "entries": [e.to_json() for e in self.entries],
             "files": sorted(self.changed), "skipped": [{"where": w, "reason": r} for w, r in self.skipped],
+            "kept": self.kept,
             "warnings": self.warnings(),
         }
 
@@ -187,11 +212,17 @@ def _plan_entry(
     assert isinstance(el, cst.DictElement)
     current = plan.updated[rel]
     sib_value = code_of(el.value)
-    value = measured(symbol, plan.arch, sib_value, current) if measured else None
+    found = measured(symbol, plan.arch, sib_value, current) if measured else None
+    if isinstance(found, str):
+        found = MeasuredValue(found)
     extra: tuple[str, ...] = ()
-    if value is not None:
-        origin, copied_from, reason = "measured", "", "--values"
-        note = "measured on this machine by capgap tune"
+    if found is not None:
+        value = found.value
+        note = measured_note(found, copied_note(code_of(el.key), sib_spec))
+        if found.kept:
+            origin, copied_from, reason = "partly-measured", sib_spec.cc, f"--values; the rest: {reason}"
+        else:
+            origin, copied_from, reason = "measured", "", "--values"
     else:
         origin, copied_from, value = "copied", sib_spec.cc, sib_value
         note = copied_note(code_of(el.key), sib_spec)

@@ -34,6 +34,8 @@ class FixOptions:
     device: str | None = None
     python: str | None = None
     name: str | None = None
+    only: tuple[str, ...] = ()  # table symbols (qualified or last name) to fix; () for all
+    paths: tuple[str, ...] = ()  # files, directories or globs (relative to the target) to fix in
 
 
 @dataclass
@@ -70,14 +72,17 @@ def _machine(device: str | None) -> Machine:
     return declared_machine(device) if device else probed_machine()
 
 
-def _patch_target(opts: FixOptions) -> Any:
-    from capgap.patches.detect import resolve
+def _patch_target(opts: FixOptions) -> tuple[Any, str | None]:
+    from capgap.patches.recall import resolve_recalled
+    from capgap.patches.store import Store, store_dir
 
     try:
-        return resolve(opts.target, opts.python)
+        if opts.python or Path(opts.target).expanduser().is_dir():
+            return resolve_recalled(Store(""), opts.target, opts.python)  # no store look-up needed
+        return resolve_recalled(Store(store_dir(opts.store)), opts.target, opts.python)
     except TargetError as exc:
         if opts.dry_run:
-            return None
+            return None, None
         raise TargetError(f"{exc}; capgap fix writes only to a git checkout or an installed "
                           "distribution, so the edit is kept as a patch (--dry-run shows the diff)") from exc
 
@@ -98,30 +103,112 @@ def run_fix(opts: FixOptions, scan: Scanner = scan_tables) -> FixRun:
     like = parse_arch(opts.like) if opts.like else None
     if opts.prefer not in ("upstream", "ours"):
         raise UsageError(f"--prefer must be 'ours' or 'upstream', not {opts.prefer!r}")
-    measured = None
+    measured = values = None
     if opts.values is not None:
         from capgap.semantic.values import measured_lookup
         from capgap.tune.values import load_values
 
-        measured = measured_lookup(load_values(opts.values))
-    target = _patch_target(opts)
+        values = load_values(opts.values)
+        if not values["tables"] and not values["multimem_world_sizes"]:
+            why = values.get("no_values") or "it holds no table values"
+            raise UsageError(f"{opts.values} has no values for capgap fix to apply: {why}")
+        measured = measured_lookup(values)
+    target, recalled = _patch_target(opts)
+    if target is not None and target.kind == "dist" and target.python:
+        opts = dataclasses.replace(opts, python=target.python)  # the scan reads the same environment
+    finished: list[str] = []
+    if target is not None and not opts.dry_run:
+        from capgap.semantic.writer import finish_updates
+
+        finished = finish_updates(_store(opts), target)
     scan_root, findings = scan(opts.target, arch, opts.python)
     root = Path(target.root) if target is not None else scan_root
     machine = _machine(opts.device)
-    plan = plan_fix(_rebase(findings, scan_root, root), root, arch, like=like, measured=measured,
-                    machine=machine, prefer=opts.prefer)
+    chosen = Chosen(opts, root)
+    findings = [f for f in _rebase(findings, scan_root, root) if chosen(f.path, f.symbol)]
+    plan = plan_fix(findings, root, arch, like=like, measured=measured, machine=machine, prefer=opts.prefer)
+    if values is not None and measured is not None:
+        from capgap.semantic.remeasure import plan_measured, value_tables, written_by_capgap
+        from capgap.semantic.values import answers
+
+        has = answers(values)
+        files = [rel for rel in _tree_files(target, root) if rel.endswith(".py") and chosen.path_ok(rel)]
+        tables = [t for t in value_tables(root, files, values, has) if chosen(t[0], t[1])]
+        written = written_by_capgap(_store(opts), target) if target is not None else {}
+        plan_measured(plan, tables, measured, written, prefer=opts.prefer, machine=machine)
     run = FixRun(plan, machine, dry_run=opts.dry_run)
+    run.messages += ([recalled] if recalled else []) + finished
+    run.messages += chosen.unmatched(arch.cc)
     if not opts.dry_run and plan.changed:
         from capgap.patches.store import Store, store_dir
         from capgap.semantic.writer import write_plan
 
         store = Store(store_dir(opts.store))
         note = f"capgap fix --arch {arch.cc}: {len(plan.records())} table entries"
-        patch, run.messages = write_plan(plan, store, target, name=opts.name, note=note)
+        patch, recovered = write_plan(plan, store, target, name=opts.name, note=note)
+        run.messages += recovered
         run.patch, run.store = patch.name, str(store.path)
     if opts.configs:
         run.configs = _fix_configs(opts, arch, target)
     return run
+
+
+class Chosen:
+    """--only SYMBOL and --path filters: which tables this run may touch."""
+
+    def __init__(self, opts: FixOptions, root: Path) -> None:
+        self.only = opts.only
+        self.paths = [self._relative(p, root) for p in opts.paths]
+        self.matched: set[str] = set()
+
+    @staticmethod
+    def _relative(spec: str, root: Path) -> str:
+        """A path that exists (absolute or from the cwd) relative to the target's root; else as
+        given (a path or glob relative to the root)."""
+        path = Path(spec).expanduser()
+        if path.exists():
+            try:
+                return path.resolve().relative_to(root.resolve()).as_posix() or "."
+            except ValueError:
+                raise UsageError(f"--path {spec} is outside the target {root}") from None
+        return spec.rstrip("/")
+
+    def path_ok(self, rel: str) -> bool:
+        from fnmatch import fnmatchcase
+
+        return not self.paths or any(
+            p == "." or rel == p or rel.startswith(p + "/") or fnmatchcase(rel, p) for p in self.paths
+        )
+
+    def __call__(self, rel: str, symbol: str) -> bool:
+        if not self.path_ok(rel):
+            return False
+        if not self.only:
+            return True
+        name = symbol.rsplit(".", 1)[-1]
+        hits = [s for s in self.only if s in (symbol, name)]
+        self.matched.update(hits)
+        return bool(hits)
+
+    def unmatched(self, cc: str) -> list[str]:
+        return [
+            f"--only {s}: no table of that name (under the --path given) needs an entry for {cc}"
+            for s in self.only
+            if s not in self.matched
+        ]
+
+
+def _store(opts: FixOptions) -> Any:
+    from capgap.patches.store import Store, store_dir
+
+    return Store(store_dir(opts.store))
+
+
+def _tree_files(target: Any, root: Path) -> list[str]:
+    """The target's own files: a checkout's tracked ones, a dist's RECORD; else every .py file."""
+    if target is not None:
+        return list(target.tracked_files())
+    return sorted(p.relative_to(root).as_posix() for p in root.rglob("*.py") if p.is_file())
 
 
 def _fix_configs(opts: FixOptions, arch: ArchSpec, patch_target: Any) -> list[Any]:

@@ -196,6 +196,30 @@ def _position(keyed: list[tuple[int, ArchSpec]], spec: ArchSpec, n: int) -> tupl
     return ("after" if order_of(closest) < order_of(spec) else "before"), i
 
 
+def _replace_with_comment(
+    table: cst.Dict, i: int, value: str, comment: str | None
+) -> tuple[cst.Dict, str | None]:
+    """Element `i` with `value` and `comment` instead of its own (the comment inside a multi-line
+    value's bracket, else at the end of the entry's line); (table, end-of-statement comment)."""
+    el = table.elements[i]
+    value_node, consumed = _comment_inside(cst.parse_expression(value), comment)
+    el = el.with_changes(value=value_node)
+    rbrace, line_comment = table.rbrace, None
+    if comment is not None and not consumed:
+        last = i + 1 == len(table.elements)
+        ws = table.rbrace.whitespace_before if last else getattr(el.comma, "whitespace_after", None)
+        if isinstance(ws, cst.ParenthesizedWhitespace):
+            ws = ws.with_changes(first_line=_eol(comment))
+            if last:
+                rbrace = rbrace.with_changes(whitespace_before=ws)
+            else:
+                el = el.with_changes(comma=el.comma.with_changes(whitespace_after=ws))  # type: ignore[union-attr]
+        else:  # a one-line table: the statement's line
+            line_comment = comment
+    elements = [*table.elements[:i], el, *table.elements[i + 1 :]]
+    return table.with_changes(elements=elements, rbrace=rbrace), line_comment
+
+
 def upsert(
     table: cst.Dict,
     spec: ArchSpec,
@@ -204,12 +228,14 @@ def upsert(
     style: str | None = None,
     comment: str | None = None,
     prefer: str = "ours",
+    recomment: bool = False,
 ) -> tuple[cst.Dict, EntryChange, str | None]:
     """Put `spec`'s entry with `value` into `table`; returns (table, change, end-of-line comment).
 
     `prefer="upstream"` leaves an existing, different entry alone (KEPT_UPSTREAM);
-    `prefer="ours"` replaces its value (REPLACED). An equal entry is SAME: nothing changes,
-    which makes every upsert idempotent.
+    `prefer="ours"` replaces its value (REPLACED), and with `recomment` its comment by `comment`
+    (a measured value over a copied one must not keep "copied from"). An equal entry is SAME:
+    nothing changes, which makes every upsert idempotent.
     """
     style = style or style_of_table(table) or "major-int"
     keyed = arch_keys(table)
@@ -218,13 +244,17 @@ def upsert(
             el = table.elements[i]
             assert isinstance(el, cst.DictElement)
             key, existing = code_of(el.key), code_of(el.value)
-            if same_value(existing, value):
+            if same_value(existing, value) and not recomment:
                 return table, EntryChange(SAME, key, existing), None
             if prefer == "upstream":
                 return table, EntryChange(KEPT_UPSTREAM, key, existing, previous=value), None
+            change = EntryChange(REPLACED, key, value, existing)
+            if recomment:
+                new_table, line_comment = _replace_with_comment(table, i, value, comment)
+                return new_table, change, line_comment
             elements = list(table.elements)
             elements[i] = el.with_changes(value=cst.parse_expression(value))
-            return table.with_changes(elements=elements), EntryChange(REPLACED, key, value, existing), None
+            return table.with_changes(elements=elements), change, None
     where, at = _position(keyed, spec, len(table.elements))
     like = table.elements[at] if at >= 0 else None
     like_el = like if isinstance(like, cst.DictElement) else None
@@ -254,15 +284,22 @@ class UpsertEntry(ScopedTableTransformer):
         style: str | None = None,
         comment: str | None = None,
         prefer: str = "ours",
+        recomment: bool = False,
     ) -> None:
         super().__init__(symbol)
         self.spec, self.value, self.style = spec, value, style
-        self.comment, self.prefer = comment, prefer
+        self.comment, self.prefer, self.recomment = comment, prefer, recomment
         self.changes: list[EntryChange] = []
 
     def transform_table(self, table: cst.Dict) -> cst.Dict:
         new_table, change, line_comment = upsert(
-            table, self.spec, self.value, style=self.style, comment=self.comment, prefer=self.prefer
+            table,
+            self.spec,
+            self.value,
+            style=self.style,
+            comment=self.comment,
+            prefer=self.prefer,
+            recomment=self.recomment,
         )
         self.changes.append(change)
         if line_comment is not None:
@@ -279,9 +316,12 @@ def upsert_source(
     style: str | None = None,
     comment: str | None = None,
     prefer: str = "ours",
+    recomment: bool = False,
 ) -> tuple[str, list[EntryChange]]:
     """Upsert into the module text `source`; ([] changes) when the symbol has no dict table."""
     module = cst.parse_module(source)
-    transform = UpsertEntry(symbol, spec, value, style=style, comment=comment, prefer=prefer)
+    transform = UpsertEntry(
+        symbol, spec, value, style=style, comment=comment, prefer=prefer, recomment=recomment
+    )
     new_module = module.visit(transform)
     return new_module.code, transform.changes

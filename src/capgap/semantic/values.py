@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from typing import Any
 
 from capgap.arch import ArchSpec
-from capgap.semantic.fixer import ValueLookup
+from capgap.semantic.fixer import MeasuredValue, ValueLookup
 from capgap.semantic.hardware import module_constants
 
 _UNITS = (1 << 30, 1 << 20, 1 << 10)
@@ -47,17 +48,32 @@ def _dict_src(items: list[tuple[str, str]], sibling: str) -> str:
     return "{\n" + body + closing + "}"
 
 
-def _multimem(sibling: str, measured: list[int], world_size: int) -> str | None:
+def _multimem(sibling: str, measured: list[int], world_size: int) -> MeasuredValue | None:
     try:
         current = ast.literal_eval(sibling)
     except (ValueError, SyntaxError):
         return None
     if not isinstance(current, (list, tuple)) or not all(isinstance(x, int) for x in current):
         return None
-    sizes = sorted((set(current) - {world_size}) | (set(measured) & {world_size}))
+    kept = sorted(set(current) - {world_size})  # not measured: as the base entry had them
+    sizes = sorted(set(kept) | (set(measured) & {world_size}))
     if isinstance(current, tuple):
-        return "(" + ", ".join(map(str, sizes)) + ("," if len(sizes) == 1 else "") + ")"
-    return "[" + ", ".join(map(str, sizes)) + "]"
+        text = "(" + ", ".join(map(str, sizes)) + ("," if len(sizes) == 1 else "") + ")"
+    else:
+        text = "[" + ", ".join(map(str, sizes)) + "]"
+    return MeasuredValue(text, measured=(world_size,), kept=tuple(kept))
+
+
+def answers(values: dict[str, Any]) -> Callable[[str], bool]:
+    """Whether the values file has something for a table of this (qualified) name."""
+    names = {k.rsplit(".", 1)[-1] for k in values.get("tables") or {}}
+    multimem = bool(values.get("multimem_world_sizes")) and bool(values.get("world_size"))
+
+    def has(symbol: str) -> bool:
+        name = symbol.rsplit(".", 1)[-1]
+        return name in names or (multimem and "multimem" in name.lower())
+
+    return has
 
 
 def measured_lookup(values: dict[str, Any]) -> ValueLookup:
@@ -67,7 +83,7 @@ def measured_lookup(values: dict[str, Any]) -> ValueLookup:
     values_cc = values.get("arch")
     world_size = int(values.get("world_size") or 0)
 
-    def lookup(symbol: str, arch: ArchSpec, sibling: str, module: str) -> str | None:
+    def lookup(symbol: str, arch: ArchSpec, sibling: str, module: str) -> MeasuredValue | None:
         name = symbol.rsplit(".", 1)[-1]
         per_arch = next((v for k, v in tables.items() if k.rsplit(".", 1)[-1] == name), None)
         if per_arch is not None:
@@ -76,7 +92,7 @@ def measured_lookup(values: dict[str, Any]) -> ValueLookup:
                 return None
             constants = module_constants(module)
             items = [(str(ws), _size_src(int(n), sibling, constants)) for ws, n in sorted(sizes.items())]
-            return _dict_src(items, sibling)
+            return MeasuredValue(_dict_src(items, sibling), measured=tuple(sorted(int(w) for w in sizes)))
         if "multimem" in name.lower() and world_size:
             measured = _per_arch(multimem, arch, values_cc)
             if measured is None:

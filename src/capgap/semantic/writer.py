@@ -30,13 +30,23 @@ def patch_name(store: Store, plan: FixPlan) -> str:
     return unique_name(store, f"fix-sm_{plan.arch.number}")
 
 
+def _superseded(patch: Patch) -> dict[str, str]:
+    """rel -> the patched sha256 this fix patch held before a later fix updated it."""
+    raw = patch.meta.get("superseded")
+    return {str(k): str(v) for k, v in raw.items()} if isinstance(raw, dict) else {}
+
+
 def unsaved_edits(store: Store, target: PatchTarget, rels: list[str]) -> list[str]:
     """Files with local edits that no saved patch holds: a fix patch over them would make
-    `upgrade` think they are saved, and their edits would be lost on the next upgrade."""
+    `upgrade` think they are saved, and their edits would be lost on the next upgrade. The
+    content a fix patch held before an update (a run killed before writing it) counts as saved:
+    the updated patch holds it plus the update."""
     from capgap.patches.apply import select
     from capgap.patches.journal import sha256
 
-    saved = {(e.path, e.patched_sha) for p in select(store, target) for e in p.files}
+    saved = set()
+    for p in select(store, target):
+        saved |= {(e.path, e.patched_sha) for e in p.files} | set(_superseded(p).items())
     out = []
     for rel in rels:
         current = sha256(target.current(rel))
@@ -56,6 +66,81 @@ def _same_patch(store: Store, files: dict[str, tuple[bytes | None, bytes | None]
             if {(e.path, e.pristine_sha, e.patched_sha) for e in patch.files} == want:
                 return patch
     return None
+
+
+def _update(
+    store: Store,
+    target: PatchTarget,
+    name: str,
+    files: dict[str, tuple[bytes | None, bytes | None]],
+    records: list[dict],
+) -> Patch | None:
+    """Fold this run's edits into the fix patch `name` when the files hold exactly what it wrote
+    (a measured value over a copied one): the patch keeps its pristine copies, its patched copies
+    become the new content, its records the new values. None: make a new patch instead."""
+    from capgap.patches.journal import sha256
+
+    if not store.exists(name):
+        return None
+    patch = store.load(name)
+    if (patch.target.get("kind"), patch.target.get("name")) != (target.kind, target.name):
+        return None
+    entries = {e.path: e for e in patch.files}
+    superseded = _superseded(patch)
+    merged = {e.path: patch.contents(e) for e in patch.files}
+    for rel, (before, after) in files.items():
+        entry = entries.get(rel)
+        if entry is None:
+            merged[rel] = (before, after)
+        elif sha256(before) == entry.patched_sha:
+            superseded[rel] = str(entry.patched_sha)
+            merged[rel] = (merged[rel][0], after)
+        elif sha256(after) == entry.patched_sha and superseded.get(rel) == sha256(before):
+            continue  # an update killed before its writes: the patch holds it already
+        else:
+            return None
+    held = {e.path: e.patched_sha for e in patch.files}
+    if {rel: sha256(after) for rel, (_b, after) in merged.items()} == held:
+        return patch
+    new = {(r.get("path"), r.get("symbol"), r.get("key")) for r in records}
+    semantic = [r for r in patch.semantic or [] if (r.get("path"), r.get("symbol"), r.get("key")) not in new]
+    return store.save_patch(
+        name,
+        {**patch.target, "for": patch.for_range},
+        merged,
+        semantic=semantic + records,
+        note=str(patch.meta.get("note") or ""),
+        replace=True,
+        created=str(patch.meta.get("created")),
+        extra={"superseded": superseded},
+    )
+
+
+def finish_updates(store: Store, target: PatchTarget) -> list[str]:
+    """Write what an update of a fix patch (see _update) saved but was killed before writing: a
+    file still holding the content the patch held before gets the patch's content now."""
+    from capgap.patches.apply import select
+    from capgap.patches.journal import Journal, sha256
+    from capgap.patches.run import session
+
+    if not store.path.is_dir():  # (a half-done replace of a patch is finished by the session)
+        return []
+    with session(store, target) as messages:
+        for patch in select(store, target):
+            superseded = _superseded(patch) if patch.name.startswith("fix-") else {}
+            writes = []
+            for e in patch.files:
+                old = superseded.get(e.path)
+                if old is not None and old != e.patched_sha:
+                    current = target.current(e.path)
+                    if sha256(current) == old:
+                        writes.append((e.path, current, patch.blob(e.patched_sha)))
+            if writes:
+                journal = Journal.start(store.run_dir(target.root), target.root, "fix", patch=patch.name)
+                journal.write_files(writes)
+                journal.finish()
+                messages.append(f"finished an interrupted update of patch {patch.name}")
+    return messages
 
 
 def write_plan(
@@ -85,6 +170,10 @@ def write_plan(
                 raise ConflictError(f"{rel} changed while capgap fix was planning; run it again")
             files[rel] = (before, after.encode("utf-8"))
         patch = _same_patch(store, files) if name is None else None  # an interrupted run saved it
+        if patch is None and name is None:
+            patch = _update(store, target, f"fix-sm_{plan.arch.number}", files, plan.records())
+            if patch is not None:
+                messages = [*messages, f"patch {patch.name} updated in place (its pristine copies kept)"]
         if patch is None:
             name = name or patch_name(store, plan)
             patch = store.save_patch(name, target.desc(), files, semantic=plan.records(), note=note)

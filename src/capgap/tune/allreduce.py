@@ -13,7 +13,7 @@ from capgap.tune import recommend
 from capgap.tune.link import closeness, link_limit
 from capgap.tune.recommend import Row
 from capgap.tune.spec import MULTIMEM, SweepSpec
-from capgap.tune.values import build_values
+from capgap.tune.values import build_values, no_values
 
 OUTPUT_FILES = ("values.json", "summary.json", "raw.json", "allreduce.png", "worker.log")
 
@@ -27,6 +27,7 @@ class TuneResult:
     files: dict[str, Path] = field(default_factory=dict)
     wall_s: float = 0.0
     notes: list[str] = field(default_factory=list)
+    other_node: Any = None  # launch.OtherNode: this node ran ranks, rank 0's node has the results
 
     @property
     def failed_checks(self) -> list[dict[str, Any]]:
@@ -39,6 +40,8 @@ def prepare_out_dir(out: Path | None) -> Path:
     out = out or Path(f"capgap-tune-allreduce-{stamp}")
     if out.exists() and not out.is_dir():
         raise UsageError(f"--out {out} exists and is not a directory")
+    _made_dirs.clear()
+    _made_dirs.extend(p for p in (out, *out.parents) if not p.exists())
     old = [out / name for name in OUTPUT_FILES if (out / name).exists()]
     if old:
         backup = out / f"previous-{stamp}"
@@ -47,6 +50,32 @@ def prepare_out_dir(out: Path | None) -> Path:
             path.replace(backup / path.name)
     out.mkdir(parents=True, exist_ok=True)
     return out
+
+
+_made_dirs: list[Path] = []  # the directories prepare_out_dir made (the innermost first)
+
+
+def remove_if_empty(out_dir: Path) -> None:
+    """After a failed or remote run: take away the directories this run made, if still empty."""
+    for path in _made_dirs:
+        try:
+            path.rmdir()
+        except OSError:  # not empty (worker.log says why the run failed), or not ours
+            return
+
+
+def plot_or_note(rows: list[Row], values: dict[str, Any], path: Path, title: str) -> Path | str:
+    """The PNG, or without matplotlib (the optional `plot` extra) a line saying how to get it."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return (
+            f"{path.name} not drawn: matplotlib is not installed (pip install 'capgap[plot]'; the "
+            "numbers are all in summary.json and raw.json)"
+        )
+    from capgap.tune.plot import plot
+
+    return plot(rows, values, path, title)
 
 
 def analyse(raw: dict[str, Any], margin: float) -> tuple[list[Row], dict[str, Any]]:
@@ -79,8 +108,14 @@ def analyse(raw: dict[str, Any], margin: float) -> tuple[list[Row], dict[str, An
         measured["worst_spread"] = round(max(r.spread for r in rows), 4)
         measured["median_spread"] = round(sorted(r.spread for r in rows)[len(rows) // 2], 4)
     cc = env.get("cc")
-    if not modes or not cc:
-        return rows, {"measured": measured}  # nothing to recommend (CPU run, or NCCL only)
+    if not modes or not cc:  # nothing to recommend (CPU run, or NCCL only): say why in the file
+        if not cc:
+            ran = f"{env.get('dist_backend')} on {spec.get('device', 'cpu')}"
+            why = f"no GPU was measured ({ran}): a check of the setup"
+        else:
+            why = "only NCCL was measured (no symmetric-memory backend ran; see measured.not_measured)"
+        world = int(env["world_size"])
+        return rows, no_values(world_size=world, margin=margin, reason=why, measured=measured)
     decisive = "graph" if "graph" in modes else next(iter(modes))  # why graph: recommend.py
     measured["decided_by"] = decisive
     chosen = modes[decisive]
@@ -103,8 +138,7 @@ def tune_allreduce(
     torchrun_args: list[str],
     allow_multicast: bool = False,
 ) -> TuneResult:
-    from capgap.tune.launch import multicast_supported, run_sweep
-    from capgap.tune.plot import plot
+    from capgap.tune.launch import OtherNode, multicast_supported, run_sweep
 
     if not 0.0 <= margin < 1.0:
         raise UsageError(f"--margin {margin} must be in [0, 1): a fraction such as 0.05")
@@ -119,14 +153,29 @@ def tune_allreduce(
     out_dir = prepare_out_dir(out)
     from capgap import output
 
+    nodes = any(a.startswith(("--nnodes", "--node-rank", "--node_rank")) for a in torchrun_args)
+    where = f"{out_dir} on the node that holds rank 0" if nodes else str(out_dir)
     output.info(
         f"measuring all-reduce: {len(spec.sizes)} sizes x {len(spec.backends)} backends x "
-        f"{len(spec.modes)} modes on {nproc} processes per node, results in {out_dir}"
+        f"{len(spec.modes)} modes on {nproc} processes per node, results in {where}"
     )
     started = time.monotonic()
-    raw, _log = run_sweep(spec, nproc, out_dir, torchrun_args, multicast=multicast)
+    try:
+        raw, _log = run_sweep(spec, nproc, out_dir, torchrun_args, multicast=multicast)
+    except BaseException:
+        remove_if_empty(out_dir)
+        raise
     wall = time.monotonic() - started
+    if isinstance(raw, OtherNode):  # the node holding rank 0 writes the results, not this one
+        (out_dir / "worker.log").unlink(missing_ok=True)
+        remove_if_empty(out_dir)
+        return TuneResult(out_dir, {}, [], {}, {}, wall, notes, other_node=raw)
     rows, values = analyse(raw, margin)
+    world = int(raw["environment"]["world_size"])
+    if world > nproc:
+        notes.append(
+            f"this node holds rank 0 of a world of {world} ({nproc} process(es) here): it wrote the results"
+        )
     values.setdefault("measured", {})["sweep_wall_s"] = round(wall, 1)
     files = {"raw": out_dir / "raw.json", "log": out_dir / "worker.log"}
     files["values"] = out_dir / "values.json"
@@ -139,5 +188,9 @@ def tune_allreduce(
         title = f"all-reduce {spec.dtype}, {env['world_size']} x {who}, torch {env['torch']}" + (
             f", NCCL {env['nccl']}" if env.get("nccl") else ""
         )
-        files["plot"] = plot(rows, values, out_dir / "allreduce.png", title)
+        drawn = plot_or_note(rows, values, out_dir / "allreduce.png", title)
+        if isinstance(drawn, Path):
+            files["plot"] = drawn
+        else:
+            notes.append(drawn)
     return TuneResult(out_dir, raw, rows, values, files, wall, notes)

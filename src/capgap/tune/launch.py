@@ -11,9 +11,11 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +72,38 @@ def _get(obj: Any, name: str, default: Any) -> Any:
     return obj.get(name, default) if isinstance(obj, dict) else getattr(obj, name, default)
 
 
+_ERROR_LINE = re.compile(r"^(?:[\w.]+\.)?(\w+(?:Error|Exception)): (.*)$", re.M)
+_NO_CUDA = re.compile(r"_cuda_|CUDA|NVIDIA driver|no kernel image|libcuda|nvml", re.I)
+CPU_MODE = "--dist-backend gloo --device cpu"
+
+
+def failure_cause(log: str) -> str | None:
+    """The exception a worker died of (the first one in the log, not torchrun's own), one line;
+    with a pointer to the CPU mode when it is about CUDA (a CPU-only torch, no GPU, no driver)."""
+    for match in _ERROR_LINE.finditer(log):
+        name, message = match.group(1), match.group(2).strip()
+        if name in {"ChildFailedError", "SignalException"}:
+            continue
+        cause = f"{name}: {message}"
+        if _NO_CUDA.search(cause):
+            cause += (
+                "; this torch or this machine has no usable CUDA GPU (the CPU mode "
+                f"`{CPU_MODE}` checks the setup without GPUs)"
+            )
+        return cause
+    return None
+
+
+@dataclass(frozen=True)
+class OtherNode:
+    """What a node that does not hold rank 0 did: its worker wrote this, rank 0's node the results."""
+
+    node_rank: int
+    ranks: list[int]
+    world_size: int
+    rank0_at: str  # MASTER_ADDR:MASTER_PORT as torchrun set it
+
+
 def run_sweep(
     spec: SweepSpec,
     nproc: int,
@@ -77,8 +111,9 @@ def run_sweep(
     torchrun_args: list[str],
     multicast: bool = False,
     timeout_s: float | None = None,
-) -> tuple[dict[str, Any], str]:
-    """Run the sweep; return (raw samples dict, the child's combined output)."""
+) -> tuple[dict[str, Any] | OtherNode, str]:
+    """Run the sweep; return (raw samples dict, or OtherNode on a node without rank 0, the
+    child's combined output)."""
     if nproc < 1:
         raise UsageError("--nproc must be at least 1")
     if importlib.util.find_spec("torch") is None:
@@ -102,10 +137,17 @@ def run_sweep(
         raise EnvironmentProblem(f"the sweep ran past {timeout_s:.0f} s and was stopped") from exc
     log = (proc.stdout or "") + (proc.stderr or "")
     (out_dir / "worker.log").write_text(log)
-    if proc.returncode != 0 or not raw_path.exists():
-        tail = " | ".join(line for line in log.strip().splitlines()[-6:])
-        raise EnvironmentProblem(
-            f"torchrun exited with {proc.returncode} (log: {out_dir / 'worker.log'}): {tail}"
-        )
+    node_path = Path(f"{raw_path}.node.json")
     spec_path.unlink()
+    if proc.returncode == 0 and not raw_path.exists() and node_path.exists():
+        node = json.loads(node_path.read_text())
+        node_path.unlink()
+        ranks, world = list(node["ranks"]), int(node["world_size"])
+        return OtherNode(int(node["node_rank"]), ranks, world, str(node["rank0_at"])), log
+    if proc.returncode != 0 or not raw_path.exists():
+        cause = failure_cause(log)
+        if cause is None:
+            cause = " | ".join(line for line in log.strip().splitlines()[-6:])
+        what = f"torchrun exited with {proc.returncode}" if proc.returncode else "no results were written"
+        raise EnvironmentProblem(f"the sweep failed: {cause} ({what}; log: {out_dir / 'worker.log'})")
     return json.loads(raw_path.read_text()), log

@@ -12,7 +12,23 @@ from capgap.tune.values import MAX_SIZES_SYMBOL
 SPREAD_WARN = 0.10  # like torch.utils.benchmark: say so when repeats disagree by more than this
 
 
+def other_node_line(result: TuneResult) -> str:
+    node = result.other_node
+    ranks = ", ".join(map(str, node.ranks))
+    return (
+        f"node rank {node.node_rank}: measured with rank(s) {ranks} of a world of {node.world_size}; "
+        f"the results (values.json, summary.json, raw.json) are written by the node holding rank 0 "
+        f"(rendezvous {node.rank0_at}), in the --out directory given there"
+    )
+
+
+def render_other_node(result: TuneResult) -> None:
+    output.show(other_node_line(result))
+
+
 def to_json(result: TuneResult) -> dict[str, Any]:
+    if result.other_node is not None:
+        return {"other_node": vars(result.other_node), "message": other_node_line(result)}
     return {
         "values": result.values,
         "files": {k: str(v) for k, v in result.files.items()},
@@ -81,8 +97,10 @@ def render_text(result: TuneResult) -> None:
             f"{check['backend']} at {format_size(check['bytes'])} differs from NCCL "
             f"(max abs error {check['max_abs_err']:.3g})"
         )
+    from rich.markup import escape
+
     for note in result.notes:
-        output.info(note)
+        output.info(escape(note))
     output.show(f"sweep {result.wall_s:.1f} s; wrote " + ", ".join(str(p) for p in result.files.values()))
 
 

@@ -58,6 +58,21 @@ def build_values(
     }
 
 
+def no_values(*, world_size: int, margin: float, reason: str, measured: dict[str, Any]) -> dict[str, Any]:
+    """The values file of a run that measured nothing `fix` could apply (a CPU/gloo run, NCCL
+    only): the same format, no tables, and `no_values` saying why (fix refuses it with that)."""
+    return {
+        "format": FORMAT,
+        "tables": {},
+        "multimem_world_sizes": {},
+        "arch": None,
+        "world_size": world_size,
+        "margin": margin,
+        "no_values": reason,
+        "measured": measured,
+    }
+
+
 def load_values(path: str | Path) -> dict[str, Any]:
     """Read and check a values file; world sizes and byte counts come back as ints."""
     try:

@@ -57,9 +57,23 @@ def main(argv: list[str] | None = None) -> int:
             tmp = Path(args.out + ".tmp")
             tmp.write_text(json.dumps(raw))
             tmp.replace(args.out)
+        elif os.environ.get("LOCAL_RANK", "0") == "0":  # another node: say what this one did
+            write_node_record(args.out, sweep.rank, sweep.world)
     finally:
         sweep.close()
     return 0
+
+
+def write_node_record(out: str, rank: int, world: int) -> None:
+    """`OUT.node.json` on a node without rank 0: its node rank, its ranks, where rank 0 is."""
+    local = int(os.environ.get("LOCAL_WORLD_SIZE", "1"))
+    record = {
+        "node_rank": int(os.environ.get("GROUP_RANK", rank // max(local, 1))),
+        "ranks": list(range(rank, rank + local)),
+        "world_size": world,
+        "rank0_at": f"{os.environ.get('MASTER_ADDR', '?')}:{os.environ.get('MASTER_PORT', '?')}",
+    }
+    Path(out + ".node.json").write_text(json.dumps(record))
 
 
 def timed_repeats_cpu(
