@@ -51,7 +51,11 @@ _COMMENT = re.compile(r"#[^\n]*")
 _GUARDED_LINES = 400  # what a gate guards is read this far at most
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 _BRANCHES = re.compile(r"\b(?:if|elif|while)\b")
-_FLAG_DENIES = re.compile(r"unsupported|not_supported|disable|skip|block|deny|exclude|broken|fallback", re.I)
+_FLAG_DENIES = re.compile(
+    r"unsupported|not_supported|disable|skip|block|deny|exclude|broken|fallback|deprecat|workaround", re.I
+)
+# Predicate names in a test (`is_sm100`, `has_device_capability`) say which arch, not what it needs.
+_PREDICATE_NAMES = re.compile(r"\b_?(?:is|has|supports?)_\w+")
 # (test or None, its line, the statements it runs or None, the file lines it spans, action, summary)
 ArmSpec = tuple["ast.expr | None", int, "list[ast.stmt] | None", "list[tuple[int, int]]", str, str]
 
@@ -449,7 +453,8 @@ class _Walker:
         if isinstance(value, ast.Call) and call_name(value.func) == "bool" and len(value.args) == 1:
             value = value.args[0]
         line = self._def_line.get(stmt.lineno, stmt.lineno)
-        yes: ArmSpec = (value, line, None, [], "positive", "returns True")
+        own = [(stmt.lineno, stmt.end_lineno or stmt.lineno)]  # `hasattr(gemm, "fp8_gemm_sm90")` is evidence
+        yes: ArmSpec = (value, line, None, own, "positive", "returns True")
         no: ArmSpec = (None, line, None, [], "reject", "returns False")
         self.decision("return", [yes, no], chain, scope, line)
 
@@ -481,6 +486,7 @@ class _Walker:
         arms: list[Arm] = []
         for test, arm_line, _stmts, span, action, what in specs:
             code = _COMMENT.sub("", self.file_text(span)) if span else ""  # "no tcgen05 here" is no need
+            code = _PREDICATE_NAMES.sub("", code)
             needs, where = evidence.needs_with_evidence(code.lower(), span[0][0] if span else 0)
             classes, seen = evidence.kernel_classes(code)
             for need, word in zip(classes, seen, strict=True):
@@ -507,7 +513,8 @@ class _Walker:
         if self._tested_later(flag, after):
             return
         action = "reject" if _FLAG_DENIES.search(flag) else "positive"
-        on: ArmSpec = (value, stmt.lineno, rest, [after], action, f"sets {flag} = True")
+        own = (stmt.lineno, stmt.end_lineno or stmt.lineno)
+        on: ArmSpec = (value, stmt.lineno, rest, [own, after], action, f"sets {flag} = True")
         off: ArmSpec = (None, stmt.lineno, None, [], "nothing", f"leaves {flag} False")
         self.decision("flag", [on, off], chain, scope, stmt.lineno)
 

@@ -46,7 +46,7 @@ def classify(body: list[ast.stmt]) -> tuple[str, str]:
         return "reject", what
     if isinstance(last, ast.Continue):
         return "reject", what
-    if all(_switches_off(s) or _logs_refusal(s) or _denies(s) for s in stmts):
+    if all(_switches_off(s) or _logs_refusal(s) or _denies(s) or _validates(s) for s in stmts):
         return "reject", what
     if any(_logs_refusal(s) for s in stmts):  # "X needs SM120; falling back to cuDNN SDPA", then a pick
         return "reject", what
@@ -97,11 +97,23 @@ def _refusing_value(value: ast.expr | None) -> bool:
     return False
 
 
+_ONE_OF = re.compile(r"(?:^|_)(?:splits?|stages|warps|ctas|chunks)$", re.I)
+
+
 def _switches_off(stmt: ast.stmt) -> bool:
-    """`use_x = False`, `self.enabled = None`, `x = 0`."""
+    """`use_x = False`, `self.enabled = None`, `x = 0`, and `num_splits = 1` / `NUM_STAGES = 1`
+    (pipelining or splitting turned off)."""
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Constant):
-        return stmt.value.value in (None, False, 0)
+        if stmt.value.value in (None, False, 0):
+            return True
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        return stmt.value.value == 1 and any(_ONE_OF.search(ast.unparse(t)) for t in targets)
     return False
+
+
+def _validates(stmt: ast.stmt) -> bool:
+    """An assert checks; a branch of nothing but asserts only restricts."""
+    return isinstance(stmt, ast.Assert)
 
 
 def _logs_refusal(stmt: ast.stmt) -> bool:
