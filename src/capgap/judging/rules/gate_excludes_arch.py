@@ -44,6 +44,10 @@ def _generic_for(r: Reached, arm: int, owners: list[str]) -> bool:
     return any(arm in r.reach[cc] for cc in all_facts() if _cc_key(cc) < _cc_key(first))
 
 
+def facts_of(cc: str) -> ArchFacts:
+    return all_facts()[cc]
+
+
 def _cc_key(cc: str) -> tuple[int, int]:
     major, minor = cc.split(".")
     return int(major), int(minor)
@@ -73,7 +77,11 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
     missed = {
         i: sibs
         for i, sibs in missed.items()
-        if d.arms[i].summary not in mine_says and all(_generic_for(r, j, sibs) for j in mine)
+        if d.arms[i].summary not in mine_says
+        and all(_generic_for(r, j, sibs) for j in mine)
+        # a path only a sibling of the target's own family gets (a GB10-only tweak for 12.0) is
+        # that product's tuning, not a path the target was left out of
+        and any(facts_of(cc).major != target.major for cc in sibs)
     }
     if not missed:
         return None
