@@ -98,6 +98,9 @@ def _show(run, dry_run: bool) -> None:  # run: capgap.semantic.fixrun.FixRun
     ]
     for where, reason in plan.skipped:
         output.warn(f"not fixed: {where}: {reason}")
+    for b in run.blockers:  # a chain: the entry alone does not turn the path on
+        where = f"{b['path']}:{b['line']} `{b['source']}`"
+        output.warn(escape(f"{b['table']}: still off after this fix: {where} ({b['why']})"))
     if dry_run:  # the diff alone on stdout, so it can be piped to `git apply`
         for line in lines:
             output.info(escape(line))

@@ -9,7 +9,17 @@ from typing import Protocol
 
 from capgap.judging import evidence, outcomes
 from capgap.judging.keys import classify_keys, resolve_value
-from capgap.judging.records import Arm, Decision, FileFacts, HelperDef, Scope, TableDef, TableUse, bind
+from capgap.judging.records import (
+    Arm,
+    Decision,
+    FeatureGuard,
+    FileFacts,
+    HelperDef,
+    Scope,
+    TableDef,
+    TableUse,
+    bind,
+)
 from capgap.judging.statements import (
     capish_key,
     exits,
@@ -84,7 +94,28 @@ def extract(
     _import_needs(facts, every)
     if facts.tables or facts.decisions:
         _native_sources(facts, every)
+    if facts.uses:
+        _feature_guards(facts, every)
     return facts
+
+
+# `if handle.multicast_ptr == 0:` / `if not has_multicast(...)`: read on the file's own lines, since
+# the statement cut keeps only what names a capability.
+_FEATURE_TEST = re.compile(
+    r"^[ \t]*(?:el)?if\b[^\n]*?(multicast|nvls|mnnvl|nvswitch)[^\n]*:[ \t]*(?:#.*)?$", re.M | re.I
+)
+
+
+def _feature_guards(facts: FileFacts, lines: list[str]) -> None:
+    text = "\n".join(lines)
+    if "multicast" not in text and "nvls" not in text.lower() and "mnnvl" not in text.lower():
+        return
+    for hit in _FEATURE_TEST.finditer(text):
+        needs, _ = evidence.needs_with_evidence(hit[0].lower())
+        needs = [n for n in needs if n in (("nvls_multicast",), ("nvswitch",))]
+        if needs:
+            line = text.count("\n", 0, hit.start()) + 1
+            facts.guards.append(FeatureGuard(line, hit[0].strip(), needs, ""))
 
 
 _SOURCE_NAME = re.compile(r"""["']([\w./{}\-]*?\.cuh?)["']""")

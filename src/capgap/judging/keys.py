@@ -48,7 +48,8 @@ def _key_cc(node: ast.expr) -> tuple[str, str] | None:
         if isinstance(v, str):
             if m := _DOTTED.match(v):
                 cc = f"{int(m[1])}.{m[2]}"
-                return ("dotted-str", cc) if cc in all_facts() else None
+                # `"10.7"` (an arch the facts do not list yet) is still a capability key
+                return ("dotted-str", cc) if cc in all_facts() or 7 <= int(m[1]) <= 15 else None
             if m := _SM.match(v):
                 cc = _cc_of_number(int(m[2]))
                 return ("sm-str", cc) if cc else None
@@ -87,7 +88,7 @@ def classify_keys(
             return None
         styles.add(got[0])
         keys.append(TableKey(_as_written(node, lines), got[1]))
-    if len(styles) != 1 or not keys:
+    if len(styles) != 1 or not keys or not any(k.cc in all_facts() for k in keys):
         return None
     return styles.pop(), keys
 

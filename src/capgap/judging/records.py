@@ -270,6 +270,17 @@ class Decision:
 
 
 @dataclass
+class FeatureGuard:
+    """`if handle.multicast_ptr == 0: return`: a check of a hardware feature that turns a path off
+    whatever the arch tables say (what a table fix leaves in the way)."""
+
+    line: int
+    source: str
+    needs: list[tuple[str, ...]]
+    context: str
+
+
+@dataclass
 class BuildList:
     line: int
     symbol: str  # TORCH_CUDA_ARCH_LIST, -gencode, CMAKE_CUDA_ARCHITECTURES, cuda_archs
@@ -289,6 +300,7 @@ class FileFacts:
     # what the module itself evidently needs, read from its imports (`cutlass.cute.nvgpu.tcgen05`)
     needs: list[tuple[str, ...]] = field(default_factory=list)
     needs_from: list[str] = field(default_factory=list)
+    guards: list[FeatureGuard] = field(default_factory=list)
     sources: list[str] = field(default_factory=list)  # the `.cu` / `.cuh` it names (`{...}` as `*`)
     builds: list[BuildList] = field(default_factory=list)
     module_scope: Scope = field(default_factory=Scope)

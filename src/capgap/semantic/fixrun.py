@@ -47,10 +47,12 @@ class FixRun:
     store: str | None = None
     messages: list[str] = field(default_factory=list)
     configs: list[Any] | None = None  # capgap.configs.fixer.ConfigCopy, one per missing shape
+    # per fixed table, the feature checks that still turn its path off (the rest of a chain)
+    blockers: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         out = {**self.plan.to_json(), "dry_run": self.dry_run, "patch": self.patch, "store": self.store,
-               "machine": dataclasses.asdict(self.machine)}
+               "machine": dataclasses.asdict(self.machine), "blockers": self.blockers}
         if self.configs is not None:
             out["configs"] = [c.to_json() for c in self.configs]
         return out
@@ -136,7 +138,7 @@ def run_fix(opts: FixOptions, scan: Scanner = scan_tables) -> FixRun:
         tables = [t for t in value_tables(root, files, values, has) if chosen(t[0], t[1])]
         written = written_by_capgap(_store(opts), target) if target is not None else {}
         plan_measured(plan, tables, measured, written, prefer=opts.prefer, machine=machine)
-    run = FixRun(plan, machine, dry_run=opts.dry_run)
+    run = FixRun(plan, machine, dry_run=opts.dry_run, blockers=_blockers(findings, plan))
     run.messages += ([recalled] if recalled else []) + finished
     run.messages += chosen.unmatched(arch.cc)
     if not opts.dry_run and plan.changed:
@@ -196,6 +198,16 @@ class Chosen:
             for s in self.only
             if s not in self.matched
         ]
+
+
+def _blockers(findings: list[Finding], plan: FixPlan) -> list[dict[str, Any]]:
+    """What each table this fix writes still has in its way (`if handle.multicast_ptr == 0:`)."""
+    fixed = {(e.edit.path, e.edit.symbol) for e in plan.entries}
+    out: list[dict[str, Any]] = []
+    for f in findings:
+        if (f.path, f.symbol) in fixed:
+            out += [{"table": f.symbol, **b} for b in f.extra.get("blockers", [])]
+    return out
 
 
 def _store(opts: FixOptions) -> Any:

@@ -20,8 +20,9 @@ _DOTTED = re.compile(r"^\d{1,2}\.\d[af]?$")
 _SM = re.compile(r"^sm_?\d{2,3}[af]?$", re.I)
 
 
-def key_style_of(key_src: str) -> str | None:
-    """The style of one key's source text, or None when it is no arch key."""
+def key_style_of(key_src: str, known: bool = True) -> str | None:
+    """The style of one key's source text, or None when it is no arch key (`known=False`: also a
+    key spelled like an arch the facts do not list yet, such as `"10.7"`)."""
     try:
         value = ast.literal_eval(key_src.strip())
     except (ValueError, SyntaxError):
@@ -38,7 +39,10 @@ def key_style_of(key_src: str) -> str | None:
             style = "sm-str"
     elif isinstance(value, tuple) and len(value) == 2 and all(type(v) is int for v in value):
         style = "tuple"
-    if style is None or arch_of_key(key_src) is None:
+    # a string spelled like an arch ("10.7") is one even when the facts do not list it yet; an
+    # integer is only when it is a known arch (2, 4, 8 are world sizes)
+    lenient = not known and style in {"dotted-str", "sm-str"}
+    if style is None or (not lenient and arch_of_key(key_src) is None):
         return None
     return style
 
@@ -62,8 +66,8 @@ def arch_of_key(key_src: str) -> ArchSpec | None:
 
 def table_style(key_srcs: list[str]) -> str | None:
     """The one style all keys share, or None (mixed styles or non-arch keys: not a table)."""
-    styles = {key_style_of(k) for k in key_srcs}
-    if len(styles) != 1 or None in styles:
+    styles = {key_style_of(k, known=False) for k in key_srcs}
+    if len(styles) != 1 or None in styles or not any(arch_of_key(k) for k in key_srcs):
         return None
     return styles.pop()
 

@@ -82,6 +82,20 @@ def _expected(f: FileFacts, table: TableDef, arch: ArchSpec) -> tuple[str, str] 
     return None
 
 
+def _blockers(uses: list[tuple[FileFacts, TableUse]], arch: ArchSpec) -> list[dict[str, Any]]:
+    """Feature checks in the functions that read the table, after the read, that the target fails
+    (`if handle.multicast_ptr == 0: return` on a GPU without NVLS multicast): a chain of changes."""
+    out: list[dict[str, Any]] = []
+    for uf, use in uses:
+        for guard in uf.guards:
+            lack = evidence.lacking(guard.needs, arch.facts)
+            near = use.line < guard.line <= use.line + 150
+            if lack and near and not any(b["line"] == guard.line and b["path"] == uf.path for b in out):
+                why = f"it needs {evidence.describe(lack[0])}, which {arch.cc} lacks"
+                out.append({"path": uf.path, "line": guard.line, "source": guard.source, "why": why})
+    return out
+
+
 def _table_finding(
     f: FileFacts, table: TableDef, arch: ArchSpec, uses: list[tuple[FileFacts, TableUse]]
 ) -> Finding:
@@ -106,6 +120,14 @@ def _table_finding(
         severity = "low"
         extra["evidence"], about = expected
         consequence = f"expected: {table.name} is about {about}, which {arch.cc} lacks; {consequence}"
+    blockers = _blockers(uses, arch) if expected is None else []
+    if blockers:
+        extra["blockers"] = blockers
+        first = blockers[0]
+        consequence += (
+            f"; adding the entry is not enough: {first['path']}:{first['line']} `{first['source']}` "
+            f"turns it off too ({first['why']})"
+        )
     if best is not None:
         extra["reads"] = [f"{uf.path}:{u.line}" for uf, u in uses if uf is not best[0] or u is not best[1]][
             :5
