@@ -341,3 +341,20 @@ def test_tests_and_model_files_carry_where_they_sit(tmp_path: Path) -> None:
         "eng/models/llama.py": ("medium", "runtime", "llama"),
         "eng/tests/test_pick.py": ("low", "test", None),
     }
+
+
+def test_a_decorator_listing_capabilities_is_a_decision(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/router.py": """
+        from eng.utils import supported_compute_capability
+
+        @supported_compute_capability([90, 100, 103])
+        def _router_gemm_checks(a, b):
+            return a.shape[1] == b.shape[0]
+
+        @supported_compute_capability([80, 90, 100, 120])
+        def _rmsnorm_checks(x):
+            return x.is_contiguous()
+    """})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/router.py", 3)]
+    assert found[0].present == ("9.0", "10.0", "10.3")
+    assert found[0].extra["instead"] == "refuses _router_gemm_checks(): 'unsupported compute capability'"

@@ -60,6 +60,8 @@ _GATEISH = re.compile(
 _COMMENT = re.compile(r"#[^\n]*")
 _GUARDED_LINES = 400  # what a gate guards is read this far at most
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
+# Decorators that list the capabilities a function supports (FlashInfer's supported_compute_capability).
+_DECORATOR = re.compile(r"capabilit|(?:^|_)archs?(?:$|_)|(?:^|_)sms?(?:$|_)", re.I)
 _BRANCHES = re.compile(r"\b(?:if|elif|while)\b")
 _FLAG_DENIES = re.compile(
     r"unsupported|not_supported|disable|skip|block|deny|exclude|broken|fallback|deprecat|workaround", re.I
@@ -296,6 +298,33 @@ class _Walker:
         for alias in stmt.names:
             self.facts.imports[alias.asname or alias.name] = base
 
+    def capability_decorator(
+        self, dec: ast.expr, node: ast.FunctionDef | ast.AsyncFunctionDef, chain: list[str], scope: Scope
+    ) -> None:
+        """`@supported_compute_capability([90, 100, 103])`: the function is refused on the others."""
+        if not (isinstance(dec, ast.Call) and dec.args and _DECORATOR.search(call_name(dec.func))):
+            return
+        listed = dec.args[0]
+        if not (isinstance(listed, (ast.List, ast.Tuple, ast.Set)) and listed.elts):
+            return
+        if not all(isinstance(e, (ast.Constant, ast.Tuple)) for e in listed.elts):
+            return
+        test = ast.copy_location(
+            ast.Compare(ast.Name("compute_capability", ast.Load()), [ast.In()], [listed]), dec
+        )
+        ast.fix_missing_locations(test)
+        body = [(node.body[0].lineno, self.end_of(node))]
+        runs: ArmSpec = (test, dec.lineno, node.body, body, "positive", f"lets {node.name}() run")
+        refused: ArmSpec = (
+            None,
+            dec.lineno,
+            None,
+            [],
+            "error",
+            f"refuses {node.name}(): 'unsupported compute capability'",
+        )
+        self.decision("decorator", [runs, refused], [*chain, node.name], scope, dec.lineno)
+
     def helper_source(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
         """The helper's whole text, parsed only if a call is evaluated (a few hundred of a scan's
         thousands of helpers are)."""
@@ -320,6 +349,8 @@ class _Walker:
         first = next((st for st in node.body if not _docstring(st)), None)
         if first is not None:
             self._def_line[first.lineno] = node.lineno
+        for dec in node.decorator_list:
+            self.capability_decorator(dec, node, chain, scope)
         for dec in node.decorator_list:  # @skipIf(get_device_capability()[0] < 9, ...)
             if (
                 isinstance(dec, ast.Call)
