@@ -555,7 +555,7 @@ class _Walker:
                 if need not in needs:
                     needs.append(need)
                     where.append(word)
-            arms.append(Arm(test, arm_line, action, what, needs, where))
+            arms.append(Arm(test, arm_line, action, what, needs, where, self.src(arm_line)))
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
         self.facts.decisions.append(Decision(line, kind, arms, scope, self.src(line), ".".join(chain), end))
 

@@ -252,6 +252,7 @@ class Arm:
     summary: str  # a few words: "raises ValueError('...')", "returns 'triton'"
     needs: list[tuple[str, ...]]  # features its code evidently needs
     evidence: list[str]  # what each need was read from ("tcgen05 in line 120")
+    source: str = ""  # its line of source (an elif's, a guard's)
 
 
 @dataclass

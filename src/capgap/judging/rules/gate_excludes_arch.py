@@ -145,7 +145,7 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         consequence=consequence,
         message=message,
         arch=arch.cc,
-        source=d.source,
+        source=d.arms[decider].source if line != d.line and d.arms[decider].source else d.source,
         extra=extra,
     )
 
