@@ -142,9 +142,13 @@ _NEED_IMPORT = re.compile(
 )
 
 
+_IMPORT_WORDS = ("tcgen05", "warpgroup", "wgmma", "tmem", "umma", "multimem")
+
+
 def _import_needs(facts: FileFacts, lines: list[str]) -> None:
     text = "\n".join(lines)
-    if "import" not in text:
+    low = text.lower()
+    if not any(word in low for word in _IMPORT_WORDS):  # a plain `in` rules out nearly every file
         return
     for hit in _NEED_IMPORT.finditer(text):
         needs, _ = evidence.needs_with_evidence(hit[1].lower())
