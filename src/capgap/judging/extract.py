@@ -23,6 +23,7 @@ from capgap.judging.records import (
 from capgap.judging.statements import (
     capish_key,
     exits,
+    flat,
     made_of_constants,
     refuses,
     short,
@@ -58,6 +59,7 @@ _GATEISH = re.compile(
     r"capab|(^|_)sm_?(\d|$|_|version)|(^|_)cc($|_)|major|blackwell|hopper|ampere|(^|_)arch($|_)", re.I
 )
 _COMMENT = re.compile(r"#[^\n]*")
+_WHOLE_HELPER_LINES = 60  # a helper this long or shorter is kept whole
 _GUARDED_LINES = 400  # what a gate guards is read this far at most
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 # Decorators that list the capabilities a function supports (FlashInfer's supported_compute_capability).
@@ -330,9 +332,17 @@ class _Walker:
         self.decision("decorator", [runs, refused], [*chain, node.name], scope, dec.lineno)
 
     def helper_source(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
-        """The helper's whole text, parsed only if a call is evaluated (a few hundred of a scan's
-        thousands of helpers are)."""
-        return (self.statement_text(node),)
+        """A short helper's whole text (its guard clauses and several returns are one decision),
+        parsed only if a call is evaluated; of a long function only what a predicate is made of
+        (its returns and the assignments they may read): long functions are rarely predicates,
+        and their text is what a scan's workers would otherwise send and keep."""
+        if (node.end_lineno or node.lineno) - node.lineno <= _WHOLE_HELPER_LINES:
+            return (self.statement_text(node),)
+        return tuple(
+            self.statement_text(st)
+            for st in flat(node.body)
+            if isinstance(st, ast.Return) or (isinstance(st, ast.Assign) and self._worth_binding(st.value))
+        )
 
     def function(
         self,
