@@ -358,3 +358,27 @@ def test_a_decorator_listing_capabilities_is_a_decision(tmp_path: Path) -> None:
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/router.py", 3)]
     assert found[0].present == ("9.0", "10.0", "10.3")
     assert found[0].extra["instead"] == "refuses _router_gemm_checks(): 'unsupported compute capability'"
+
+
+def test_an_arch_list_in_a_message_or_an_f_string_is_no_build_list(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/build.py": """
+        import os
+
+        import torch
+
+        def set_arch():
+            capability = torch.cuda.get_device_capability()
+            arch = f"{capability[0]}.{capability[1]}"
+            os.environ["TORCH_CUDA_ARCH_LIST"] = f"{arch}{'+PTX' if arch == '9.0' else ''}"
+
+        def need_pplx():
+            raise ImportError(
+                "pplx-kernels is not installed: build it with "
+                "`TORCH_CUDA_ARCH_LIST=9.0a+PTX python3 setup.py bdist_wheel`"
+            )
+
+        os.environ["TORCH_CUDA_ARCH_LIST"] = "8.0 9.0"
+    """})
+    assert [(f.rule, f.line, f.missing) for f in found if f.rule == "build-missing-arch"] == [
+        ("build-missing-arch", 16, "12.0")
+    ]

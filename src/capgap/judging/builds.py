@@ -38,7 +38,11 @@ def find_build_lists(text: str, python_module: bool = False) -> list[BuildList]:
         if len(line) > 2000:
             continue
         m = _NAMED.search(line)
-        if m and python_module and m["sym"] != "TORCH_CUDA_ARCH_LIST":
+        if (
+            m
+            and python_module
+            and (m["sym"] != "TORCH_CUDA_ARCH_LIST" or _prose_or_formatted(line, m.start()))
+        ):
             m = None
         if m:
             items = [i for i in _ITEM.findall(m["list"]) if try_parse_arch(i) is not None]
@@ -53,6 +57,17 @@ def find_build_lists(text: str, python_module: bool = False) -> list[BuildList]:
             gencode_block.append((lineno, line.strip(), archs))
     out.extend(_flush(gencode_block))
     return out
+
+
+def _prose_or_formatted(line: str, start: int) -> bool:
+    """In Python, `TORCH_CUDA_ARCH_LIST=9.0a+PTX` inside a message (a line of a string literal) or a
+    value built in an f-string (`f"{arch}..."`: the device's own arch) is no build list."""
+    stripped = line.lstrip()
+    if stripped[:1] in {'"', "'"} or stripped[:2] in {'f"', "f'"}:
+        return True
+    return bool(re.search(r"""\bf["']""", line[start:])) or bool(
+        re.search(r"""\bf["'][^"']*$""", line[:start])
+    )
 
 
 def _flush(block: list[tuple[int, str, list[str]]]) -> list[BuildList]:
