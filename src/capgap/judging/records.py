@@ -208,16 +208,6 @@ def _lookup(scope: Scope, bound: dict[str, Any], ctx: Context) -> Any:
     return find
 
 
-def _flatten(body: list[ast.stmt]) -> list[ast.stmt]:
-    out: list[ast.stmt] = []
-    for stmt in body:
-        out.append(stmt)
-        if isinstance(stmt, (ast.If, ast.With, ast.Try)):
-            out.extend(_flatten(stmt.body))
-            out.extend(_flatten(getattr(stmt, "orelse", [])))
-    return out
-
-
 def _last(node: ast.AST) -> str:
     if isinstance(node, ast.Name):
         return node.id

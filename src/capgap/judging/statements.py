@@ -10,7 +10,6 @@ from collections.abc import Iterator
 from capgap.judging.symbolic import call_name
 
 CAPISH = re.compile(r"capab|(^|_)sm|arch|(^|_)cc($|_)|major", re.I)
-NEGATIVE_OPS = (ast.NotEq, ast.NotIn, ast.Lt, ast.LtE)
 
 
 _NOT_CHILDREN = frozenset(("ctx", "op", "ops"))  # Load/Store, Add, Eq...: leaves no caller looks for
@@ -96,12 +95,6 @@ def capish_key(node: ast.AST, pattern: re.Pattern[str] = CAPISH) -> bool:
         if name and pattern.search(name.split(".")[-1]):
             return True
     return False
-
-
-def is_negative(test: ast.expr) -> bool:
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return True
-    return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], NEGATIVE_OPS)
 
 
 def refuses(body: list[ast.stmt]) -> bool:
