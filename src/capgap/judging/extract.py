@@ -94,13 +94,20 @@ def extract(
     """`data`: the bytes `lines` were split from, if they decode as UTF-8 (finds hint lines in C)."""
     facts = FileFacts(path, module)
     _Walker(facts, lines, whole, data).block(tree.body, [], facts.module_scope, None, is_module=True)
-    every = whole.lines() if whole is not None else lines
-    _import_needs(facts, every)
+    # what the statement cut drops (imports, feature checks, source names) is read on the file's own
+    # text, joined and lowercased once
+    text = "\n".join(whole.lines() if whole is not None else lines)
+    low = text.lower()
+    _import_needs(facts, text, low)
     if facts.tables or facts.decisions:
-        _native_sources(facts, every)
+        _native_sources(facts, text)
     if facts.uses:
-        _feature_guards(facts, every)
+        _feature_guards(facts, text, low)
     return facts
+
+
+def _line_at(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
 
 
 # `if handle.multicast_ptr == 0:` / `if not has_multicast(...)`: read on the file's own lines, since
@@ -110,24 +117,21 @@ _FEATURE_TEST = re.compile(
 )
 
 
-def _feature_guards(facts: FileFacts, lines: list[str]) -> None:
-    text = "\n".join(lines)
-    if "multicast" not in text and "nvls" not in text.lower() and "mnnvl" not in text.lower():
+def _feature_guards(facts: FileFacts, text: str, low: str) -> None:
+    if "multicast" not in low and "nvls" not in low and "mnnvl" not in low:
         return
     for hit in _FEATURE_TEST.finditer(text):
         needs, _ = evidence.needs_with_evidence(hit[0].lower())
         needs = [n for n in needs if n in (("nvls_multicast",), ("nvswitch",))]
         if needs:
-            line = text.count("\n", 0, hit.start()) + 1
-            facts.guards.append(FeatureGuard(line, hit[0].strip(), needs, ""))
+            facts.guards.append(FeatureGuard(_line_at(text, hit.start()), hit[0].strip(), needs, ""))
 
 
 _SOURCE_NAME = re.compile(r"""["']([\w./{}\-]*?\.cuh?)["']""")
 
 
-def _native_sources(facts: FileFacts, lines: list[str]) -> None:
+def _native_sources(facts: FileFacts, text: str) -> None:
     """The `.cu` / `.cuh` files the module names; an f-string's `{...}` part matches anything."""
-    text = "\n".join(lines)
     if ".cu" not in text:
         return
     for hit in _SOURCE_NAME.finditer(text):
@@ -147,18 +151,15 @@ _NEED_IMPORT = re.compile(
 _IMPORT_WORDS = ("tcgen05", "warpgroup", "wgmma", "tmem", "umma", "multimem")
 
 
-def _import_needs(facts: FileFacts, lines: list[str]) -> None:
-    text = "\n".join(lines)
-    low = text.lower()
+def _import_needs(facts: FileFacts, text: str, low: str) -> None:
     if not any(word in low for word in _IMPORT_WORDS):  # a plain `in` rules out nearly every file
         return
     for hit in _NEED_IMPORT.finditer(text):
         needs, _ = evidence.needs_with_evidence(hit[1].lower())
         for need in needs:
             if need not in facts.needs:
-                line = text.count("\n", 0, hit.start()) + 1
                 facts.needs.append(need)
-                facts.needs_from.append(f"'{hit[1]}' imported at line {line}")
+                facts.needs_from.append(f"'{hit[1]}' imported at line {_line_at(text, hit.start())}")
 
 
 class _Walker:

@@ -41,7 +41,7 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
     facts = all_facts()
     for i in r.reach[target.cc]:
         arm = d.arms[i]
-        if arm.action != "positive" or arm.test is None and i == 0:
+        if arm.action != "positive":
             continue
         with_it = [cc for cc in r.archs_reaching(i) if cc != target.cc]
         others = [cc for cc in facts if i not in r.reach[cc]]
