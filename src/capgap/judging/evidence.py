@@ -40,7 +40,7 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
         ("tcgen05",),
         _spellings(
             "tcgen05",
-            r"tmem(?<=\btmem)\b",
+            r"tmem(?<=\btmem)(?:\b|_)",
             "_tmem",
             r"umma(?<=\bumma)\b",
             "sm_?100a",

@@ -15,7 +15,6 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from capgap import boundedread
-from capgap.judging import evidence
 from capgap.judging.records import FileFacts
 
 NATIVE_SUFFIXES = (".cu", ".cuh")
@@ -23,6 +22,16 @@ _MAX_SOURCES = 12  # sources read per module: a family of generated kernels says
 _MAX_BYTES = 4 << 20
 # What a source must spell to show an arch-specific need (library names are not enough here).
 _NATIVE_NEEDS = re.compile(r"tcgen05|\bumma\b|\btmem\b|tmem_|wgmma|warpgroup|multimem", re.I)
+# Each spelling's feature (`TMEM_NCOLS`: the `tmem_` spelling, which the name readers of
+# `evidence` do not take for TMEM, so the mapping is direct).
+_NATIVE_FEATURE: dict[str, tuple[str, ...]] = {
+    "tcgen05": ("tcgen05",),
+    "umma": ("tcgen05",),
+    "tmem": ("tcgen05",),
+    "wgmma": ("wgmma",),
+    "warpgroup": ("wgmma",),
+    "multimem": ("nvls_multicast",),
+}
 
 
 def index(paths: Iterable[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
@@ -102,5 +111,4 @@ def _needs_of(rel: str, path: str) -> tuple[list[tuple[str, ...]], list[str]]:
     hit = _NATIVE_NEEDS.search(text)
     if hit is None:
         return [], []
-    needs, _ = evidence.needs_with_evidence(hit[0].lower())
-    return needs, [f"'{hit[0]}' in {rel}" for _ in needs]
+    return [_NATIVE_FEATURE[hit[0].lower().rstrip("_")]], [f"'{hit[0]}' in {rel}"]
