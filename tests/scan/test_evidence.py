@@ -12,7 +12,7 @@ REFERENCE = (
     (("wgmma",), r"wgmma|warpgroup|sm_?90a|flash_?attn_?3|\bfa3\b|_fa3_|_sm90\b|_sm90_"),
     (
         ("tcgen05",),
-        r"tcgen05|\btmem\b|_tmem|\bumma\b|sm_?100a|_sm100\b|_sm100_|sm10x|trtllm_?gen|cutlass_mla",
+        r"tcgen05|\btmem\b|\btmem_|_tmem|\bumma\b|sm_?100a|_sm100\b|_sm100_|sm10x|trtllm_?gen|cutlass_mla",
     ),
     (("wgmma", "tcgen05"), r"deep_?gemm|flash_?mla"),
     (("tma",), r"\btma\b|_tma\b|\btma_|_tma_"),
@@ -22,8 +22,8 @@ REFERENCE = (
     (("nvswitch",), r"mnnvl|nvswitch"),
 )
 PIECES = (  # noqa: SIM905 - one string reads better than 55 quoted words
-    "wgmma warpgroup sm90a sm_90a flashattn3 flash_attn_3 fa3 _fa3_ _sm90 tcgen05 tmem _tmem umma sm100a "
-    "sm_100a _sm100 sm10x trtllmgen trtllm_gen cutlass_mla deepgemm deep_gemm flashmla flash_mla tma "
+    "wgmma warpgroup sm90a sm_90a flashattn3 flash_attn_3 fa3 _fa3_ _sm90 tcgen05 tmem tmem_ _tmem umma "
+    "sm100a sm_100a _sm100 sm10x trtllmgen trtllm_gen cutlass_mla deepgemm deep_gemm flashmla flash_mla tma "
     "_tma fp4 nvfp4 mxfp4 _fp4 e2m1 fp8 _fp8 e4m3 e5m2 multicast multimem nvls _nvls mnnvl nvswitch "
     "format stma tmax fp41 afp8 nvlsx é ü 9 _ . ( ) \n"
 ).split(" ")

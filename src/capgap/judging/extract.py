@@ -7,7 +7,7 @@ import ast
 import re
 from typing import Protocol
 
-from capgap.judging import evidence, outcomes
+from capgap.judging import evidence, outcomes, remarks
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
     Arm,
@@ -96,11 +96,15 @@ def extract(
     _Walker(facts, lines, whole, data).block(tree.body, [], facts.module_scope, None, is_module=True)
     # what the statement cut drops (imports, feature checks, source names) is read on the file's own
     # text, joined and lowercased once
-    text = "\n".join(whole.lines() if whole is not None else lines)
+    own = whole.lines() if whole is not None else lines
+    text = "\n".join(own)
     low = text.lower()
     _import_needs(facts, text, low)
+    remarks.add_module_needs(facts, own)
+    remarks.add_statement_needs(facts, own)
     if facts.tables or facts.decisions:
         _native_sources(facts, text)
+        _sibling_imports(facts, text)
     if facts.uses:
         _feature_guards(facts, text, low)
     return facts
@@ -138,6 +142,25 @@ def _native_sources(facts: FileFacts, text: str) -> None:
         name = re.sub(r"\{[^}]*\}", "*", hit[1])
         if name not in facts.sources and name.rsplit("/", 1)[-1] not in {"*.cu", "*.cuh"}:
             facts.sources.append(name)
+
+
+_SIBLING_IMPORT = re.compile(r"^[ \t]*from[ \t]+\.(\w*)[ \t]+import[ \t]+\(?([\w, \t]*)", re.M)
+
+
+def _sibling_imports(facts: FileFacts, text: str) -> None:
+    """The modules of its own package it imports (`from .cake_jit import ...`, `from . import x`),
+    read on the file's own lines: the cut drops imports that name no capability."""
+    if "from ." not in text:
+        return
+    package = facts.module.split(".")
+    if not facts.path.endswith("__init__.py"):
+        package = package[:-1]
+    for hit in _SIBLING_IMPORT.finditer(text):
+        names = [hit[1]] if hit[1] else [n.split(" as ")[0].strip() for n in hit[2].split(",")]
+        for name in filter(None, names):
+            module = ".".join([*package, name])
+            if module not in facts.siblings:
+                facts.siblings.append(module)
 
 
 # An import of an arch-specific instruction set: `from cutlass.cute.nvgpu import tcgen05`. Read on

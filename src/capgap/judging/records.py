@@ -48,6 +48,9 @@ class TableDef:
     keys: list[TableKey]
     named_like_arch: bool  # the name or a comment beside it speaks of archs
     source: str
+    # what the comment block beside it states the keyed code needs (judging.remarks)
+    needs: list[tuple[str, ...]] = field(default_factory=list)
+    needs_from: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -258,6 +261,9 @@ class Decision:
     context: str  # enclosing qualname
     end: int = 0  # the last line of its tests
     rest: tuple[int, int] = (0, 0)  # guard clauses: the file lines only archs that pass them reach
+    # what the comments above it and on its tests state a path needs (judging.remarks)
+    needs: list[tuple[str, ...]] = field(default_factory=list)
+    needs_from: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -296,4 +302,5 @@ class FileFacts:
     builds: list[BuildList] = field(default_factory=list)
     module_scope: Scope = field(default_factory=Scope)
     imports: dict[str, str] = field(default_factory=dict)  # local name -> "pkg.module" it came from
+    siblings: list[str] = field(default_factory=list)  # modules of its own package it imports
     skipped: str = ""  # reason, when the file could not be read or parsed

@@ -46,9 +46,7 @@ def index(paths: Iterable[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
 def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]]) -> None:
     """Give each module the needs most of the native sources it names spell (kernel sources
     first, a sample of them), and a module with none of its own those of the sibling modules it
-    imports (`cake_backend.py` importing `cake_jit.py`, which names the sources)."""
-    if not by_name:
-        return
+    imports (`cake_backend.py` importing `cake_jit.py`, which names the sources or states them)."""
     seen: dict[str, tuple[list[tuple[str, ...]], list[str]]] = {}
     own: dict[str, tuple[list[tuple[str, ...]], list[str]]] = {}
     for f in files:
@@ -65,11 +63,13 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
         where = [f"{counts[n][0]} ({len(counts[n])} of {len(found)} sources it names)" for n in needs]
         own[f.module] = (needs, where)
         _give(f, needs, where)
+    # what a module states or imports it needs passes to its siblings as what its sources spell does
+    own.update({f.module: (f.needs, f.needs_from) for f in files if f.needs and f.module not in own})
     for f in files:
         if f.module in own:
             continue
         package = f.module.rpartition(".")[0]
-        for source in dict.fromkeys(f.imports.values()):
+        for source in dict.fromkeys([*f.imports.values(), *f.siblings]):
             if source.rpartition(".")[0] == package and source in own:
                 needs, where = own[source]
                 _give(f, needs, [f"{w}, via {source}" for w in where])

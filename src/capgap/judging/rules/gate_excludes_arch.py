@@ -14,7 +14,7 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import evidence
+from capgap.judging import evidence, remarks
 from capgap.judging.reach import Reached, pure
 from capgap.judging.records import FileFacts
 
@@ -86,8 +86,12 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
     if not missed:
         return None
 
+    def said(i: int) -> tuple[list[tuple[str, ...]], list[str]]:
+        """What arm i's code needs, then what the comments on the decision state."""
+        return d.arms[i].needs + d.needs, d.arms[i].evidence + [f"{w} in a comment" for w in d.needs_from]
+
     def lacking(i: int) -> list[tuple[str, ...]]:
-        return [n for n in evidence.lacking(d.arms[i].needs, target) if _someone_has(n, missed[i])]
+        return [n for n in evidence.lacking(said(i)[0], target) if _someone_has(n, missed[i])]
 
     # a path the target could run is the gap to name; one it cannot run only explains the exclusion
     arm_i = min(missed, key=lambda i: (bool(lacking(i)), i))
@@ -110,11 +114,16 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         **place,
     }
     message = f"{symbol} leaves {arch.cc} out: {', '.join(sibs)} {taken}, {arch.cc} {instead}"
-    if not lack and refused:  # a kernel module that turns the target away: what it imports says why
-        lack = evidence.lacking(f.needs, target)
-        seen = f.needs_from[f.needs.index(lack[0])] if lack else ""
+    if not lack and refused:
+        # the refusal's own words say why ("... whose tcgen05 MMA ..."), or, in a kernel module
+        # that turns the target away, what the module imports or its docstring states
+        told = remarks.stated(" ".join(d.arms[i].summary for i in mine))
+        needs, seen_in = told[0] + f.needs, [f"{w} in the refusal" for w in told[1]] + f.needs_from
+        lack = [n for n in evidence.lacking(needs, target) if _someone_has(n, sibs)]
+        seen = seen_in[needs.index(lack[0])] if lack else ""
     else:
-        seen = arm.evidence[arm.needs.index(lack[0])] if lack else ""
+        needs, seen_in = said(arm_i)
+        seen = seen_in[needs.index(lack[0])] if lack else ""
     if lack:
         need = evidence.describe(lack[0])
         extra["evidence"] = seen

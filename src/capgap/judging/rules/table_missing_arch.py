@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from capgap.arch import ArchSpec
+from capgap.arch import ArchSpec, all_facts
 from capgap.findings import Finding
 from capgap.judging import evidence
 from capgap.judging.keys import covers, key_for
@@ -69,16 +69,30 @@ def _best_use(f: FileFacts, uses: list[tuple[FileFacts, TableUse]]) -> tuple[Fil
 
 
 def _expected(f: FileFacts, table: TableDef, arch: ArchSpec) -> tuple[str, str] | None:
-    """(evidence, the need) when the table is about something the target lacks: its name says so
-    (a multimem table), or the module imports what the target lacks (`tcgen05`). Keys such as
-    `sm_100a` are no evidence: engines build portable kernels for arch-specific targets too."""
-    needs, seen = evidence.needs_with_evidence(table.name.lower())
-    lack = evidence.lacking(needs, arch.facts)
-    if lack:
-        return f"{seen[needs.index(lack[0])]} in the table's name", evidence.describe(lack[0])
-    lack = evidence.lacking(f.needs, arch.facts)
-    if lack:
-        return f"{f.needs_from[f.needs.index(lack[0])]} in the module", evidence.describe(lack[0])
+    """(evidence, the need) when the table is about something the target lacks and an arch it
+    keys has: its name says so (a multimem table), the comments beside it or the module's
+    docstring do, or the module imports it (`tcgen05`). Keys such as `sm_100a` are no evidence:
+    engines build portable kernels for arch-specific targets too."""
+    keyed = [facts for k in table.keys if (facts := all_facts().get(k.cc)) is not None]
+
+    def lack(needs: list[tuple[str, ...]]) -> int:
+        for i, need in enumerate(needs):
+            if evidence.lacking([need], arch.facts) and (
+                not keyed or any(a.has(feat) for a in keyed for feat in need)
+            ):
+                return i
+        return -1
+
+    named, named_from = evidence.needs_with_evidence(table.name.lower())
+    for needs, seen, where in (
+        (named, named_from, "in the table's name"),
+        (table.needs, table.needs_from, "in the comments beside it"),
+        (f.needs, f.needs_from, ""),
+    ):
+        i = lack(needs)
+        if i >= 0:
+            said = seen[i] if "module" in seen[i] else f"{seen[i]} {where or 'in the module'}"
+            return said, evidence.describe(needs[i])
     return None
 
 

@@ -1,0 +1,115 @@
+"""Needs the code's authors state in words: comments beside a table or decision, a module's
+docstring and top-level comments, the text of a refusal.
+
+Only instruction-level words count (tcgen05, TMEM, UMMA, wgmma, multimem, NVLS multicast): "SM100
+only" says which arch, not why, and "mnnvl" in prose is mostly a backend's name. A mention under
+a negation ("plain CUDA, no tcgen05") is no need, and TMA or cluster multicast is no NVLS multicast.
+"""
+
+from __future__ import annotations
+
+import re
+
+from capgap.judging.records import FileFacts
+
+_STATED = re.compile(
+    r"tcgen05|\bumma\b|\btmem|\bwgmma\b|warp-?group(?:ed)?[ _-]mma|multimem|\bnvls\b|multicast", re.I
+)
+_FEATURE = (
+    ("tcgen05", ("tcgen05",)),
+    ("umma", ("tcgen05",)),
+    ("tmem", ("tcgen05",)),
+    ("wgmma", ("wgmma",)),
+    ("warp", ("wgmma",)),
+    ("multimem", ("nvls_multicast",)),
+    ("nvls", ("nvls_multicast",)),
+    ("multicast", ("nvls_multicast",)),
+)
+# A negation shortly before the mention, in the same clause: "no tcgen05", "without TMEM".
+_NEGATED = re.compile(r"(?:\bno|\bnot|\bwithout|n't|\bnon|\bnor|\bneither|\bnever)\b[^.;:\n]{0,24}$", re.I)
+_NOT_NVLS = re.compile(r"(?:\btma|cluster|cta)\W{0,3}(?:\w+\W{1,3}){0,1}$", re.I)
+_BLOCK_LINES = 20  # a comment block above a statement is read this far up
+
+
+def stated(text: str, first_line: int = 0) -> tuple[list[tuple[str, ...]], list[str]]:
+    """The needs `text` (comments or a message) states, and for each where: the word and its line."""
+    needs: list[tuple[str, ...]] = []
+    where: list[str] = []
+    if not _STATED.search(text):
+        return needs, where
+    for hit in _STATED.finditer(text):
+        before = text[max(0, hit.start() - 40) : hit.start()]
+        word = hit[0].lower()
+        if _NEGATED.search(before) or (word == "multicast" and _NOT_NVLS.search(before)):
+            continue
+        need = next(feats for prefix, feats in _FEATURE if word.startswith(prefix))
+        if need in needs:
+            continue
+        needs.append(need)
+        line = f" (line {first_line + text.count(chr(10), 0, hit.start())})" if first_line else ""
+        where.append(f"'{hit[0]}'{line}")
+    return needs, where
+
+
+def comment_block(lines: list[str], first: int, last: int = 0) -> tuple[str, int]:
+    """The comment lines right above line `first` and the comments on lines `first`..`last`
+    (1-based), as one text, and the file line it starts at."""
+    last = max(last, first)
+    i = first - 2
+    while i >= 0 and first - 2 - i < _BLOCK_LINES and lines[i].lstrip().startswith("#"):
+        i -= 1
+    start = i + 2
+    out = [ln.lstrip() for ln in lines[start - 1 : first - 1]]
+    for ln in lines[first - 1 : last]:
+        at = ln.find("#")
+        out.append(ln[at:] if at >= 0 else "")
+    return "\n".join(out), start
+
+
+def add_module_needs(facts: FileFacts, lines: list[str]) -> None:
+    """What the module's docstring and its top-level comments (column 0) state it needs. Read on
+    the file's own lines: the statement cut may have dropped the docstring."""
+    parts: list[tuple[str, int, str]] = []
+    doc = _docstring(lines)
+    if doc is not None:
+        parts.append((*doc, "docstring"))
+    for n, ln in enumerate(lines, 1):
+        if ln.startswith("#") and _STATED.search(ln):
+            parts.append((ln, n, "comments"))
+    for text, line, kind in parts:
+        needs, where = stated(text, line)
+        for need, seen in zip(needs, where, strict=True):
+            if need not in facts.needs:
+                facts.needs.append(need)
+                facts.needs_from.append(f"{seen} in the module's {kind}")
+
+
+_DOC_START = re.compile(r"""^[rRuU]?(\"\"\"|''')""")
+
+
+def _docstring(lines: list[str]) -> tuple[str, int] | None:
+    """The module docstring's text and first line: the first statement, when a triple-quoted string."""
+    for n, ln in enumerate(lines[:200], 1):
+        if not ln.strip() or ln.startswith("#"):
+            continue
+        start = _DOC_START.match(ln)
+        if start is None:
+            return None
+        quote = start[1]
+        body = [ln[start.end() :]]
+        if quote in body[0]:
+            return body[0], n
+        for ln2 in lines[n : n + 400]:
+            body.append(ln2)
+            if quote in ln2:
+                break
+        return "\n".join(body), n
+    return None
+
+
+def add_statement_needs(facts: FileFacts, lines: list[str]) -> None:
+    """Each table's and decision's comment block (above it and on its test's lines)."""
+    for table in facts.tables:
+        table.needs, table.needs_from = stated(*comment_block(lines, table.line))
+    for d in facts.decisions:
+        d.needs, d.needs_from = stated(*comment_block(lines, d.line, d.end))
