@@ -382,3 +382,92 @@ def test_an_arch_list_in_a_message_or_an_f_string_is_no_build_list(tmp_path: Pat
     assert [(f.rule, f.line, f.missing) for f in found if f.rule == "build-missing-arch"] == [
         ("build-missing-arch", 16, "12.0")
     ]
+
+
+def test_an_arm_written_for_the_target_is_its_own_though_hopper_shares_it(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/xqa.py": """
+        from eng.platforms import current_platform
+
+        def use_trtllm(is_prefill):
+            if not artifactory_reachable():
+                return False
+            # SM90 and SM12x have XQA decode only.
+            if current_platform.is_device_capability(
+                90
+            ) or current_platform.is_device_capability_family(120):
+                return not is_prefill
+            return current_platform.is_device_capability_family(100)
+    """
+        },
+    )
+    assert found == []
+
+
+def test_returning_an_empty_list_and_split_k_one_are_restrictions(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/warm.py": """
+        from eng.platforms import current_platform
+
+        def warmup_shapes(cfg):
+            if current_platform.is_device_capability_family(110):
+                return []
+            return [cfg]
+
+        def splits(n):
+            split_k = max(1, n)
+            if not current_platform.is_device_capability((12, 0)):
+                split_k = 1
+            return split_k
+    """
+        },
+    )
+    assert found == []
+
+
+def test_a_hopper_only_preference_blackwell_does_not_share_is_no_loss(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/moe.py": """
+        from eng.platforms import current_platform
+
+        def swap_ab():
+            # swapping A and B pays off for wgmma's 64-row tiles
+            return current_platform.is_device_capability(90)
+
+        def order(backends):
+            if current_platform.is_device_capability_family(90):
+                _move_to_back(backends, "FLASHINFER")
+            return backends
+
+        def fused_rope(q):
+            if current_platform.is_device_capability(90):
+                return fused_rope_triton(q)
+            return reference_rope(q)
+    """
+        },
+    )
+    # the fused Triton path Hopper alone gets is still a path 12.0 could run
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/moe.py", 13)]
+
+
+def test_a_predicate_that_says_yes_to_the_target_loses_nothing(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/dg.py": """
+        from eng.platforms import current_platform
+
+        def supports_next_n(next_n):
+            if current_platform.is_device_capability_family(90):
+                return next_n in (1, 2, 4)
+            return True
+    """
+        },
+    )
+    assert found == []

@@ -94,15 +94,18 @@ def _refusing_value(value: ast.expr | None) -> bool:
         return bool(_REFUSAL.search(_message(value)))
     if isinstance(value, ast.Tuple) and value.elts:  # `return False, "needs SM90"`
         return _refusing_value(value.elts[0])
-    return False
+    # `return []`, `return {}`: nothing to offer (no configs, no warm-up shapes)
+    return isinstance(value, (ast.List, ast.Tuple, ast.Set, ast.Dict)) and not getattr(
+        value, "elts", getattr(value, "keys", None)
+    )
 
 
-_ONE_OF = re.compile(r"(?:^|_)(?:splits?|stages|warps|ctas|chunks)$", re.I)
+_ONE_OF = re.compile(r"(?:^|_)(?:splits?|split_?k|stages|warps|ctas|chunks)$", re.I)
 
 
 def _switches_off(stmt: ast.stmt) -> bool:
-    """`use_x = False`, `self.enabled = None`, `x = 0`, and `num_splits = 1` / `NUM_STAGES = 1`
-    (pipelining or splitting turned off)."""
+    """`use_x = False`, `self.enabled = None`, `x = 0`, and `num_splits = 1` / `split_k = 1` /
+    `NUM_STAGES = 1` (pipelining or splitting turned off)."""
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Constant):
         if stmt.value.value in (None, False, 0):
             return True

@@ -10,6 +10,7 @@ refusal, a downgrade): being left out of that is good for it.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
@@ -33,15 +34,54 @@ def _oldest(r: Reached, arm: int) -> bool:
     return any(arm in r.reach[a.cc] for a in all_facts().values() if a.major <= 7)
 
 
-def _generic_for(r: Reached, arm: int, owners: list[str]) -> bool:
+def _generic_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
     """Is the target's outcome `arm` a fallback next to the path `owners` get: an error, a
     refusal, or what GPUs older than all of them get too (an else that an earlier guard left to
-    the target alone is the target's own)?"""
+    the target alone is the target's own)? A positive arm written for the target (`if cap == 90 or
+    family(120)`, `if num_tokens == 0 or family(120): return out`) is its own, whoever shares it."""
     a = r.decision.arms[arm]
-    if a.action != "positive" or _oldest(r, arm):
+    if a.action != "positive":
+        return True
+    if _written_for(r, arm, owners, target):
+        return False
+    if _oldest(r, arm):
         return True
     first = min(owners, key=_cc_key)
     return any(arm in r.reach[cc] for cc in all_facts() if _cc_key(cc) < _cc_key(first))
+
+
+def _written_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
+    """Does the arm's own test hold for the target, for none of the owners, and for no GPU older
+    than Ampere (what `cap != (9, 0)` also admits is everything else, not the target)?"""
+    if r.decision.arms[arm].test is None or r.value(arm, target) is not True:
+        return False
+    old = [cc for cc, a in all_facts().items() if a.major <= 7]
+    return all(r.value(arm, cc) is not True for cc in [*owners, *old])
+
+
+# What an arm does when it only tunes: answers with a literal, or reorders a preference list.
+_TUNES = re.compile(
+    r"^(?:carries on \()?(?:returns|gives) (?:True|False|-?\d[\d.]*|'[^']*')\)?$"
+    r"|^(?:calls \w*(?:move|insert|prefer|priorit|sort|order)\w*\(\)(?:, |$))+",
+    re.I,
+)
+
+
+def _tuning(summary: str) -> bool:
+    return bool(_TUNES.search(summary)) or all(
+        re.search(r"move|insert|prefer|priorit|sort|order|^calls (?:next|copy)\(\)$", part)
+        for part in summary.split(", ")
+    )
+
+
+def _past_special_case(r: Reached, owners: list[str], mine: tuple[int, ...], target: ArchFacts) -> bool:
+    """A path only archs before Blackwell get (a Hopper-only workaround, tuning or kernel) that
+    datacenter Blackwell (10.x) shares the target's outcome instead of: nothing newer carried it
+    forward, so the target loses nothing its own generation's siblings have."""
+    if target.major < 10 or any(facts_of(cc).major >= 10 for cc in owners):
+        return False
+    blackwell = [cc for cc, a in all_facts().items() if a.major == 10]
+    return bool(blackwell) and all(set(r.reach[cc]) <= set(mine) for cc in blackwell)
 
 
 def facts_of(cc: str) -> ArchFacts:
@@ -54,6 +94,7 @@ def _cc_key(cc: str) -> tuple[int, int]:
 
 
 _ANSWERS = {"returns True", "returns False", "carries on (returns True)", "carries on (returns False)"}
+_YES = {"returns True", "carries on (returns True)"}
 
 
 def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Finding | None:
@@ -65,6 +106,8 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
     mine = r.reach[target.cc]
     if not mine:
         return None  # an earlier guard already turned the target away: judged there
+    if all(d.arms[i].summary in _YES for i in mine):
+        return None  # a predicate that says yes to the target: a sibling's narrower answer is its own limit
     # where the target is turned away (an error, a refusal), carrying on untouched is the good outcome
     refused = all(d.arms[i].action in {"error", "reject"} for i in mine)
     good = {"positive", "nothing"} if refused else {"positive"}
@@ -78,10 +121,11 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         i: sibs
         for i, sibs in missed.items()
         if d.arms[i].summary not in mine_says
-        and all(_generic_for(r, j, sibs) for j in mine)
+        and all(_generic_for(r, j, sibs, target.cc) for j in mine)
         # a path only a sibling of the target's own family gets (a GB10-only tweak for 12.0) is
         # that product's tuning, not a path the target was left out of
         and any(facts_of(cc).major != target.major for cc in sibs)
+        and not (_tuning(d.arms[i].summary) and _past_special_case(r, sibs, mine, target))
     }
     if not missed:
         return None
