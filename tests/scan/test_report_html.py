@@ -131,4 +131,5 @@ def test_the_page_renders(page: tuple[Path, str], tmp_path: Path) -> None:
     assert colors.most_common(1)[0][1] < 0.9 * len(pixels)
     # the stylesheet ran (the policy admitted it): the dark header band and the red high badge
     assert pixels[10 * width + 450] == (0x24, 0x29, 0x2F)
-    assert sum(n for c, n in colors.items() if abs(c[0] - 0xB3) + abs(c[1] - 0x26) + abs(c[2] - 0x1E) < 12) > 50
+    red = (0xB3, 0x26, 0x1E)
+    assert sum(n for c, n in colors.items() if sum(abs(a - b) for a, b in zip(c, red, strict=True)) < 12) > 50

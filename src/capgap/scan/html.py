@@ -157,6 +157,8 @@ def render_html(report: ScanReport, opts: ViewOptions) -> str:
     are in it (--max is for the text report)."""
     from capgap import output
 
+    for notice in report.notices:
+        output.info(f"notice: {escape(notice)}")
     for note in build_view(report, opts, fixes=False).notes:  # a --model no file belongs to
         output.info(f"note: {escape(note)}")
     view = build_view(report, ViewOptions(show_all=True, where="all"))
@@ -184,6 +186,13 @@ def render_html(report: ScanReport, opts: ViewOptions) -> str:
     css, js = _asset("report.css"), _asset("report.js")
     policy = f"default-src 'none'; style-src {_hash(css)}; script-src {_hash(js)}; img-src data:"
     scanned = "".join(f"<p>scanned {escape(t.resolved or t.target.spec)}</p>" for t in report.targets)
+    scanned += "".join(f"<p>notice: {escape(n)}</p>" for n in report.notices)
+    skipped = "".join(f"<li><code>{escape(s.path)}</code>: {escape(s.reason)}</li>"
+                      for s in report.skipped[:200])
+    if skipped:
+        n = len(report.skipped)
+        more = f"<li>&hellip; and {n - 200} more</li>" if n > 200 else ""
+        skipped = f"<details><summary>{n} skipped</summary><ul>{skipped}{more}</ul></details>"
     return (
         "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         f'<meta http-equiv="Content-Security-Policy" content="{_a(policy)}">'
@@ -192,6 +201,6 @@ def render_html(report: ScanReport, opts: ViewOptions) -> str:
         f'<body data-defaults="{_a(defaults)}"><header class="page"><h1>capgap scan for '
         f"{escape(', '.join(report.archs))}</h1>{scanned}</header>"
         + _todo(report, view.top, highs) + _filters(report, items) + "".join(body)
-        + f'<footer id="summary">{escape(summary)} · capgap {escape(__version__)}</footer>'
+        + f'<footer id="summary">{escape(summary)} · capgap {escape(__version__)}{skipped}</footer>'
         + f"<script>{js}</script></body></html>\n"
     )

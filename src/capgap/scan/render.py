@@ -63,6 +63,13 @@ def _opening(report: ScanReport, view: View) -> None:
     more = highs - len(view.top)
     if more > 0:
         _show(f"  ... {more} more high listed below by file")
+    mediums = Counter(i.subsystem for i in view.rest if i.finding.severity == "medium")
+    if mediums:
+        from capgap.scan.subsystems import SUBSYSTEMS
+
+        ranked = sorted(mediums.items(), key=lambda p: (-p[1], SUBSYSTEMS.index(p[0])))  # most first
+        parts = ", ".join(f"{s} {n}" for s, n in ranked)
+        _show(f"  medium below, by subsystem: {parts}")
     if view.tables:
         spec = report.targets[0].target.spec if len(report.targets) == 1 else "TARGET"
         import shlex
