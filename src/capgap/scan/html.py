@@ -155,12 +155,14 @@ def _filters(report: ScanReport, items: list[Item]) -> str:
 def render_html(report: ScanReport, opts: ViewOptions) -> str:
     """The page; `opts` (--all, --where, --model) sets the filters it opens with, and all findings
     are in it (--max is for the text report)."""
+    from rich.markup import escape as markup
+
     from capgap import output
 
-    for notice in report.notices:
-        output.info(f"notice: {escape(notice)}")
+    for notice in report.notices:  # stderr, as the text report says them
+        output.info(f"notice: {markup(notice)}")
     for note in build_view(report, opts, fixes=False).notes:  # a --model no file belongs to
-        output.info(f"note: {escape(note)}")
+        output.info(f"note: {markup(note)}")
     view = build_view(report, ViewOptions(show_all=True, where="all"))
     items = sorted([*view.top, *view.rest], key=lambda i: (i.target, i.finding.path, i.finding.line))
     highs = sum(1 for i in items if i.finding.severity == "high")
