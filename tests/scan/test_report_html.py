@@ -116,8 +116,9 @@ def test_filters_work_in_the_browser(page: tuple[Path, str]) -> None:
     assert {f["data-model"] for f in shown} == {"", "llama_x"}  # the runtime plus that model's file
     assert any(f["data-where"] == "test" for f in shown)
     assert 'data-shown="4"' in narrowed
-    highs = _visible(browser.run(url + "#severity=high", "--dump-dom"))
-    assert [f["data-rule"] for f in highs] == ["table-missing-arch"]
+    comm = _visible(browser.run(url + "#severity=high,medium&subsystem=communication&rule=table-missing-arch",
+                                "--dump-dom"))
+    assert [(f["data-severity"], f["data-rule"]) for f in comm] == [("high", "table-missing-arch")]
 
 
 def test_the_page_renders(page: tuple[Path, str], tmp_path: Path) -> None:

@@ -67,7 +67,7 @@ def test_where_hides_tests_by_default_and_says_how_to_show_them(tree: Path) -> N
     out = _scan(tree, "--all")
     assert "tests/test_pick.py" not in out
     assert "1 outside the runtime (tests, benchmarks, examples; --where all shows them)" in _summary(out)
-    only = _scan(tree, "--all", "--where", "test")
+    only = _scan(tree, "--where", "test")  # tests are rated low: asking for them shows them
     assert "tests/test_pick.py" in only and "eng/models/qwen_y.py" not in only
     assert "tests/test_pick.py" in _scan(tree, "--all", "--where", "all")
 

@@ -183,7 +183,7 @@ def render_html(report: ScanReport, opts: ViewOptions) -> str:
     summary = (f"{len(items)} findings for {', '.join(report.archs)}: "
                + ", ".join(f"{counts.get(s, 0)} {s}" for s in reversed(SEVERITIES))
                + f"; {files} files scanned" + (f", {len(report.skipped)} skipped" if report.skipped else ""))
-    severities = "high,medium,low" if opts.show_all else "high,medium"
+    severities = "high,medium,low" if opts.show_all or opts.where == "test" else "high,medium"
     defaults = f"severity={severities}&where={quote(opts.where)}&model={quote(opts.model or 'all')}"
     css, js = _asset("report.css"), _asset("report.js")
     policy = f"default-src 'none'; style-src {_hash(css)}; script-src {_hash(js)}; img-src data:"

@@ -82,7 +82,8 @@ def _reason(f: Finding, opts: ViewOptions, model: str) -> str:
         return "where"
     if model and model_of(f) and model_name(model_of(f)) != model:
         return "model"
-    if not opts.show_all and f.severity == "low":
+    # tests are rated low for where they are, not for what they lack: asking for them shows them
+    if not opts.show_all and f.severity == "low" and opts.where != "test":
         return "low"
     return ""
 
