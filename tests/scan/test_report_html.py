@@ -134,3 +134,11 @@ def test_the_page_renders(page: tuple[Path, str], tmp_path: Path) -> None:
     assert pixels[10 * width + 450] == (0x24, 0x29, 0x2F)
     red = (0xB3, 0x26, 0x1E)
     assert sum(n for c, n in colors.items() if sum(abs(a - b) for a, b in zip(c, red, strict=True)) < 12) > 50
+
+
+def test_the_commands_filters_are_where_the_page_starts(tmp_path: Path) -> None:
+    tree = write_report_tree(tmp_path / "tree")
+    result = run_cli("scan", str(tree), "--arch", "12.0", "--no-cache", "--format", "html",
+                     "--model", "llama-x", "--where", "test")
+    body = next(a for t, a in _Page(result.out).tags if t == "body")
+    assert body["data-defaults"] == "severity=high,medium,low&where=test&model=llama_x"

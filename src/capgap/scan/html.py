@@ -21,7 +21,7 @@ from capgap import __version__
 from capgap.findings import SEVERITIES
 from capgap.scan.run import ScanReport
 from capgap.scan.subsystems import SUBSYSTEMS
-from capgap.scan.view import Item, ViewOptions, build_view, model_of, where_of
+from capgap.scan.view import Item, ViewOptions, build_view, model_name, model_of, where_of
 
 CONTEXT = 2  # source lines shown either side of a finding's line
 _MAX_FILE = 4 << 20  # a file larger than this shows only the finding's own line
@@ -184,7 +184,10 @@ def render_html(report: ScanReport, opts: ViewOptions) -> str:
                + ", ".join(f"{counts.get(s, 0)} {s}" for s in reversed(SEVERITIES))
                + f"; {files} files scanned" + (f", {len(report.skipped)} skipped" if report.skipped else ""))
     severities = "high,medium,low" if opts.show_all or opts.where == "test" else "high,medium"
-    defaults = f"severity={severities}&where={quote(opts.where)}&model={quote(opts.model or 'all')}"
+    # --model as the user spelled it (llama-x) -> the name the files carry (llama_x)
+    model = next((model_of(i.finding) for i in items if opts.model
+                  and model_name(model_of(i.finding)) == model_name(opts.model)), "all")
+    defaults = f"severity={severities}&where={quote(opts.where)}&model={quote(model)}"
     css, js = _asset("report.css"), _asset("report.js")
     policy = f"default-src 'none'; style-src {_hash(css)}; script-src {_hash(js)}; img-src data:"
     scanned = "".join(f"<p>scanned {escape(t.resolved or t.target.spec)}</p>" for t in report.targets)
