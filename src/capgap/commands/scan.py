@@ -9,7 +9,7 @@ import typer
 
 from capgap.commands import finish
 
-FORMATS = ("text", "json", "sarif")
+FORMATS = ("text", "json", "sarif", "html")
 SEVERITIES = ("low", "medium", "high")
 
 
@@ -27,7 +27,9 @@ def scan(
     python: Optional[str] = typer.Option(  # noqa: UP045
         None, "--python", help="Interpreter whose environment holds installed-dist targets."
     ),
-    fmt: str = typer.Option("text", "--format", "-f", help="text | json | sarif"),
+    fmt: str = typer.Option(
+        "text", "--format", "-f", help="text | json | sarif | html (one self-contained page)"
+    ),
     fail_on: str = typer.Option("high", "--fail-on", help="Exit 1 when a finding is at least this severe."),
     show_all: bool = typer.Option(False, "--all", help="Also show low (expected) gate findings in text."),
     no_binaries: bool = typer.Option(False, "--no-binaries", help="Skip compiled-library checks."),
@@ -36,6 +38,15 @@ def scan(
         None, "--device", help="GPU name for tuned-config coverage (repeatable). Default: probed GPUs."
     ),
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (0: one per core)."),
+    max_shown: int = typer.Option(
+        0, "--max", help="Text: show at most N findings (0: all); the summary says how many hid."
+    ),
+    where: str = typer.Option(
+        "runtime", "--where", help="Text, html: runtime (no tests, benchmarks, examples) | test | all."
+    ),
+    model: Optional[str] = typer.Option(  # noqa: UP045
+        None, "--model", help="Text, html: the runtime's findings plus only this model's files (deepseek_v2)."
+    ),
 ) -> None:
     """Find tables, gates and build lists in a target that have no entry for your GPU's arch."""
     from capgap.reading.grepfilter import prefetch
@@ -52,6 +63,10 @@ def scan(
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
     if fail_on not in SEVERITIES:
         raise UsageError(f"--fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
+    from capgap.scan.view import ViewOptions, check_options
+
+    view = ViewOptions(show_all=show_all, where=where, model=model, max=max_shown)
+    check_options(view)  # a bad filter fails before the scan, not after it
     archs, devices = resolve_archs_and_devices(arch or [], device or [])
     options = ScanOptions(
         archs=archs, binaries=not no_binaries, use_cache=not no_cache, devices=devices, jobs=max(jobs, 0)
@@ -63,10 +78,14 @@ def scan(
         from capgap.scan.sarif import to_sarif
 
         output.emit_json(to_sarif(report))
+    elif fmt == "html":
+        from capgap.scan.html import render_html
+
+        output.raw(render_html(report, view))
     else:
         from capgap.scan.render import render_text
 
-        render_text(report, show_all)
+        render_text(report, view)
     finish(1 if report.worst_at_or_above(fail_on) else 0)
 
 

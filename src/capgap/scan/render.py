@@ -1,12 +1,14 @@
-"""Text output of a scan: findings grouped by file, each with its source line and consequence."""
+"""Text output of a scan: what to do first (the highs by subsystem, with the fix command when
+there is one), then the rest grouped by file, each with its source line and consequence, then a
+one-line summary saying what the filters hid and which flag shows it."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
 
 from capgap import output
-from capgap.findings import severity_rank
 from capgap.scan.run import ScanReport
+from capgap.scan.view import Item, View, ViewOptions, build_view, hidden_text
 
 _STYLE = {"high": "bold red", "medium": "yellow", "low": "dim"}
 
@@ -15,29 +17,85 @@ def _show(text: str) -> None:
     output.show(text, soft_wrap=True)
 
 
-def render_text(report: ScanReport, show_all: bool) -> None:
+def render_text(report: ScanReport, options: ViewOptions | bool = False) -> None:
     from rich.markup import escape
 
+    opts = options if isinstance(options, ViewOptions) else ViewOptions(show_all=bool(options))
+    view = build_view(report, opts)
     for t in report.targets:  # what was scanned, as resolved (a downloaded wheel says so)
         _show(f"[dim]scanned[/dim] {escape(t.resolved or t.target.spec)}")
     for notice in report.notices:
         output.info(f"notice: {escape(notice)}")
-    shown = [
-        (f, ti)
-        for f, ti in zip(report.findings, report.finding_targets, strict=True)
-        if show_all or f.severity != "low"
-    ]
+    for note in view.notes:
+        output.info(f"note: {escape(note)}")
+    _opening(report, view)
+    _by_file(report, view)
+    _summary(report, view)
+
+
+def _where(report: ScanReport, item: Item) -> str:
+    f = item.finding
+    prefix = f"{report.targets[item.target].target.spec}: " if len(report.targets) > 1 else ""
+    return f"{prefix}{f.path}:{f.line}" if f.line >= 1 else f"{prefix}{f.path}"
+
+
+def _opening(report: ScanReport, view: View) -> None:
+    from rich.markup import escape
+
+    archs = ", ".join(report.archs)
+    highs = sum(1 for i in (*view.top, *view.rest) if i.finding.severity == "high")
+    if not highs:
+        _show(f"\n[bold]What to do first[/bold]: nothing high for {archs} "
+              "(no runtime path shown here fails outright)")
+    else:
+        _show(f"\n[bold]What to do first[/bold]: {highs} high for {escape(archs)}, by subsystem")
+    subsystem = ""
+    for item in view.top:
+        f = item.finding
+        if item.subsystem != subsystem:
+            subsystem = item.subsystem
+            _show(f"  [bold]{subsystem}[/bold]")
+        arch = f" [{f.arch}]" if len(report.archs) > 1 else ""
+        _show(f"    [bold red]high[/bold red] {escape(_where(report, item) + arch)}  {escape(f.message)}")
+        _show(f"         -> {escape(f.consequence)}")
+        if item.fix:
+            _show(f"         fix: [green]{escape(item.fix)}[/green]")
+    more = highs - len(view.top)
+    if more > 0:
+        _show(f"  ... {more} more high listed below by file")
+    mediums = Counter(i.subsystem for i in view.rest if i.finding.severity == "medium")
+    if mediums:
+        from capgap.scan.subsystems import SUBSYSTEMS
+
+        ranked = sorted(mediums.items(), key=lambda p: (-p[1], SUBSYSTEMS.index(p[0])))  # most first
+        parts = ", ".join(f"{s} {n}" for s, n in ranked)
+        _show(f"  medium below, by subsystem: {parts}")
+    if view.tables:
+        spec = report.targets[0].target.spec if len(report.targets) == 1 else "TARGET"
+        import shlex
+
+        cmds = " ; ".join(shlex.join(["capgap", "fix", spec, "--arch", a, "--dry-run"]) for a in report.archs)
+        _show(f"  {view.tables} table(s) below lack an entry (medium): [green]{escape(cmds)}[/green] "
+              "shows the entries capgap fix can add")
+
+
+def _by_file(report: ScanReport, view: View) -> None:
+    from rich.markup import escape
+
     # tuned-config findings read best as one shape table per directory (capgap.configs.report)
-    configs = [f for f, _ in shown if f.rule == "config-missing-device"]
-    by_file: dict[tuple[int, str], list] = defaultdict(list)
-    for f, ti in shown:
-        if f.rule != "config-missing-device":
-            by_file[(ti, f.path)].append(f)
+    configs = [i.finding for i in view.rest if i.finding.rule == "config-missing-device"]
+    by_file: dict[tuple[int, str], list[Item]] = defaultdict(list)
+    for item in view.rest:
+        if item.finding.rule != "config-missing-device":
+            by_file[(item.target, item.finding.path)].append(item)
+    if by_file:
+        _show("\n[bold]The rest, by file[/bold]" if view.top else "\n[bold]By file[/bold]")
     several = len(report.targets) > 1
-    for (ti, path), items in sorted(by_file.items()):
+    for (ti, path), items in by_file.items():  # view.rest is sorted by target, file, line
         prefix = f"{report.targets[ti].target.spec}: " if several else ""
         _show(f"\n[bold]{escape(prefix + path)}[/bold]")
-        for f in sorted(items, key=lambda x: (x.line, -severity_rank(x.severity), x.rule)):
+        for item in items:
+            f = item.finding
             style = _STYLE.get(f.severity, "")
             arch = f" [{f.arch}]" if len(report.archs) > 1 else ""
             head = f"  [{style}]{f.severity:<6}[/{style}] {f.line:>5}  [cyan]{f.rule}[/cyan]{escape(arch)}"
@@ -50,16 +108,21 @@ def render_text(report: ScanReport, show_all: bool) -> None:
 
         _show("")
         show_config_findings(configs)
+
+
+def _summary(report: ScanReport, view: View) -> None:
+    from rich.markup import escape
+
     counts = Counter(f.severity for f in report.findings)
-    hidden = 0 if show_all else counts.get("low", 0)
     parts = [f"{counts.get(s, 0)} {s}" for s in ("high", "medium", "low")]
     files = sum(t.files for t in report.targets)
     archs = ", ".join(report.archs)
-    tail = f" ({hidden} low hidden: expected gaps; --all shows them)" if hidden else ""
+    hidden = hidden_text(view)
+    shown = f"{view.shown} shown" + (f", {sum(view.hidden.values())} hidden: {hidden}" if hidden else "")
     skipped = f", {len(report.skipped)} skipped" if report.skipped else ""
     _show(
-        f"\n[bold]{len(report.findings)} findings[/bold] for {archs}: {', '.join(parts)}{tail}; "
-        f"{files} files scanned{skipped}",
+        f"\n[bold]{len(report.findings)} findings[/bold] for {escape(archs)}: {', '.join(parts)}; "
+        f"{escape(shown)}; {files} files scanned{skipped}",
     )
     for s in report.skipped[:20]:
         _show(f"  [dim]skipped {escape(s.path)}: {escape(s.reason)}[/dim]")
