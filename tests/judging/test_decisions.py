@@ -471,3 +471,41 @@ def test_a_predicate_that_says_yes_to_the_target_loses_nothing(tmp_path: Path) -
         },
     )
     assert found == []
+
+
+def test_a_decision_in_an_arm_the_target_does_not_take_is_not_its_own(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/kv.py": """
+        from eng.platforms import get_platform
+
+        def dequant(x):
+            if get_platform().is_sm100 or get_platform().is_sm120:
+                return fast_dequant(x)
+            else:
+                assert get_platform().is_sm90, "needs SM100/SM120 or the SM90 fallback"
+                return slow_dequant(x)
+    """,
+            "eng/platforms.py": """
+        import torch
+
+        class Platform:
+            @property
+            def is_sm90(self):
+                return torch.cuda.get_device_capability() == (9, 0)
+
+            @property
+            def is_sm100(self):
+                return torch.cuda.get_device_capability()[0] == 10
+
+            @property
+            def is_sm120(self):
+                return torch.cuda.get_device_capability()[0] == 12
+
+        def get_platform():
+            return Platform()
+    """,
+        },
+    )
+    assert [f for f in found if f.path == "eng/kv.py"] == []

@@ -593,7 +593,8 @@ class _Walker:
                 if need not in needs:
                     needs.append(need)
                     where.append(word)
-            arms.append(Arm(test, arm_line, action, what, needs, where, self.src(arm_line)))
+            body = (span[0][0], span[-1][1]) if span and _stmts is not None else (0, 0)
+            arms.append(Arm(test, arm_line, action, what, needs, where, self.src(arm_line), body))
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
         self.facts.decisions.append(Decision(line, kind, arms, scope, self.src(line), ".".join(chain), end))
 

@@ -9,7 +9,7 @@ import re
 from capgap.arch import ArchSpec
 from capgap.findings import Finding
 from capgap.judging.reach import Reached, reached
-from capgap.judging.records import FileFacts
+from capgap.judging.records import Decision, FileFacts
 from capgap.judging.registry import Registry
 from capgap.judging.rules import (
     build_missing_arch,
@@ -39,11 +39,10 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
     for f in files:
         place = placement(f.path)
         found = [(d, reached(d, reg.context(d.scope, f))) for d in f.decisions]
-        guards = [(d.rest, r) for d, r in found if r is not None and d.kind == "guards"]
         for decision, r in found:
             if r is None:
                 continue
-            _narrow(r, guards)
+            _narrow(r, found)
             here = dict(place, where="backward") if _BACKWARD.search(decision.context) else place
             for arch in archs:
                 for rule in DECISION_RULES:
@@ -57,14 +56,21 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
 _BACKWARD = re.compile(r"(?:^|[._])(?:\w*_bwd\w*|backward\w*)(?:$|\.)", re.I)
 
 
-def _narrow(r: Reached, guards: list[tuple[tuple[int, int], Reached]]) -> None:
-    """Archs an earlier guard clause turned away never reach this decision (`if cap not in
-    (...): raise` above it): they get no outcome here."""
+_CONTROL = {"chain", "guards"}  # decisions whose arms are blocks of statements (a flag's are not)
+
+
+def _narrow(r: Reached, found: list[tuple[Decision, Reached | None]]) -> None:
+    """Archs an enclosing decision sends elsewhere never reach this one: an earlier guard clause
+    turned them away (`if cap not in (...): raise` above it), or the decision sits in an arm
+    they do not take (an assert in the else of `if is_sm100 or is_sm120:`)."""
     line = r.decision.line
-    for (first, last), g in guards:
-        if g is r or not first <= line <= last:
+    for d, g in found:
+        if g is None or g is r or d.line >= line or d.kind not in _CONTROL:
             continue
-        rest = len(g.decision.arms) - 1
-        for cc, arms in g.reach.items():
-            if rest not in arms:
-                r.reach[cc] = ()
+        spans = [(i, a.body) for i, a in enumerate(d.arms) if a.body[0] <= line <= a.body[1]]
+        if d.kind == "guards" and d.rest[0] <= line <= d.rest[1]:
+            spans.append((len(d.arms) - 1, d.rest))
+        for arm, _ in spans[:1]:
+            for cc, arms in g.reach.items():
+                if arm not in arms:
+                    r.reach[cc] = ()
