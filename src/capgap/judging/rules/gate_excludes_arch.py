@@ -61,7 +61,7 @@ def _written_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
 
 # What an arm does when it only tunes: answers with a literal, or reorders a preference list.
 _TUNES = re.compile(
-    r"^(?:carries on \()?(?:returns|gives) (?:True|False|-?\d[\d.]*|'[^']*')\)?$"
+    r"^(?:carries on \()?(?:returns|gives) (?:True|False|-?\d[\d.]*)\)?$"
     r"|^(?:calls \w*(?:move|insert|prefer|priorit|sort|order)\w*\(\)(?:, |$))+",
     re.I,
 )
