@@ -28,7 +28,9 @@ def scan(
         None, "--python", help="Interpreter whose environment holds installed-dist targets."
     ),
     fmt: str = typer.Option("text", "--format", "-f", help="text | json | sarif"),
-    fail_on: str = typer.Option("high", "--fail-on", help="Exit 1 when a finding is at least this severe."),
+    fail_on: Optional[str] = typer.Option(  # noqa: UP045
+        None, "--fail-on", help="Exit 1 when a finding is at least this severe (default: high)."
+    ),
     show_all: bool = typer.Option(False, "--all", help="Also show low (expected) gate findings in text."),
     no_binaries: bool = typer.Option(False, "--no-binaries", help="Skip compiled-library checks."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Parse every file again; ignore the cache."),
@@ -36,6 +38,28 @@ def scan(
         None, "--device", help="GPU name for tuned-config coverage (repeatable). Default: probed GPUs."
     ),
     jobs: int = typer.Option(0, "--jobs", "-j", help="Worker processes (0: one per core)."),
+    config: Optional[str] = typer.Option(  # noqa: UP045
+        None, "--config", help="Configuration file (default: capgap.toml or pyproject.toml, upward)."
+    ),
+    no_config: bool = typer.Option(False, "--no-config", help="Read no configuration file."),
+    select: Optional[list[str]] = typer.Option(  # noqa: UP045
+        None, "--select", help="Report only these rule ids (comma-separated; replaces the config's)."
+    ),
+    ignore: Optional[list[str]] = typer.Option(  # noqa: UP045
+        None, "--ignore", help="Do not report these rule ids (comma-separated; replaces the config's)."
+    ),
+    baseline: Optional[str] = typer.Option(  # noqa: UP045
+        None, "--baseline", help="Compare with an earlier scan's JSON: new, gone, unchanged."
+    ),
+    write_baseline: Optional[str] = typer.Option(  # noqa: UP045
+        None, "--write-baseline", help="Write this scan's findings to FILE, for --baseline."
+    ),
+    against: Optional[str] = typer.Option(  # noqa: UP045
+        None, "--against", help="Compare with an older target (version, wheel, directory, dist)."
+    ),
+    store: Optional[str] = typer.Option(  # noqa: UP045
+        None, "--store", help="Patch store whose patches --against checks (default: as `capgap patch`)."
+    ),
 ) -> None:
     """Find tables, gates and build lists in a target that have no entry for your GPU's arch."""
     from capgap.reading.grepfilter import prefetch
@@ -44,19 +68,41 @@ def scan(
         prefetch(os.path.realpath(os.path.expanduser(spec)))  # a loop of links: resolve_target says so
     from capgap import output
     from capgap.errors import UsageError
+    from capgap.scan import baseline as base
     from capgap.scan.analyzers import ScanOptions
+    from capgap.scan.filters import apply_settings
     from capgap.scan.machine import resolve_archs_and_devices
     from capgap.scan.run import run_scan
+    from capgap.settings import discover, with_rules
 
     if fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    settings = with_rules(discover(config, no_config), select or [], ignore or [])
+    fail_on = fail_on or settings.fail_on or "high"
     if fail_on not in SEVERITIES:
         raise UsageError(f"--fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
-    archs, devices = resolve_archs_and_devices(arch or [], device or [])
+    if baseline and against:
+        raise UsageError("--baseline and --against exclude each other: compare with one of them")
+    old = base.load_baseline(baseline) if baseline else None  # a bad file fails before any work
+    if write_baseline:
+        base.check_writable(write_baseline)
+    archs, devices = resolve_archs_and_devices(arch or list(settings.arch), device or list(settings.device))
     options = ScanOptions(
         archs=archs, binaries=not no_binaries, use_cache=not no_cache, devices=devices, jobs=max(jobs, 0)
     )
     report = run_scan(targets, options, python)
+    apply_settings(report, settings)
+    if old is not None:
+        report.diff = base.compare(report, old, str(baseline), settings)
+    elif against:
+        from capgap.patches.store import store_dir
+        from capgap.scan.against import against as compare_against
+
+        where = store_dir(store, settings.patch_store)
+        report.diff = compare_against(report, against, options, settings, where, python)
+    if write_baseline:
+        n = base.write_baseline(write_baseline, report)
+        output.info(f"baseline written: {write_baseline} ({n} findings)")
     if fmt == "json":
         output.emit_json(report.to_json())
     elif fmt == "sarif":

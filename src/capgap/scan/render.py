@@ -20,12 +20,19 @@ def render_text(report: ScanReport, show_all: bool) -> None:
 
     for t in report.targets:  # what was scanned, as resolved (a downloaded wheel says so)
         _show(f"[dim]scanned[/dim] {escape(t.resolved or t.target.spec)}")
+    if report.config:
+        _show(f"config: {escape(report.config)}")
     for notice in report.notices:
         output.info(f"notice: {escape(notice)}")
+    if report.diff is not None:  # new findings first, then what is gone (render_diff.py)
+        from capgap.scan.render_diff import show_head
+
+        show_head(report, show_all)
+    new = set(report.diff.new) if report.diff is not None else set()
     shown = [
         (f, ti)
-        for f, ti in zip(report.findings, report.finding_targets, strict=True)
-        if show_all or f.severity != "low"
+        for i, (f, ti) in enumerate(zip(report.findings, report.finding_targets, strict=True))
+        if (show_all or f.severity != "low") and i not in new and not report.is_acknowledged(i)
     ]
     # tuned-config findings read best as one shape table per directory (capgap.configs.report)
     configs = [f for f, _ in shown if f.rule == "config-missing-device"]
@@ -61,6 +68,13 @@ def render_text(report: ScanReport, show_all: bool) -> None:
         f"\n[bold]{len(report.findings)} findings[/bold] for {archs}: {', '.join(parts)}{tail}; "
         f"{files} files scanned{skipped}",
     )
+    if report.acknowledged:
+        acked = len(report.acknowledged)
+        _show(f"{acked} acknowledged in {escape(str(report.config))} (hidden; JSON marks them)")
+    if report.diff is not None:
+        from capgap.scan.render_diff import show_tail
+
+        show_tail(report)
     for s in report.skipped[:20]:
         _show(f"  [dim]skipped {escape(s.path)}: {escape(s.reason)}[/dim]")
     if len(report.skipped) > 20:
