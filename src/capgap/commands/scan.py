@@ -83,6 +83,8 @@ def scan(
         raise UsageError(f"--fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
     if baseline and against:
         raise UsageError("--baseline and --against exclude each other: compare with one of them")
+    if against and len(targets) != 1:
+        raise UsageError("--against compares one target with another: name one TARGET")
     old = base.load_baseline(baseline) if baseline else None  # a bad file fails before any work
     if write_baseline:
         base.check_writable(write_baseline)
