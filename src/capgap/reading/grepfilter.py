@@ -144,6 +144,7 @@ def prefetch(root: str) -> None:
 # the word after one is its value, not a target.
 SCAN_VALUE_OPTIONS = frozenset(
     ("--arch", "-a", "--python", "--format", "-f", "--fail-on", "--device", "--jobs", "-j")
+    + ("--config", "--select", "--ignore", "--baseline", "--write-baseline", "--against", "--store")
 )
 
 
