@@ -60,6 +60,14 @@ def test_sglang_0_5_23_against_0_5_9(wheel_cache: Path, tmp_path: Path) -> None:
     assert not verdicts["multimem-12"]["upstream_does_it"]
     assert verdicts["multimem-12"]["verdict"].startswith("still needed, and it conflicts")
 
+    text = run_cli(*args, "--store", str(store)).out  # the scans' cache is warm now
+    assert f"severity high -> medium: {SYMM}all_reduce_utils.py:3  table-missing-arch" in text
+    summary = (
+        f"{len(data['new'])} new, {len(data['gone'])} gone, {len(data['stayed'])} unchanged against {old}"
+    )
+    assert summary in text
+    assert "  multimem-sizes: upstream now does the same: `capgap patch drop multimem-sizes` is safe" in text
+
 
 def _patches_made_on(wheel: Path, where: Path) -> Path:
     """Two patches a user could have saved on 0.5.9: the 10 -> [4, 6, 8] change 0.5.23 made

@@ -52,8 +52,14 @@ def show_head(report: ScanReport, show_all: bool) -> None:
     _show(f"\n[bold]{len(gone)} gone[/bold] (in {was}, not found now){_hidden(len(diff.gone) - len(gone))}")
     for f in gone:
         _one(f, consequence=False)
-    if diff.stayed:
-        _show(f"\n[bold]{len(diff.stayed)} unchanged[/bold] (in both; by file:)")
+    if not diff.stayed:
+        return
+    _show(f"\n[bold]{len(diff.stayed)} unchanged[/bold] (in both; by file below)")
+    for i, old in diff.stayed:  # the same place, rated otherwise now: worth a look before the rest
+        f = report.findings[i]
+        if old.get("severity") != f.severity and not report.is_acknowledged(i):
+            where, was = escape(f"{f.path}:{f.line}"), old.get("severity")
+            _show(f"  severity {was} -> {f.severity}: {where}  [cyan]{f.rule}[/cyan]  {escape(f.symbol)}")
 
 
 def _hidden(n: int) -> str:
