@@ -166,3 +166,9 @@ def test_sarif_partial_fingerprints_validate(chdir_tmp: Path) -> None:
     data = json.loads(run_cli("scan", str(tree), "--arch", "12.0", "--format", "json").out)
     prints = [r["partialFingerprints"]["capgap/v2"] for r in sarif["runs"][0]["results"]]
     assert prints == [f["fingerprint"] for f in data["findings"]] and len(set(prints)) == len(prints)
+    (chdir_tmp / "old.json").write_text(json.dumps({**data, "findings": data["findings"][:1]}))
+    against = run_cli("scan", str(tree), "--arch", "12.0", "--format", "sarif", "--baseline", "old.json")
+    diffed = json.loads(against.out)
+    jsonschema.validate(diffed, schema, cls=jsonschema.Draft4Validator)
+    states = [r["baselineState"] for r in diffed["runs"][0]["results"]]
+    assert states == ["unchanged"] + ["new"] * (len(prints) - 1)

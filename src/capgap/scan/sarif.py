@@ -31,6 +31,7 @@ def to_sarif(report: ScanReport) -> dict[str, Any]:
         for rid in rule_ids
     ]
     results = []
+    new = set(report.diff.new) if report.diff is not None else set()
     for i, (finding, ti) in enumerate(zip(report.findings, report.finding_targets, strict=True)):
         location: dict[str, Any] = {
             "physicalLocation": {"artifactLocation": {"uri": finding.path, "uriBaseId": f"TARGET{ti}"}}
@@ -56,6 +57,8 @@ def to_sarif(report: ScanReport) -> dict[str, Any]:
                     "consequence": finding.consequence,
                 },
             }
+        if report.diff is not None:  # --baseline / --against: SARIF's own word for it
+            result["baselineState"] = "new" if i in new else "unchanged"
         reason = report.acknowledged.get(report.fingerprints[i])
         if reason is not None:  # acknowledged in the config: seen, intended
             result["suppressions"] = [{"kind": "external", "justification": reason}]
