@@ -113,6 +113,17 @@ def _rules(path: Path, key: str, value: object, known: frozenset[str]) -> tuple[
     return ids
 
 
+def _archs(path: Path, values: tuple[str, ...]) -> tuple[str, ...]:
+    from capgap.arch import parse_arch
+
+    for value in values:
+        try:
+            parse_arch(value)
+        except UsageError as exc:
+            raise UsageError(f"{path}: 'arch': {exc}") from None
+    return values
+
+
 def _acknowledged(path: Path, value: object) -> dict[str, str]:
     if not isinstance(value, list):
         raise UsageError(f"{path}: 'acknowledged' must be a list of {{fingerprint, reason}} tables")
@@ -155,7 +166,7 @@ def load(path: Path, known_rules: frozenset[str]) -> Settings:
     if section is None:
         raise UsageError(f"{path} has no [tool.capgap] table")
     parse: dict[str, tuple[str, Callable[[object], object]]] = {
-        "arch": ("arch", lambda v: _strings(path, "arch", v, single_ok=True)),
+        "arch": ("arch", lambda v: _archs(path, _strings(path, "arch", v, single_ok=True))),
         "device": ("device", lambda v: _strings(path, "device", v, single_ok=True)),
         "fail-on": ("fail_on", lambda v: _fail_on(path, v)),
         "select": ("select", lambda v: _rules(path, "select", v, known_rules)),

@@ -114,3 +114,24 @@ def test_against_a_directory_and_no_store(releases: tuple[Path, Path, Path], tmp
     assert data["patches"] == [] and data["patches_checked"] == f"no patch store at {tmp_path / 'none'}"
     two = run_cli("scan", str(new), str(old), "--against", str(tree), "--arch", "12.0")
     assert two.code == 2 and "name one TARGET" in two.err
+
+
+def test_patches_judged_on_an_installed_dist(tmp_path: Path) -> None:
+    """An installed dist (here rich, in capgap's own environment) is read by its RECORD: a patch
+    whose result it ships is upstreamed, one it lacks is still needed."""
+    from importlib import metadata
+
+    dist = metadata.distribution("rich")
+    rel = "rich/__init__.py"
+    current = Path(str(dist.locate_file(rel))).read_bytes()
+    store = Store(tmp_path / "store")
+    desc = {"kind": "dist", "name": "rich", "version": "0.1"}
+    store.save_patch("took-it", desc, {rel: (b"# what rich had before\n" + current, current)})
+    store.save_patch("local-tweak", desc, {rel: (current, current + b"\n# a local tweak\n")})
+    (tmp_path / "old").mkdir()
+    args = ("scan", "rich", "--against", str(tmp_path / "old"), "--arch", "12.0", "--store", str(store.path))
+    data = json.loads(run_cli(*args, "--no-binaries", "--format", "json").out)
+    assert data["targets"][0]["kind"] == "dist"
+    verdicts = {p["name"]: p["outcome"] for p in data["patches"]}
+    assert verdicts == {"took-it": "upstreamed", "local-tweak": "applied"}
+    assert data["patches_checked"] == f"saved patches for rich {dist.version} in {store.path}"

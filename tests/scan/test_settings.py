@@ -52,6 +52,7 @@ def test_found_upward_and_capgap_toml_wins(tmp_path: Path) -> None:
         ('colour = "red"\n', "unknown key 'colour'"),
         ('fail-on = "fatal"\n', "'fail-on' must be one of low, medium, high"),
         ("arch = 12\n", "'arch' must be a string or a list of strings"),
+        ('arch = ["12.0", "sm_999x"]\n', "'arch': unknown GPU architecture 'sm_999x'"),
         ('ignore = ["no-such-rule"]\n', "'ignore' names an unknown rule 'no-such-rule'"),
         ('per-path-ignores = { "t/**" = ["gate-excludes"] }\n', "unknown rule 'gate-excludes'"),
         ('acknowledged = [{ fingerprint = "ab" }]\n', "acknowledged[0].reason must be a non-empty string"),
