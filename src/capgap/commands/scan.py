@@ -68,9 +68,8 @@ def scan(
         prefetch(os.path.realpath(os.path.expanduser(spec)))  # a loop of links: resolve_target says so
     from capgap import output
     from capgap.errors import UsageError
-    from capgap.scan import baseline as base
     from capgap.scan.analyzers import ScanOptions
-    from capgap.scan.filters import apply_settings
+    from capgap.scan.living import Comparison
     from capgap.scan.machine import resolve_archs_and_devices
     from capgap.scan.run import run_scan
     from capgap.settings import discover, with_rules
@@ -81,30 +80,14 @@ def scan(
     fail_on = fail_on or settings.fail_on or "high"
     if fail_on not in SEVERITIES:
         raise UsageError(f"--fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
-    if baseline and against:
-        raise UsageError("--baseline and --against exclude each other: compare with one of them")
-    if against and len(targets) != 1:
-        raise UsageError("--against compares one target with another: name one TARGET")
-    old = base.load_baseline(baseline) if baseline else None  # a bad file fails before any work
-    if write_baseline:
-        base.check_writable(write_baseline)
+    comparison = Comparison(baseline, write_baseline, against, store)
+    old = comparison.check(len(targets))  # a bad baseline fails before any work
     archs, devices = resolve_archs_and_devices(arch or list(settings.arch), device or list(settings.device))
     options = ScanOptions(
         archs=archs, binaries=not no_binaries, use_cache=not no_cache, devices=devices, jobs=max(jobs, 0)
     )
     report = run_scan(targets, options, python)
-    apply_settings(report, settings)
-    if old is not None:
-        report.diff = base.compare(report, old, str(baseline), settings)
-    elif against:
-        from capgap.patches.store import store_dir
-        from capgap.scan.against import against as compare_against
-
-        where = store_dir(store, settings.patch_store)
-        report.diff = compare_against(report, against, options, settings, where, python)
-    if write_baseline:
-        n = base.write_baseline(write_baseline, report)
-        output.info(f"baseline written: {write_baseline} ({n} findings)")
+    comparison.apply(report, old, options, settings, python)
     if fmt == "json":
         output.emit_json(report.to_json())
     elif fmt == "sarif":
