@@ -153,6 +153,13 @@ def test_acknowledged_are_hidden_marked_and_not_counted(
     for f in highs:
         assert f["message"] not in text.out
     assert f"{len(highs)} acknowledged in {tmp_path / 'capgap.toml'}" in text.out
+    assert not any("match no finding" in n for n in data["notices"])
+    _write(tmp_path / "capgap.toml", entries + '[[acknowledged]]\nfingerprint = "0000"\nreason = "gone"\n')
+    _, data = _json(str(tree), "--arch", "12.0")
+    assert (
+        f"1 acknowledged fingerprint(s) in {tmp_path / 'capgap.toml'} match no finding: 0000"
+        in data["notices"]
+    )
     sarif = json.loads(run_cli("scan", str(tree), "--arch", "12.0", "--format", "sarif").out)
     suppressed = [r for r in sarif["runs"][0]["results"] if r.get("suppressions")]
     assert len(suppressed) == len(highs)

@@ -35,6 +35,13 @@ def wanted(rule: str, path: str, settings: Settings) -> bool:
 
 def apply_settings(report: ScanReport, settings: Settings) -> None:
     """Filter `report` in place and mark what the configuration acknowledges."""
+    everything = set(report.fingerprints)
+    stale = [fp for fp in settings.acknowledged if fp not in everything]
+    if stale:  # as ruff's unused-noqa: an acknowledgement nothing matches any more (fixed? moved?)
+        shown = ", ".join(stale[:5]) + (f" and {len(stale) - 5} more" if len(stale) > 5 else "")
+        report.notices.append(
+            f"{len(stale)} acknowledged fingerprint(s) in {settings.path} match no finding: {shown}"
+        )
     keep = [i for i, f in enumerate(report.findings) if wanted(f.rule, f.path, settings)]
     if len(keep) != len(report.findings):
         report.keep(keep)
