@@ -195,7 +195,8 @@ def discover(config: str | None = None, no_config: bool = False, start: Path | N
     if config:
         path = Path(config).expanduser()
         if not path.is_file():
-            raise UsageError(f"--config {config}: no such file")
+            why = "not a regular file" if path.exists() else "no such file"
+            raise UsageError(f"--config {config}: {why}")
     else:
         found = find_config((start or Path.cwd()).resolve())
         if found is None:

@@ -135,3 +135,28 @@ def test_patches_judged_on_an_installed_dist(tmp_path: Path) -> None:
     verdicts = {p["name"]: p["outcome"] for p in data["patches"]}
     assert verdicts == {"took-it": "upstreamed", "local-tweak": "applied"}
     assert data["patches_checked"] == f"saved patches for rich {dist.version} in {store.path}"
+
+
+def test_a_damaged_patch_does_not_hide_the_others(releases: tuple[Path, Path, Path]) -> None:
+    old, new, store = releases
+    blobs = sorted((store / "gate-12" / "blobs").iterdir())
+    blobs[0].write_bytes(b"not what was saved\n")
+    args = (
+        "scan",
+        str(new),
+        "--against",
+        str(old),
+        "--arch",
+        "12.0",
+        "--store",
+        str(store),
+        "--format",
+        "json",
+    )
+    result = run_cli(*args)
+    verdicts = {p["name"]: p for p in json.loads(result.out)["patches"]}
+    assert verdicts["add-12"]["outcome"] == "upstreamed"
+    assert (
+        verdicts["gate-12"]["outcome"] == "error"
+        and "does not match its hash" in verdicts["gate-12"]["verdict"]
+    )

@@ -4,6 +4,7 @@ and what each key does to a scan's findings and exit code."""
 from __future__ import annotations
 
 import json
+import os
 import textwrap
 from pathlib import Path
 
@@ -92,6 +93,11 @@ def test_config_named_in_output_and_flags_win(
     assert _json(str(tree), "--config", str(other))[1]["arch"] == ["9.0", "12.0"]
     missing = run_cli("scan", str(tree), "--config", str(tmp_path / "none.toml"))
     assert missing.code == 2 and "no such file" in missing.err
+    fifo = tmp_path / "fifo.toml"
+    os.mkfifo(fifo)
+    assert "not a regular file" in run_cli("scan", str(tree), "--config", str(fifo)).err  # never opened
+    (tmp_path / "deeper" / "capgap.toml").mkdir(parents=True)  # a directory of that name is no config
+    assert find_config(tmp_path / "deeper") == config
 
 
 def test_select_ignore_exclude_and_per_path_ignores(

@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from capgap.errors import CapgapError
-from capgap.patches.apply import apply_patches, select
+from capgap.patches.apply import PatchResult, apply_patches, select
 from capgap.patches.detect import PatchTarget, _record, resolve
-from capgap.patches.store import Store
+from capgap.patches.store import Patch, Store
 
 if TYPE_CHECKING:
     from capgap.targets import Target
@@ -65,15 +65,30 @@ def verdicts(store: Store, target: Target, python: str | None = None) -> tuple[l
     patches = select(store, release)
     if not patches:
         return [], f"no saved patches for {release.name} in {store.path}"
-    out = []
-    for result in apply_patches(store, release, patches, dry_run=True):
-        out.append(
-            {
-                "name": result.name,
-                "outcome": result.outcome,
-                "upstream_does_it": result.outcome == "upstreamed",
-                "verdict": _VERDICT.get(result.outcome, result.outcome).format(name=result.name),
-                "files": [f.to_json() for f in result.files],
-            }
-        )
-    return out, f"saved patches for {release.label()} in {store.path}"
+    try:  # in their order, each on top of the ones before, as `capgap patch apply` would
+        results = [
+            _verdict(r.name, r.outcome, [f.to_json() for f in r.files]) for r in _dry(store, release, patches)
+        ]
+    except CapgapError:  # one patch is damaged: judge each alone, so the others still get an answer
+        results = []
+        for patch in patches:
+            try:
+                (r,) = _dry(store, release, [patch])
+                results.append(_verdict(r.name, r.outcome, [f.to_json() for f in r.files]))
+            except CapgapError as exc:
+                results.append({**_verdict(patch.name, "error", []), "verdict": f"cannot tell: {exc}"})
+    return results, f"saved patches for {release.label()} in {store.path}"
+
+
+def _dry(store: Store, release: PatchTarget, patches: list[Patch]) -> list[PatchResult]:
+    return apply_patches(store, release, patches, dry_run=True)
+
+
+def _verdict(name: str, outcome: str, files: list[dict[str, object]]) -> dict[str, Any]:
+    return {
+        "name": name,
+        "outcome": outcome,
+        "upstream_does_it": outcome == "upstreamed",
+        "verdict": _VERDICT.get(outcome, outcome).format(name=name),
+        "files": files,
+    }
