@@ -95,6 +95,16 @@ def test_a_different_test_changes_the_fingerprint(tmp_path: Path) -> None:
     assert changed[same]["fingerprint"] == before[same]["fingerprint"]
 
 
+def test_a_table_keeps_its_fingerprint_when_its_values_or_other_keys_change(tmp_path: Path) -> None:
+    before = _scan(tmp_path / "v1", GATES)
+    retuned = _scan(tmp_path / "v2", GATES.replace("SIZES = {9: 1, 10: 2}", "SIZES = {9: 4, 10: 8, 11: 8}"))
+    assert retuned["table-missing-arch SIZES "]["present"] == ["9", "10", "11"]
+    assert (
+        retuned["table-missing-arch SIZES "]["fingerprint"]
+        == before["table-missing-arch SIZES "]["fingerprint"]
+    )
+
+
 def _finding(rule: str = "gate-excludes-arch", symbol: str = "major", line: int = 1, **kw: object) -> Finding:
     return Finding(rule, "medium", "a/b.py", line, symbol, ("10.0",), "12.0", "c", "m", "12.0", **kw)  # type: ignore[arg-type]
 
