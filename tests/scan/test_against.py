@@ -160,3 +160,28 @@ def test_a_damaged_patch_does_not_hide_the_others(releases: tuple[Path, Path, Pa
         verdicts["gate-12"]["outcome"] == "error"
         and "does not match its hash" in verdicts["gate-12"]["verdict"]
     )
+
+
+def test_patches_judged_on_a_git_checkout(releases: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """A checkout's upstream content is HEAD: a patch HEAD carries is upstreamed there."""
+    import subprocess
+
+    old, _new, _store = releases
+    repo = tmp_path / "toyengine"
+    (repo / "toyengine").mkdir(parents=True)
+    (repo / "toyengine" / "sizes.py").write_text(SIZES_PATCHED)
+    (repo / "toyengine" / "gate.py").write_text(GATE_V2)
+    # the package name the fingerprints carry: the checkout's own, as the wheel's dist-info says it
+    (repo / "pyproject.toml").write_text('[project]\nname = "toyengine"\nversion = "1.1"\n')
+    git = ["git", "-C", str(repo), "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "1.1"], check=True)
+    store = Store(tmp_path / "git-store")
+    desc = {"kind": "git", "name": "toyengine", "root": str(repo)}
+    store.save_patch("add-12", desc, {"toyengine/sizes.py": (SIZES_V1.encode(), SIZES_PATCHED.encode())})
+    store.save_patch("gate-12", desc, {"toyengine/gate.py": (GATE_V1.encode(), GATE_PATCHED.encode())})
+    args = ("scan", str(repo), "--against", str(old), "--arch", "12.0", "--store", str(store.path))
+    data = json.loads(run_cli(*args, "--format", "json").out)
+    assert sorted(f["symbol"] for f in data["new"]) == ["TILES"]
+    assert {p["name"]: p["outcome"] for p in data["patches"]} == {"add-12": "upstreamed", "gate-12": "merged"}
