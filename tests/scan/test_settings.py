@@ -191,3 +191,22 @@ def test_unknown_config_errors_in_library_too(tmp_path: Path) -> None:
     _write(tmp_path / "capgap.toml", "nope = 1\n")
     with pytest.raises(UsageError, match="unknown key 'nope'"):
         discover(start=tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("path", "pattern", "matches"),
+    [
+        ("sglang/test/a.py", "sglang/test", True),  # a parent directory
+        ("sglang/test/a.py", "sglang/test/**", True),
+        ("sglang/test/a.py", "sglang/*.py", True),  # `*` crosses `/`, as fnmatch's does
+        ("sglang/srt/x/test_a.py", "test_*.py", True),  # no `/`: any path component
+        ("sglang/srt/tests/a.py", "tests", True),
+        ("sglang/srt/a.py", "tests", False),
+        ("sglang/testing/a.py", "sglang/test", False),  # a prefix of a name is not a directory
+        ("sglang/srt/a.py", "/sglang/srt/", True),
+    ],
+)
+def test_path_globs(path: str, pattern: str, matches: bool) -> None:
+    from capgap.scan.filters import path_matches
+
+    assert path_matches(path, pattern) is matches
