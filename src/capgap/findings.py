@@ -34,11 +34,15 @@ class Finding:
     arch: str = ""
     source: str = ""  # the source line (or a one-line summary) to show under the finding
     extra: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    # the whole deciding text (a gate's full test, unparsed: one spelling whatever the layout) the
+    # fingerprint is made of (scan/fingerprint.py); empty: the fingerprint reads `source`
+    basis: str = field(default="", compare=False, hash=False)
 
     def to_json(self) -> dict[str, Any]:
         # field by field: dataclasses.asdict deep-copies every value (11 ms for a scan's 157 findings)
         data = {f.name: getattr(self, f.name) for f in fields(self)}
         data["present"] = list(self.present)
+        data.pop("basis")
         if self.extra:
             data["extra"] = copy.deepcopy(self.extra)  # the caller's to keep: not our frozen state
         else:

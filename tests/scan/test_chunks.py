@@ -14,7 +14,7 @@ from capgap.scan.run import run_scan
 FILLER = "".join(f"        step_{i} = compute_{i}(data)\n" for i in range(30))
 
 # A long function whose gate sits in a long `for` block that names no capability in its header.
-DEEP = f'''\
+DEEP = f"""\
 import torch
 
 
@@ -25,10 +25,10 @@ def tune(data, layers):
         if major == 9:
             total += fast_path(layer)
 {FILLER}    return total
-'''
+"""
 
 # A negative gate early in a long function; what it guards (a tcgen05 kernel) comes 40 lines later.
-GUARDED = f'''\
+GUARDED = f"""\
 import torch
 
 
@@ -37,7 +37,7 @@ def run(x):
         return None
 {FILLER.replace("        ", "    ")}    out = launch_tcgen05_kernel(x)
     return out
-'''
+"""
 
 
 def _scan(tmp_path: Path, source: str, arch: str = "12.0") -> list[tuple[str, int, str, str]]:
@@ -68,9 +68,13 @@ def test_a_large_block_keeps_only_its_relevant_statements_on_their_own_lines() -
 
 
 def test_an_irrelevant_clause_keeps_a_pass_so_the_cut_still_parses() -> None:
-    source = "def f(data):\n    if data:\n" + FILLER + "    else:\n" + FILLER.replace(
-        "step_0 = compute_0(data)", "arch = get_arch(data)"
-    ) + "    return arch\n"
+    source = (
+        "def f(data):\n    if data:\n"
+        + FILLER
+        + "    else:\n"
+        + FILLER.replace("step_0 = compute_0(data)", "arch = get_arch(data)")
+        + "    return arch\n"
+    )
     text = select(source.encode()).text.decode()
     tree = ast.parse(text)
     block = tree.body[0].body[0]  # type: ignore[attr-defined]
@@ -118,7 +122,7 @@ def test_a_large_class_keeps_only_the_constants_its_tables_read(tmp_path: Path) 
 
 
 # A model's "architecture" config: `arch` names it, and no line reads it in a test.
-MODEL_ARCH = f'''\
+MODEL_ARCH = f"""\
 import torch
 
 
@@ -133,7 +137,7 @@ def tune(data, arch):
 {FILLER}        if arch >= 90:
             total += fast_path(layer)
 {FILLER}    return torch.cuda.get_device_capability()
-'''
+"""
 
 
 def test_names_that_no_test_reads_leave_a_large_function_out(tmp_path: Path) -> None:

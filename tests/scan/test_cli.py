@@ -23,7 +23,8 @@ def test_json_has_the_contract_shape(tree: Path) -> None:
     result = run_cli("scan", str(tree), "--arch", "sm_120", "--format", "json", "--no-cache")
     assert result.code == 1, result.err
     data = json.loads(result.out)
-    assert list(data) == ["arch", "targets", "findings", "skipped", "notices"]
+    assert list(data) == ["arch", "targets", "findings", "skipped", "notices", "config"]
+    assert data["config"] is None  # no capgap.toml or [tool.capgap] above the test's directory
     assert data["arch"] == "12.0"
     resolved = f"{tree} (directory {tree})"
     assert data["targets"] == [

@@ -30,7 +30,9 @@ def scan(
     fmt: str = typer.Option(
         "text", "--format", "-f", help="text | json | sarif | html (one self-contained page)"
     ),
-    fail_on: str = typer.Option("high", "--fail-on", help="Exit 1 when a finding is at least this severe."),
+    fail_on: Optional[str] = typer.Option(  # noqa: UP045
+        None, "--fail-on", help="Exit 1 when a finding is at least this severe (default: high)."
+    ),
     show_all: bool = typer.Option(False, "--all", help="Also show low (expected) gate findings in text."),
     no_binaries: bool = typer.Option(False, "--no-binaries", help="Skip compiled-library checks."),
     no_cache: bool = typer.Option(False, "--no-cache", help="Parse every file again; ignore the cache."),
@@ -47,6 +49,28 @@ def scan(
     model: Optional[str] = typer.Option(  # noqa: UP045
         None, "--model", help="Text, html: the runtime's findings plus only this model's files (deepseek_v2)."
     ),
+    config: Optional[str] = typer.Option(  # noqa: UP045
+        None, "--config", help="Configuration file (default: capgap.toml or pyproject.toml, upward)."
+    ),
+    no_config: bool = typer.Option(False, "--no-config", help="Read no configuration file."),
+    select: Optional[list[str]] = typer.Option(  # noqa: UP045
+        None, "--select", help="Report only these rule ids (comma-separated; replaces the config's)."
+    ),
+    ignore: Optional[list[str]] = typer.Option(  # noqa: UP045
+        None, "--ignore", help="Do not report these rule ids (comma-separated; replaces the config's)."
+    ),
+    baseline: Optional[str] = typer.Option(  # noqa: UP045
+        None, "--baseline", help="Compare with an earlier scan's JSON: new, gone, unchanged."
+    ),
+    write_baseline: Optional[str] = typer.Option(  # noqa: UP045
+        None, "--write-baseline", help="Write this scan's findings to FILE, for --baseline."
+    ),
+    against: Optional[str] = typer.Option(  # noqa: UP045
+        None, "--against", help="Compare with an older target (version, wheel, directory, dist)."
+    ),
+    store: Optional[str] = typer.Option(  # noqa: UP045
+        None, "--store", help="Patch store whose patches --against checks (default: as `capgap patch`)."
+    ),
 ) -> None:
     """Find tables, gates and build lists in a target that have no entry for your GPU's arch."""
     from capgap.reading.grepfilter import prefetch
@@ -56,22 +80,29 @@ def scan(
     from capgap import output
     from capgap.errors import UsageError
     from capgap.scan.analyzers import ScanOptions
+    from capgap.scan.living import Comparison
     from capgap.scan.machine import resolve_archs_and_devices
     from capgap.scan.run import run_scan
+    from capgap.settings import discover, with_rules
 
     if fmt not in FORMATS:
         raise UsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
+    settings = with_rules(discover(config, no_config), select or [], ignore or [])
+    fail_on = fail_on or settings.fail_on or "high"
     if fail_on not in SEVERITIES:
         raise UsageError(f"--fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
     from capgap.scan.view import ViewOptions, check_options
 
     view = ViewOptions(show_all=show_all, where=where, model=model, max=max_shown)
     check_options(view)  # a bad filter fails before the scan, not after it
-    archs, devices = resolve_archs_and_devices(arch or [], device or [])
+    comparison = Comparison(baseline, write_baseline, against, store)
+    old = comparison.check(len(targets))  # a bad baseline fails before any work
+    archs, devices = resolve_archs_and_devices(arch or list(settings.arch), device or list(settings.device))
     options = ScanOptions(
         archs=archs, binaries=not no_binaries, use_cache=not no_cache, devices=devices, jobs=max(jobs, 0)
     )
     report = run_scan(targets, options, python)
+    comparison.apply(report, old, options, settings, python)
     if fmt == "json":
         output.emit_json(report.to_json())
     elif fmt == "sarif":

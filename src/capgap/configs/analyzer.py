@@ -24,6 +24,7 @@ if TYPE_CHECKING:  # the rest is imported where used: every scan imports this mo
 
 ANALYZER_ID = "configs"
 RULE = "config-missing-device"
+RULES = (RULE,)
 SEVERITY = "medium"
 EXAMPLES = 5
 _VENDORS = {"nvidia": "NVIDIA", "amd": "AMD", "intel": "Intel", "other": ""}

@@ -44,12 +44,22 @@ def default_store_dir() -> Path:
     return Path.cwd() / DEFAULT_DIR
 
 
-def store_dir(option: str | None = None) -> Path:
-    """--store DIR, else $CAPGAP_STORE, else the default."""
+_FROM_CONFIG = Path("<the configuration file's>")
+
+
+def store_dir(option: str | None = None, configured: Path | None = _FROM_CONFIG) -> Path:
+    """--store DIR, else $CAPGAP_STORE, else the configuration's `patch-store` (`configured`;
+    by default looked up from the working directory: capgap/settings.py), else the default."""
     if option:
         return Path(option)
     env = os.environ.get("CAPGAP_STORE")
-    return Path(env) if env else default_store_dir()
+    if env:
+        return Path(env)
+    if configured is _FROM_CONFIG:
+        from capgap.settings import configured_store
+
+        configured = configured_store()
+    return configured if configured is not None else default_store_dir()
 
 
 @dataclass(frozen=True)

@@ -145,6 +145,7 @@ def prefetch(root: str) -> None:
 SCAN_VALUE_OPTIONS = frozenset(
     ("--arch", "-a", "--python", "--format", "-f", "--fail-on", "--device", "--jobs", "-j")
     + ("--max", "--where", "--model")  # the report's filters
+    + ("--config", "--select", "--ignore", "--baseline", "--write-baseline", "--against", "--store")
 )
 
 

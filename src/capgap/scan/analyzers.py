@@ -3,6 +3,7 @@
 An analyzer is a module exposing
 
     ANALYZER_ID: str
+    RULES: tuple[str, ...]  # the rule ids it reports
     def analyze(target: Target, options: ScanOptions) -> AnalyzerResult
 
 Source rules (Python/build files), compiled-binary rules and tuned-config rules are each one
@@ -90,3 +91,8 @@ def load_analyzers() -> list[ModuleType]:
             if exc.name is None or not name.startswith(exc.name):
                 raise
     return out
+
+
+def rule_ids() -> frozenset[str]:
+    """Every rule id a scan can report, from the analyzers' own registries."""
+    return frozenset(rid for module in load_analyzers() for rid in getattr(module, "RULES", ()))

@@ -24,10 +24,16 @@ def render_text(report: ScanReport, options: ViewOptions | bool = False) -> None
     view = build_view(report, opts)
     for t in report.targets:  # what was scanned, as resolved (a downloaded wheel says so)
         _show(f"[dim]scanned[/dim] {escape(t.resolved or t.target.spec)}")
+    if report.config:
+        _show(f"config: {escape(report.config)}")
     for notice in report.notices:
         output.info(f"notice: {escape(notice)}")
     for note in view.notes:
         output.info(f"note: {escape(note)}")
+    if report.diff is not None:  # new findings first, then what is gone (render_diff.py)
+        from capgap.scan.render_diff import show_head
+
+        show_head(report, opts.show_all)
     _opening(report, view)
     _by_file(report, view)
     _summary(report, view)
@@ -124,6 +130,13 @@ def _summary(report: ScanReport, view: View) -> None:
         f"\n[bold]{len(report.findings)} findings[/bold] for {escape(archs)}: {', '.join(parts)}; "
         f"{escape(shown)}; {files} files scanned{skipped}",
     )
+    if report.acknowledged:
+        acked = len(report.acknowledged)
+        _show(f"{acked} acknowledged in {escape(str(report.config))} (hidden; JSON marks them)")
+    if report.diff is not None:
+        from capgap.scan.render_diff import show_tail
+
+        show_tail(report)
     for s in report.skipped[:20]:
         _show(f"  [dim]skipped {escape(s.path)}: {escape(s.reason)}[/dim]")
     if len(report.skipped) > 20:

@@ -31,24 +31,25 @@ def to_sarif(report: ScanReport) -> dict[str, Any]:
         for rid in rule_ids
     ]
     results = []
-    for finding, ti in zip(report.findings, report.finding_targets, strict=True):
+    new = set(report.diff.new) if report.diff is not None else set()
+    for i, (finding, ti) in enumerate(zip(report.findings, report.finding_targets, strict=True)):
         location: dict[str, Any] = {
             "physicalLocation": {"artifactLocation": {"uri": finding.path, "uriBaseId": f"TARGET{ti}"}}
         }
         if finding.line >= 1:
             location["physicalLocation"]["region"] = {"startLine": finding.line}
-        results.append(
-            {
+        result: dict[str, Any] = {
                 "ruleId": finding.rule,
                 "ruleIndex": index[finding.rule],
                 "level": _LEVEL.get(finding.severity, "warning"),
                 "message": {"text": f"{finding.message}. Consequence: {finding.consequence}"},
                 "locations": [location],
-                "partialFingerprints": {
-                    "capgap/v1": f"{finding.rule}:{finding.path}:{finding.symbol}:{finding.arch}",
-                },
+                # stable across line moves and reformatting (scan/fingerprint.py): code scanning
+                # matches results of two runs by it
+                "partialFingerprints": {"capgap/v2": report.fingerprints[i]},
                 "properties": {
                     "severity": finding.severity,
+                    "fingerprint": report.fingerprints[i],
                     "symbol": finding.symbol,
                     "arch": finding.arch,
                     "present": list(finding.present),
@@ -56,7 +57,12 @@ def to_sarif(report: ScanReport) -> dict[str, Any]:
                     "consequence": finding.consequence,
                 },
             }
-        )
+        if report.diff is not None:  # --baseline / --against: SARIF's own word for it
+            result["baselineState"] = "new" if i in new else "unchanged"
+        reason = report.acknowledged.get(report.fingerprints[i])
+        if reason is not None:  # acknowledged in the config: seen, intended
+            result["suppressions"] = [{"kind": "external", "justification": reason}]
+        results.append(result)
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",

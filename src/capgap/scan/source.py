@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from capgap.findings import Finding, Skipped
 from capgap.judging.builds import is_build_file
 from capgap.judging.records import FileFacts
+from capgap.judging.rules import RULES as RULE_MODULES
 from capgap.reading import workers
 from capgap.reading.cache import ScanCache
 from capgap.reading.grepfilter import Stream
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
     from capgap.targets import Target
 
 ANALYZER_ID = "source"
+RULES = tuple(RULE_MODULES)
 _GREP_MIN_FILES = 200  # below this, reading the files costs less than starting grep
 NO_TOKENS = "no-capability-tokens"  # the cache's entry for files grep found nothing in
 

@@ -98,7 +98,10 @@ def build_view(report: ScanReport, opts: ViewOptions, fixes: bool = True) -> Vie
         view.notes.append(f"--model {opts.model}: no finding is in a file of that model"
                           + (f" (models with findings: {some})" if named else ""))
     items: list[Item] = []
-    for f, ti in zip(report.findings, report.finding_targets, strict=True):
+    new = set(report.diff.new) if report.diff is not None else set()  # shown first, as new
+    for i, (f, ti) in enumerate(zip(report.findings, report.finding_targets, strict=True)):
+        if i in new or report.is_acknowledged(i):  # the summary counts the acknowledged
+            continue
         why = _reason(f, opts, model)
         if why:
             view.hidden[why] += 1

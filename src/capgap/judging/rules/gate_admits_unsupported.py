@@ -14,6 +14,7 @@ from typing import Any
 from capgap.arch import ArchSpec, all_facts
 from capgap.findings import Finding
 from capgap.judging import evidence
+from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached
 from capgap.judging.records import FileFacts
 
@@ -84,6 +85,7 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
                 arch=arch.cc,
                 source=d.source,
                 extra=extra,
+                basis=decision_text(d, i),
             )
     return None
 

@@ -16,6 +16,7 @@ from typing import Any
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
 from capgap.judging import evidence, remarks
+from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, pure
 from capgap.judging.records import FileFacts
 
@@ -200,6 +201,7 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         arch=arch.cc,
         source=d.arms[decider].source if line != d.line and d.arms[decider].source else d.source,
         extra=extra,
+        basis=decision_text(d, decider),
     )
 
 

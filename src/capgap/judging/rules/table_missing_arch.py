@@ -161,4 +161,7 @@ def _table_finding(
         arch=arch.cc,
         source=table.source,
         extra=extra,
+        # what identifies a table is its name: its values (tuned sizes) and other keys may change
+        # while it still lacks the target (a one-line table's source would carry them)
+        basis=f"table {table.symbol}",
     )
