@@ -509,3 +509,34 @@ def test_a_decision_in_an_arm_the_target_does_not_take_is_not_its_own(tmp_path: 
         },
     )
     assert [f for f in found if f.path == "eng/kv.py"] == []
+
+
+def test_a_cuda_toolkit_floor_and_a_static_platform_check_hold_on_a_blackwell_stack(tmp_path: Path) -> None:
+    # sglang's probes: `is_cuda_static()` and `torch.version.cuda >= (12, 8)` hold wherever 12.0
+    # runs, so `is_sm100 or is_sm120` takes 12.0 and the SM90 fallback's assert is not its
+    found = _scan(
+        tmp_path,
+        {
+            "eng/common.py": """
+        from functools import lru_cache, partial
+        import torch
+
+        def _check(majors, cuda_version):
+            if not is_cuda_static():
+                return False
+            major = torch.cuda.get_device_capability()[0]
+            return major in majors and tuple(map(int, torch.version.cuda.split(".")[:2])) >= cuda_version
+
+        is_sm120_supported = lru_cache(maxsize=1)(partial(_check, majors=[12], cuda_version=(12, 8)))
+        is_sm100_supported = lru_cache(maxsize=1)(partial(_check, majors=[10], cuda_version=(12, 8)))
+        is_sm90_supported = lru_cache(maxsize=1)(partial(_check, majors=[9], cuda_version=(12, 3)))
+
+        def dequant(x):
+            if is_sm100_supported() or is_sm120_supported():
+                return fast(x)
+            assert is_sm90_supported(), "needs SM100/SM120 or the SM90 fallback"
+            return slow(x)
+    """
+        },
+    )
+    assert found == []

@@ -36,8 +36,10 @@ CAP_SPELLINGS: dict[str, Callable[[tuple[int, int]], Any]] = {
     "to_int": lambda cap: cap[0] * 10 + cap[1],
 }
 # Platform checks that are false on every NVIDIA GPU / true on every one.
-FALSE_ON_CUDA = {"is_hip", "is_npu", "is_cpu", "is_xpu", "is_musa", "is_rocm", "is_mps", "is_tpu", "_is_hip"}
-TRUE_ON_CUDA = {"is_cuda", "is_cuda_alike", "_is_cuda", "is_available", "is_nvidia"}
+# (`is_cuda_static()`, `_is_hip`, `is_rocm_platform()`: the same question, spelled per engine)
+_PLATFORM_FORM = r"^_?is_({})(?:_static|_platform|_alike)?$"
+FALSE_ON_CUDA = re.compile(_PLATFORM_FORM.format("hip|npu|cpu|xpu|musa|rocm|mps|tpu|hpu|neuron"))
+TRUE_ON_CUDA = re.compile(_PLATFORM_FORM.format("cuda|nvidia|available"))
 # Names whose value evidently is a capability; the compared constant says which spelling.
 CAP_NAME = re.compile(r"capabilit|(^|_)cc($|_)|(^|_)sm($|_)|sm_?version|(^|_)arch($|_)|major", re.I)
 
@@ -187,6 +189,39 @@ def _eval(node: ast.AST, ctx: Context) -> Sym:  # noqa: C901 - one dispatch over
     return UNKNOWN
 
 
+_CUDA_VERSION = re.compile(r"version\.cuda\b|(?:^|_)cuda_?ver(?:sion)?\b", re.I)
+_RECENT_CUDA = (12, 9)  # what a stack that runs Blackwell has: the toolkit that knows sm_120/sm_103
+
+
+def _recent_cuda(node: ast.Compare, ctx: Context) -> Sym | None:
+    """`torch.version.cuda >= "12.8"`, `get_cuda_version() >= (12, 3)`: a stack that runs the GPUs
+    capgap judges for has a CUDA toolkit this recent, so a floor at or below it holds."""
+    if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.GtE, ast.Gt, ast.LtE, ast.Lt)):
+        return None
+    left, right = node.left, node.comparators[0]
+    op = node.ops[0]
+    if isinstance(op, (ast.LtE, ast.Lt)):  # `(12, 8) <= torch_version`: the floor on the left
+        left, right = right, left
+    if not _CUDA_VERSION.search(ast.unparse(left)):
+        return None
+    floor = _eval(right, ctx)
+    version = _as_version(floor.value) if floor.kind == "const" else None
+    if version is None or version > _RECENT_CUDA:
+        return None
+    return Sym("const", True)
+
+
+def _as_version(value: object) -> tuple[int, ...] | None:
+    try:
+        if isinstance(value, tuple):
+            return tuple(int(v) for v in value)
+        if isinstance(value, (str, float, int)) and not isinstance(value, bool):
+            return tuple(int(p) for p in str(value).split(".")[:2])
+    except ValueError:
+        return None
+    return None
+
+
 def _negate(value: bool | None) -> bool | None:
     return None if value is None else not value
 
@@ -249,9 +284,9 @@ def _eval_call(node: ast.Call, ctx: Context) -> Sym:
             fn, spell = base.value, CAP_SPELLINGS[short]
             return Sym("cap", lambda a: spell(_as_cap(fn(a))), base.names)
         return UNKNOWN
-    if short in FALSE_ON_CUDA:
+    if FALSE_ON_CUDA.match(short):
         return Sym("const", False)
-    if short in TRUE_ON_CUDA:
+    if TRUE_ON_CUDA.match(short):
         return Sym("const", True)
     if short in {"tuple", "list", "frozenset", "set", "bool"} and len(node.args) == 1:
         return _eval(node.args[0], ctx)
@@ -323,6 +358,9 @@ def _eval_boolop(node: ast.BoolOp, ctx: Context) -> Sym:
 
 
 def _eval_compare(node: ast.Compare, ctx: Context) -> Sym:
+    recent = _recent_cuda(node, ctx)
+    if recent is not None:
+        return recent
     operands = [_eval(n, ctx) for n in [node.left, *node.comparators]]
     if all(o.kind == "const" for o in operands):  # `torch.version.hip is None`
         if any(type(op) not in _CMP and not isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops):
