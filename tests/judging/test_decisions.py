@@ -540,3 +540,30 @@ def test_a_cuda_toolkit_floor_and_a_static_platform_check_hold_on_a_blackwell_st
         },
     )
     assert found == []
+
+
+def test_a_message_s_wording_and_a_branch_that_only_logs_pick_no_path(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/load.py": """
+        import logging
+        import torch
+
+        logger = logging.getLogger(__name__)
+
+        def load_kernel(name):
+            cap = torch.cuda.get_device_capability()
+            if name not in KERNELS:
+                raise ImportError(
+                    f"no {'sm120 blk64' if cap == (12, 0) else 'sm90 blk128'} kernel named {name}"
+                )
+            return KERNELS[name]
+
+        def warn_quant(quant):
+            if torch.cuda.get_device_capability()[0] != 10:
+                logger.warning("%s quantization is not fully optimized yet", quant)
+    """
+        },
+    )
+    assert found == []

@@ -82,4 +82,4 @@ def test_a_refusal_that_says_why_is_an_expected_exclusion(tmp_path: Path) -> Non
     """
     found = _scan(tmp_path, {"eng/plan.py": body})
     assert [(f.rule, f.severity) for f in found] == [("gate-excludes-arch", "low")]
-    assert found[0].extra["evidence"] == "'tcgen05' in the refusal"
+    assert found[0].extra["evidence"] == "'tcgen05' (line 6) in the refusal"

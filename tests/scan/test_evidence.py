@@ -12,7 +12,7 @@ REFERENCE = (
     (("wgmma",), r"wgmma|warpgroup|sm_?90a|flash_?attn_?3|\bfa3\b|_fa3_|_sm90\b|_sm90_"),
     (
         ("tcgen05",),
-        r"tcgen05|\btmem\b|\btmem_|_tmem|\bumma\b|sm_?100a|_sm100\b|_sm100_|sm10x|trtllm_?gen|cutlass_mla",
+        r"tcgen05|\btmem\b|\btmem_|_tmem|\bumma\b|sm_?100a|_sm100\b|_sm100_|sm10x|trtllm_?gen|flashinfer_trtllm|cutlass_mla",
     ),
     (("wgmma", "tcgen05"), r"deep_?gemm|flash_?mla"),
     (("tma",), r"\btma\b|_tma\b|\btma_|_tma_"),

@@ -47,6 +47,7 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
             r"_sm100(?:\b|_)",
             "sm10x",
             "trtllm_?gen",
+            "flashinfer_trtllm",  # the TRT-LLM-gen fused MoE / FP8 GEMM backends (SM100 cubins)
             "cutlass_mla",
         ),
     ),

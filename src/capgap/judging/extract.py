@@ -670,6 +670,7 @@ class _Walker:
         """Reads of tables with capability-looking keys, and conditional-expression gates."""
         if not self._use_hints.any_in(*self._span(node)):
             return
+        quoted: set[int] | None = None  # the conditional expressions that only word a message
         for sub in walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, (ast.Name, ast.Attribute)):
                 if capish_key(sub.slice):
@@ -706,7 +707,9 @@ class _Walker:
                     )
                     self.use(table, sub.left, "in", sub.lineno, scope, text, denies)
             elif isinstance(sub, ast.IfExp):
-                self.ifexp_decision(sub, scope)
+                quoted = _in_messages(node) if quoted is None else quoted
+                if id(sub) not in quoted:
+                    self.ifexp_decision(sub, scope)
 
     def _after(self, stmt: ast.stmt, siblings: list[ast.stmt], index: int, body_runs: bool = False) -> str:
         """What the code does when the lookup comes up empty, as far as the code shows."""
@@ -749,6 +752,24 @@ class _Walker:
             ):
                 text = f"KeyError is caught on {{arch}}: falls back{' (' + what + ')' if what else ''}"
                 self.use(sub.value, sub.slice, "try", sub.lineno, scope, text)
+
+
+_MESSAGE_CALL = re.compile(r"(?:^|\.)(?:\w*(?:Error|Exception|Warning)|warn\w*|info\w*|debug|error|print)$")
+
+
+def _in_messages(node: ast.AST) -> set[int]:
+    """The ids of the conditional expressions inside an exception's, a log line's or an
+    f-string's words (`f"... {'sm120' if is_sm120 else 'sm90'} kernel"`): they pick no path."""
+    out: set[int] = set()
+    for sub in walk(node):
+        if isinstance(sub, ast.Call) and _MESSAGE_CALL.search(call_name(sub.func) or ""):
+            parts: list[ast.AST] = [*sub.args, *(k.value for k in sub.keywords)]
+        elif isinstance(sub, ast.JoinedStr):
+            parts = [sub]
+        else:
+            continue
+        out.update(id(n) for part in parts for n in walk(part) if isinstance(n, ast.IfExp))
+    return out
 
 
 def _boolean(value: ast.expr | None) -> bool:

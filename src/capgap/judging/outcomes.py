@@ -46,11 +46,22 @@ def classify(body: list[ast.stmt]) -> tuple[str, str]:
         return "reject", what
     if isinstance(last, ast.Continue):
         return "reject", what
+    if all(_only_logs(s) for s in stmts):  # "X is not fully optimized yet": a log line changes no path
+        return "nothing", what
     if all(_switches_off(s) or _logs_refusal(s) or _denies(s) or _validates(s) for s in stmts):
         return "reject", what
     if any(_logs_refusal(s) for s in stmts):  # "X needs SM120; falling back to cuDNN SDPA", then a pick
         return "reject", what
     return "positive", what
+
+
+def _only_logs(stmt: ast.stmt) -> bool:
+    """A log line, or an if whose branches only log."""
+    if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
+        return call_name(stmt.value.func).split(".")[-1] in _LOGS
+    if isinstance(stmt, ast.If):
+        return all(_only_logs(s) for s in [*stmt.body, *stmt.orelse])
+    return False
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:

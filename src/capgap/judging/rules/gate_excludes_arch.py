@@ -18,7 +18,7 @@ from capgap.findings import Finding
 from capgap.judging import evidence, remarks
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, pure
-from capgap.judging.records import FileFacts
+from capgap.judging.records import Decision, FileFacts
 
 RULE_ID = "gate-excludes-arch"
 
@@ -162,7 +162,7 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
     if not lack and refused:
         # the refusal's own words say why ("... whose tcgen05 MMA ..."), or, in a kernel module
         # that turns the target away, what the module imports or its docstring states
-        told = remarks.stated(" ".join(d.arms[i].summary for i in mine))
+        told = _told(d, mine)
         needs, seen_in = told[0] + f.needs, [f"{w} in the refusal" for w in told[1]] + f.needs_from
         lack = [n for n in evidence.lacking(needs, target) if _someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
@@ -203,6 +203,20 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         extra=extra,
         basis=decision_text(d, decider),
     )
+
+
+def _told(d: Decision, mine: tuple[int, ...]) -> tuple[list[tuple[str, ...]], list[str]]:
+    """What the target's refusals say they need, in instruction-level words: read in the whole
+    message (the arm's code), not in its summary, which cuts it short."""
+    needs: list[tuple[str, ...]] = []
+    where: list[str] = []
+    for i in mine:
+        arm = d.arms[i]
+        for need, seen in zip(arm.needs, arm.evidence, strict=True):
+            if need not in needs and remarks.stated(seen.split(" (line")[0])[0]:
+                needs.append(need)
+                where.append(seen)
+    return needs, where
 
 
 def _someone_has(need: tuple[str, ...], ccs: list[str]) -> bool:
