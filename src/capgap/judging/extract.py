@@ -100,8 +100,9 @@ def extract(
     text = "\n".join(own)
     low = text.lower()
     _import_needs(facts, text, low)
-    remarks.add_module_needs(facts, own)
-    remarks.add_statement_needs(facts, own)
+    if remarks.may_state(low):
+        remarks.add_module_needs(facts, own, text)
+        remarks.add_statement_needs(facts, own)
     if facts.tables or facts.decisions:
         _native_sources(facts, text)
         _sibling_imports(facts, text)

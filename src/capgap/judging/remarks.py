@@ -66,18 +66,27 @@ def comment_block(lines: list[str], first: int, last: int = 0) -> tuple[str, int
     return "\n".join(out), start
 
 
-def add_module_needs(facts: FileFacts, lines: list[str]) -> None:
+_WORDS = ("tcgen05", "umma", "tmem", "wgmma", "warpgroup", "warp-group", "multimem", "nvls", "multicast")
+
+
+def may_state(low: str) -> bool:
+    """Can the file's lowercased text state a need at all? (A plain `in` rules out nearly every file.)"""
+    return any(word in low for word in _WORDS)
+_TOP_COMMENT = re.compile(r"^#[^\n]*", re.M)
+
+
+def add_module_needs(facts: FileFacts, lines: list[str], text: str) -> None:
     """What the module's docstring and its top-level comments (column 0) state it needs. Read on
-    the file's own lines: the statement cut may have dropped the docstring."""
+    the file's own text: the statement cut may have dropped the docstring."""
     parts: list[tuple[str, int, str]] = []
     doc = _docstring(lines)
     if doc is not None:
         parts.append((*doc, "docstring"))
-    for n, ln in enumerate(lines, 1):
-        if ln.startswith("#") and _STATED.search(ln):
-            parts.append((ln, n, "comments"))
-    for text, line, kind in parts:
-        needs, where = stated(text, line)
+    for hit in _TOP_COMMENT.finditer(text):
+        if _STATED.search(hit[0]):
+            parts.append((hit[0], text.count("\n", 0, hit.start()) + 1, "comments"))
+    for part, line, kind in parts:
+        needs, where = stated(part, line)
         for need, seen in zip(needs, where, strict=True):
             if need not in facts.needs:
                 facts.needs.append(need)
