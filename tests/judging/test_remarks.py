@@ -83,3 +83,20 @@ def test_a_refusal_that_says_why_is_an_expected_exclusion(tmp_path: Path) -> Non
     found = _scan(tmp_path, {"eng/plan.py": body})
     assert [(f.rule, f.severity) for f in found] == [("gate-excludes-arch", "low")]
     assert found[0].extra["evidence"] == "'tcgen05' (line 6) in the refusal"
+
+
+def test_a_module_under_an_arch_named_directory_is_written_for_that_arch(tmp_path: Path) -> None:
+    body = """
+    import torch
+
+    def supported():
+        if torch.cuda.get_device_capability()[0] != 10:
+            return False, "needs a B200 or B300"
+        return True, None
+    """
+    found = _scan(tmp_path, {"eng/third_party/fmha_sm100/check.py": body, "eng/attn/check.py": body})
+    assert [(f.path, f.severity) for f in found] == [
+        ("eng/attn/check.py", "medium"),
+        ("eng/third_party/fmha_sm100/check.py", "low"),
+    ]
+    assert found[1].extra["evidence"] == "'sm100' in the module's path"

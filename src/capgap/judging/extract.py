@@ -100,6 +100,7 @@ def extract(
     text = "\n".join(own)
     low = text.lower()
     _import_needs(facts, text, low)
+    remarks.add_path_needs(facts)
     if remarks.may_state(low):
         remarks.add_module_needs(facts, own, text)
         remarks.add_statement_needs(facts, own)

@@ -122,3 +122,20 @@ def add_statement_needs(facts: FileFacts, lines: list[str]) -> None:
         table.needs, table.needs_from = stated(*comment_block(lines, table.line))
     for d in facts.decisions:
         d.needs, d.needs_from = stated(*comment_block(lines, d.line, d.end))
+
+
+# A directory or module named after the arch its kernels are written for (`third_party/fmha_sm100/`,
+# `kernel/sm100/`, `alphamoe_sm100.py`, `kernel_src/sm90/`): what that arch alone has.
+_ARCH_PATH = re.compile(r"(?:^|[/_])(sm_?(?:90a?|10[03]a?|10x))(?=$|[/_.])")
+_PATH_NEEDS = {"9": ("wgmma",), "1": ("tcgen05",)}
+
+
+def add_path_needs(facts: FileFacts) -> None:
+    """What the module's path says its code is written for."""
+    hit = _ARCH_PATH.search(facts.path.lower())
+    if hit is None:
+        return
+    need = _PATH_NEEDS[hit[1].replace("sm", "").lstrip("_")[0]]
+    if need not in facts.needs:
+        facts.needs.append(need)
+        facts.needs_from.append(f"'{hit[1]}' in the module's path")
