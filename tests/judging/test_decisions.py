@@ -323,7 +323,8 @@ def test_a_flag_a_later_test_reads_is_judged_once_there(tmp_path: Path) -> None:
     """
         },
     )
-    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/norm.py", 6)]
+    # one finding, where the flag is read; per-arch numbers are tuning, so low
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/norm.py", 6)]
 
 
 def test_tests_and_model_files_carry_where_they_sit(tmp_path: Path) -> None:
@@ -567,3 +568,44 @@ def test_a_message_s_wording_and_a_branch_that_only_logs_pick_no_path(tmp_path: 
         },
     )
     assert found == []
+
+
+def test_a_path_that_names_the_target_is_its_own(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/bsa.py": """
+        import torch
+
+        def load_block_sparse():
+            cap = torch.cuda.get_device_capability()
+            if cap in ((9, 0), (10, 0), (10, 3)):
+                from eng.cute import block_sparse_fwd
+                return block_sparse_fwd
+            return load_bsa_attn_sm120_blk64_fwd()
+    """
+        },
+    )
+    assert found == []
+
+
+def test_per_arch_numbers_are_tuning_rated_low(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/tiles.py": """
+        import torch
+
+        def launch(n):
+            major, minor = torch.cuda.get_device_capability()
+            if (major, minor) == (10, 3):
+                return (32, 1)
+            if major == 9:
+                return (16, 2)
+            return (64, 2)
+    """
+        },
+    )
+    assert [(f.rule, f.severity) for f in found] == [("gate-excludes-arch", "low")]
+    assert found[0].extra["tuning"] is True
+    assert found[0].consequence.startswith("tuning only: 10.3 returns (32, 1), 12.0 carries on")

@@ -596,7 +596,8 @@ class _Walker:
                     needs.append(need)
                     where.append(word)
             body = (span[0][0], span[-1][1]) if span and _stmts is not None else (0, 0)
-            arms.append(Arm(test, arm_line, action, what, needs, where, self.src(arm_line), body))
+            named = tuple(dict.fromkeys(_ARCH_NAMED.findall(code.lower()))) if "sm" in code.lower() else ()
+            arms.append(Arm(test, arm_line, action, what, needs, where, self.src(arm_line), body, named))
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
         self.facts.decisions.append(Decision(line, kind, arms, scope, self.src(line), ".".join(chain), end))
 
@@ -756,6 +757,8 @@ class _Walker:
                 self.use(sub.value, sub.slice, "try", sub.lineno, scope, text)
 
 
+# An arch number in a name or string of an arm's code: `sm120`, `sm_120a`, `SM12x`.
+_ARCH_NAMED = re.compile(r"(?<![a-z0-9])sm_?(\d{2}x|\d{2,3})(?=[a-z]?(?:$|[^a-z0-9]))")
 _MESSAGE_CALL = re.compile(r"(?:^|\.)(?:\w*(?:Error|Exception|Warning)|warn\w*|info\w*|debug|error|print)$")
 
 

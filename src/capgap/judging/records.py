@@ -247,6 +247,7 @@ class Arm:
     evidence: list[str]  # what each need was read from ("tcgen05 in line 120")
     source: str = ""  # its line of source (an elif's, a guard's)
     body: tuple[int, int] = (0, 0)  # the file lines its statements span; (0, 0): none or unknown
+    archs: tuple[str, ...] = ()  # the arch numbers its code names (`load_sm120_kernel`: "120")
 
 
 @dataclass

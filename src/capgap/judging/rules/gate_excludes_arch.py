@@ -109,6 +109,8 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         return None  # an earlier guard already turned the target away: judged there
     if all(d.arms[i].summary in _YES for i in mine):
         return None  # a predicate that says yes to the target: a sibling's narrower answer is its own limit
+    if any(d.arms[i].action == "positive" and _names(d.arms[i].archs, target) for i in mine):
+        return None  # the target's path names it (`load_bsa_attn_sm120_blk64_fwd`): its own
     # where the target is turned away (an error, a refusal), carrying on untouched is the good outcome
     refused = all(d.arms[i].action in {"error", "reject"} for i in mine)
     good = {"positive", "nothing"} if refused else {"positive"}
@@ -182,6 +184,14 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         explained = all("'" in d.arms[i].summary for i in mine)
         severity = "medium" if explained else "high"
         consequence = f"on {arch.cc} this {instead}, where {', '.join(sibs)} {taken}"
+    elif _value(taken) and all(_value(d.arms[i].summary) for i in mine):
+        # `16 if is_sm103 else 8`, `return (32, 1)` / `return (8, 4)`: each arch gets a number of its own
+        severity = "low"
+        extra["tuning"] = True
+        consequence = (
+            f"tuning only: {', '.join(sibs)} {taken}, {arch.cc} {instead}; "
+            f"worth measuring on {arch.cc} where this path is hot"
+        )
     else:
         severity = "medium"
         consequence = f"{arch.cc} never gets this path ({taken}); it {instead} instead"
@@ -203,6 +213,23 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         extra=extra,
         basis=decision_text(d, decider),
     )
+
+
+_NUMBER = r"-?\d[\d_.]*(?:e-?\d+)?"
+_VALUE = re.compile(
+    rf"^(?:carries on \()?(?:gives|returns|sets [\w.]+ =) (?:{_NUMBER}|\((?:{_NUMBER}, )+{_NUMBER}\))\)?$"
+)
+
+
+def _value(summary: str) -> bool:
+    """Does the outcome only give a number (or a tuple of them): a tuning value?"""
+    return bool(_VALUE.match(summary))
+
+
+def _names(numbers: tuple[str, ...], target: ArchFacts) -> bool:
+    """Does one of the arch numbers an arm's code names mean the target (`120`, `12x`)?"""
+    own = f"{target.major}{target.minor}"
+    return any(n == own or n == f"{target.major}x" for n in numbers)
 
 
 def _told(d: Decision, mine: tuple[int, ...]) -> tuple[list[tuple[str, ...]], list[str]]:
