@@ -609,3 +609,32 @@ def test_per_arch_numbers_are_tuning_rated_low(tmp_path: Path) -> None:
     assert [(f.rule, f.severity) for f in found] == [("gate-excludes-arch", "low")]
     assert found[0].extra["tuning"] is True
     assert found[0].consequence.startswith("tuning only: 10.3 returns (32, 1), 12.0 carries on")
+
+
+def test_a_flag_is_judged_by_the_lines_that_read_it_and_an_arch_named_flag_is_a_predicate(
+    tmp_path: Path,
+) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/lamport.py": """
+        import torch
+
+        class Comm:
+            def __init__(self, cross_node):
+                self.use_pdl = torch.cuda.get_device_capability()[0] >= 9
+                if cross_node:
+                    from flashinfer.comm.mnnvl import McastGPUBuffer
+                    self.buf = McastGPUBuffer()
+
+        def gemm(a, runners):
+            use_sm_100f = is_sm100f_supported(a.device)
+            runners.append(tgv_runner(a.dtype, use_sm_100f))
+            return runners
+
+        def is_sm100f_supported(device):
+            return torch.cuda.get_device_capability(device)[0] == 10
+    """
+        },
+    )
+    assert [f for f in found if f.severity != "low"] == []

@@ -616,9 +616,19 @@ class _Walker:
         flag = ast.unparse(targets[0]) if targets else "flag"
         if self._tested_later(flag, after):
             return
+        if _ARCH_NAMED.search(flag.lower()):
+            return  # `use_sm_100f = ...`: which build an arch takes, a predicate, not a path left out
         action = "reject" if _FLAG_DENIES.search(flag) else "positive"
         own = (stmt.lineno, stmt.end_lineno or stmt.lineno)
-        on: ArmSpec = (value, stmt.lineno, rest, [own, after], action, f"sets {flag} = True")
+        # what the flag guards is read on the lines that read it, not on whatever follows it
+        name = flag.rsplit(".", 1)[-1]
+        first, last = after
+        lines = self.whole.lines() if self.whole is not None else self.lines
+        reads = [
+            (n, n) for n in range(first, min(last, first + _GUARDED_LINES - 1, len(lines)) + 1)
+            if name in lines[n - 1]
+        ]
+        on: ArmSpec = (value, stmt.lineno, rest, [own, *reads], action, f"sets {flag} = True")
         off: ArmSpec = (None, stmt.lineno, None, [], "nothing", f"leaves {flag} False")
         self.decision("flag", [on, off], chain, scope, stmt.lineno)
 
