@@ -638,3 +638,28 @@ def test_a_flag_is_judged_by_the_lines_that_read_it_and_an_arch_named_flag_is_a_
         },
     )
     assert [f for f in found if f.severity != "low"] == []
+
+
+def test_an_assert_that_says_what_it_needs_is_an_explained_refusal(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/dllm.py": """
+        import torch
+
+        class Fa4Graphs:
+            def __init__(self, backend):
+                assert torch.cuda.get_device_capability()[0] == 10, (
+                    "dLLM FA4 D256/D512 requires an SM100-family GPU."
+                )
+                self.backend = backend
+    """
+        },
+    )
+    assert [(f.severity, f.message) for f in found] == [
+        (
+            "medium",
+            "get_device_capability leaves 12.0 out: 10.0, 10.3 continues, 12.0 fails the assert "
+            "'dLLM FA4 D256/D512 requires an SM100-family GPU.'",
+        )
+    ]

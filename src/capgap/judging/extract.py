@@ -272,7 +272,15 @@ class _Walker:
                 self.walk_if(stmt, body, i, chain, scope, cls_scope, is_module)
             elif isinstance(stmt, ast.Assert):  # what follows runs when the test is true
                 rest_arm: ArmSpec = (stmt.test, stmt.lineno, rest, [after], "positive", "continues")
-                fail: ArmSpec = (None, stmt.lineno, None, [], "error", "fails the assert (AssertionError)")
+                said = outcomes.message_of(stmt.msg)
+                fail: ArmSpec = (
+                    None,
+                    stmt.lineno,
+                    None,
+                    [self._span(stmt.msg)] if stmt.msg is not None else [],  # its words say what it needs
+                    "error",
+                    f"fails the assert '{short(said, 80)}'" if said else "fails the assert (AssertionError)",
+                )
                 self.decision("assert", [rest_arm, fail], chain, scope, stmt.lineno)
             elif isinstance(stmt, ast.Return) and chain and _boolean(stmt.value):
                 self.return_decision(stmt, chain, scope)

@@ -83,6 +83,11 @@ def _raise_text(stmt: ast.Raise) -> str:
     return f"raises {name or 'an exception'}" + (f" '{short(message, 80)}'" if message else "")
 
 
+def message_of(node: ast.expr | None) -> str:
+    """The words of an assert's or exception's message ("" when it has none we can read)."""
+    return "" if node is None else _message(node)
+
+
 def _message(node: ast.expr) -> str:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
