@@ -663,3 +663,22 @@ def test_an_assert_that_says_what_it_needs_is_an_explained_refusal(tmp_path: Pat
             "'dLLM FA4 D256/D512 requires an SM100-family GPU.'",
         )
     ]
+
+
+def test_cuda_toolkit_floors_hold_and_ceilings_fail_on_a_blackwell_stack() -> None:
+    import ast
+
+    from capgap.judging.symbolic import Context, evaluate
+
+    ctx = Context(lambda name: None, lambda name: None)
+    answers = {
+        'torch.version.cuda >= "12.8"': True,
+        "cuda_version < (12, 9)": False,
+        "(12, 8) <= torch_cuda_version": True,
+        'is_cuda_version_at_least("12.9")': True,
+        "cuda_version <= (12, 8)": False,
+        "get_cuda_version() >= (13, 0)": None,  # newer than what 12.0 needs: unknown
+    }
+    for text, want in answers.items():
+        sym = evaluate(ast.parse(text, mode="eval").body, ctx)
+        assert (sym.value if sym.kind == "const" else None) == want, text

@@ -197,24 +197,29 @@ def _eval(node: ast.AST, ctx: Context) -> Sym:  # noqa: C901 - one dispatch over
 
 _CUDA_VERSION = re.compile(r"version\.cuda\b|(?:^|_)cuda_?ver(?:sion)?\b", re.I)
 _RECENT_CUDA = (12, 9)  # what a stack that runs Blackwell has: the toolkit that knows sm_120/sm_103
+_CUDA_AT_LEAST = re.compile(r"cuda\w*(?:at_least|_ge|_gte|_min)$", re.I)
 
 
 def _recent_cuda(node: ast.Compare, ctx: Context) -> Sym | None:
-    """`torch.version.cuda >= "12.8"`, `get_cuda_version() >= (12, 3)`: a stack that runs the GPUs
-    capgap judges for has a CUDA toolkit this recent, so a floor at or below it holds."""
+    """`torch.version.cuda >= "12.8"`, `get_cuda_version() < (12, 9)`: a stack that runs the GPUs
+    capgap judges for has a CUDA toolkit at least this recent, so a floor at or below it holds and
+    a ceiling at or below it does not."""
     if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.GtE, ast.Gt, ast.LtE, ast.Lt)):
         return None
-    left, right = node.left, node.comparators[0]
-    op = node.ops[0]
-    if isinstance(op, (ast.LtE, ast.Lt)):  # `(12, 8) <= torch_version`: the floor on the left
+    left, right, op = node.left, node.comparators[0], node.ops[0]
+    if not _CUDA_VERSION.search(ast.unparse(left)):  # `(12, 8) <= cuda`: the version on the right
         left, right = right, left
-    if not _CUDA_VERSION.search(ast.unparse(left)):
+        op = {ast.GtE: ast.LtE, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.Lt: ast.Gt}[type(op)]()
+        if not _CUDA_VERSION.search(ast.unparse(left)):
+            return None
+    bound = _eval(right, ctx)
+    version = _as_version(bound.value) if bound.kind == "const" else None
+    if version is None:
         return None
-    floor = _eval(right, ctx)
-    version = _as_version(floor.value) if floor.kind == "const" else None
-    if version is None or version > _RECENT_CUDA:
-        return None
-    return Sym("const", True)
+    inclusive = isinstance(op, (ast.GtE, ast.Lt))  # where the bound itself lands
+    if version < _RECENT_CUDA or inclusive and version == _RECENT_CUDA:
+        return Sym("const", isinstance(op, (ast.GtE, ast.Gt)))
+    return None
 
 
 def _as_version(value: object) -> tuple[int, ...] | None:
@@ -290,6 +295,11 @@ def _eval_call(node: ast.Call, ctx: Context) -> Sym:
             fn, spell = base.value, CAP_SPELLINGS[short]
             return Sym("cap", lambda a: spell(_as_cap(fn(a))), base.names)
         return UNKNOWN
+    if _CUDA_AT_LEAST.search(short) and len(node.args) == 1:  # `is_cuda_version_at_least("12.9")`
+        floor = _eval(node.args[0], ctx)
+        version = _as_version(floor.value) if floor.kind == "const" else None
+        if version is not None and version <= _RECENT_CUDA:
+            return Sym("const", True)
     if FALSE_ON_CUDA.match(short):
         return Sym("const", False)
     if TRUE_ON_CUDA.match(short):
