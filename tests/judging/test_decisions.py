@@ -682,3 +682,35 @@ def test_cuda_toolkit_floors_hold_and_ceilings_fail_on_a_blackwell_stack() -> No
     for text, want in answers.items():
         sym = evaluate(ast.parse(text, mode="eval").body, ctx)
         assert (sym.value if sym.kind == "const" else None) == want, text
+
+
+def test_a_table_keyed_by_capability_as_an_int_is_found_with_a_key_the_facts_lack(tmp_path: Path) -> None:
+    # vLLM's FI_ALLREDUCE_FUSION_MAX_SIZE_MB: `90: {...}` keys (one of them 107, an arch the facts
+    # do not list), read in another module through `capability.to_int()`
+    found = _scan(
+        tmp_path,
+        {
+            "eng/fusion.py": """
+        # Max size of the input tensor per world size per device capability
+        FI_MAX_SIZE_MB: dict[int, dict[int, float]] = {
+            90: {2: 64, 4: 2},
+            100: {2: 64, 4: 32},
+            107: {2: 64, 4: 64},
+        }
+    """,
+            "eng/config.py": """
+        from eng.platforms import current_platform
+
+        def default_max_size():
+            from eng.fusion import FI_MAX_SIZE_MB
+
+            capability = current_platform.get_device_capability()
+            if capability is None:
+                return {}
+            return FI_MAX_SIZE_MB.get(capability.to_int(), {})
+    """,
+        },
+    )
+    assert [(f.rule, f.severity, f.path, f.line, f.missing) for f in found] == [
+        ("table-missing-arch", "medium", "eng/fusion.py", 2, "120")
+    ]

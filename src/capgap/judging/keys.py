@@ -44,6 +44,8 @@ def _key_cc(node: ast.expr) -> tuple[str, str] | None:
             if v in _majors():
                 return "major-int", f"{v}.0"
             cc = _cc_of_number(v) if v >= 20 else None
+            if cc is None and f"{v // 10}.0" in all_facts() and v % 10 <= 7:
+                cc = f"{v // 10}.{v % 10}"  # `107` (an arch the facts do not list yet), as `"10.7"`
             return ("number-int", cc) if cc else None
         if isinstance(v, str):
             if m := _DOTTED.match(v):

@@ -159,13 +159,13 @@ static int lit_at(const unsigned char *s, Py_ssize_t len, Py_ssize_t p, const ch
 /* Literal patterns: the CAP_TOKENS, the CC_KEY_TOKENS and the plain name tokens. */
 enum {
     L_APABILIT, L_LACKWELL, L_HOPPER, L_DEVICE_SM, L_RCH_LIST, L_CUDA_ARCH, L_SM_VERSION, L_GENCODE,
-    L_KEY9, L_KEY10, L_DQ0, L_SQ0, L_TUPLE0,
+    L_KEY9, L_KEY10, L_DQ0, L_SQ0, L_TUPLE0, L_KEY90, L_KEY100,
     L_MAJOR, L_AMPERE, L_CAPAB,
     L_COUNT
 };
 static const char *const LITERALS[L_COUNT] = {
     "apabilit", "lackwell", "hopper", "device_sm", "rch_list", "cuda_arch", "sm_version", "gencode",
-    "9: ", "10: ", ".0\": ", ".0': ", ", 0): ",
+    "9: ", "10: ", ".0\": ", ".0': ", ", 0): ", "90: ", "100: ",
     "major", "ampere", "capab",
 };
 /* The regex patterns, each with its own resume point; their first two bytes. */
@@ -470,9 +470,11 @@ static int scan_code_hits(const unsigned char *s, Py_ssize_t len, const Quotes *
             break;
         case '9':
             HIT(literal_at(&sc, L_KEY9, i) && starts_key(s, i));
+            HIT(literal_at(&sc, L_KEY90, i) && starts_key(s, i));
             break;
         case '1':
             HIT(literal_at(&sc, L_KEY10, i) && starts_key(s, i));
+            HIT(literal_at(&sc, L_KEY100, i) && starts_key(s, i));
             break;
         case '.':
             HIT(literal_at(&sc, L_DQ0, i));
@@ -674,7 +676,7 @@ static PyObject *cutscan_relevance(PyObject *self, PyObject *args) {
     int worth = 0, build = 0;
     /* has_cc_key looks at the first 64 occurrences of `9: ` and of `10: ` only (each token gives up
      * after that many that are not keys); `"sm90":`-style keys count only where `sm_` occurs too. */
-    int tries9 = 0, tries10 = 0, sm_underscore = 0, quoted_sm_key = 0;
+    int tries9 = 0, tries10 = 0, tries90 = 0, tries100 = 0, sm_underscore = 0, quoted_sm_key = 0;
     Py_ssize_t i = 0;
     for (; i + 1 < len; i++) {
         uint16_t pair;
@@ -712,9 +714,11 @@ static PyObject *cutscan_relevance(PyObject *self, PyObject *args) {
             break;
         case '9':
             worth = folded_at(s, len, i, LITERALS[L_KEY9]) && tries9++ < 64 && starts_key(s, i);
+            worth = worth || (folded_at(s, len, i, LITERALS[L_KEY90]) && tries90++ < 64 && starts_key(s, i));
             break;
         case '1':
             worth = folded_at(s, len, i, LITERALS[L_KEY10]) && tries10++ < 64 && starts_key(s, i);
+            worth = worth || (folded_at(s, len, i, LITERALS[L_KEY100]) && tries100++ < 64 && starts_key(s, i));
             break;
         case 's': /* `sm_version`, `sm_?\d\d`, and the `sm` of a quoted key */
             if (LOWER[s[i + 1]] != 'm') break;
@@ -1577,7 +1581,7 @@ static struct PyModuleDef cutscan_module = {
 
 /* Bumped with every change of what the scans return: chunks.py ignores a build of older source
  * (an editable install does not rebuild by itself). */
-#define CUTSCAN_VERSION 4
+#define CUTSCAN_VERSION 5
 
 PyMODINIT_FUNC PyInit__cutscan(void) {
     init_tables();

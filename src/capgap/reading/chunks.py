@@ -21,7 +21,7 @@ try:  # the same byte scans in C (setup.py builds it when a compiler is there); 
     from capgap.reading import _cutscan
 except ImportError:  # pragma: no cover - depends on the build
     _cutscan = None
-if getattr(_cutscan, "VERSION", None) != 4:  # a stale build of older C source: not to be trusted
+if getattr(_cutscan, "VERSION", None) != 5:  # a stale build of older C source: not to be trusted
     _cutscan = None  # (fileparse.relevance and hintlines use its other scans: all or none of them)
 
 _SIMPLE_ASSIGN = re.compile(rb"[ \t]*[A-Za-z_][\w.]*[ \t]*(?::[^=\n]+)?=[^=]")

@@ -14,5 +14,6 @@ CAP_TOKENS = (
     b"sm_version",
     b"gencode",
 )
-# Dict entries keyed like a compute capability: `9: `, `10: `, `"9.0": `, `(9, 0): `, `"sm_90": `.
-CC_KEY_TOKENS = (b"9: ", b"10: ", b'.0": ', b".0': ", b", 0): ")
+# Dict entries keyed like a compute capability: `9: `, `10: `, `"9.0": `, `(9, 0): `, `"sm_90": `,
+# and `90: ` / `100: ` (vLLM's `capability.to_int()` keys).
+CC_KEY_TOKENS = (b"9: ", b"10: ", b'.0": ', b".0': ", b", 0): ", b"90: ", b"100: ")
