@@ -714,3 +714,30 @@ def test_a_table_keyed_by_capability_as_an_int_is_found_with_a_key_the_facts_lac
     assert [(f.rule, f.severity, f.path, f.line, f.missing) for f in found] == [
         ("table-missing-arch", "medium", "eng/fusion.py", 2, "120")
     ]
+
+
+def test_sentences_chosen_by_arch_word_a_log_line_and_a_reason_that_turns_a_path_off_refuses(
+    tmp_path: Path,
+) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/moe.py": """
+        import logging
+        import torch
+
+        logger = logging.getLogger(__name__)
+
+        def pick(use_blackwell_triton):
+            is_sm100 = torch.cuda.get_device_capability()[0] == 10
+            why = "SM100/SM103 auto default" if is_sm100 else "moe_runner_backend=triton"
+            logger.info("MoE runner: %s", why)
+
+        def fusion_blocker():
+            if torch.cuda.get_device_capability() == (9, 0):
+                return "Hopper marlin: shared-expert fusion off by default"
+            return None
+    """
+        },
+    )
+    assert found == []

@@ -569,6 +569,11 @@ class _Walker:
         self.decision("return", [yes, no], chain, scope, line)
 
     def ifexp_decision(self, node: ast.IfExp, scope: Scope) -> None:
+        if _prose(node):
+            return  # `"SM100 auto default" if x else "moe_runner_backend=triton"`: words for a log line
+        self._ifexp_decision(node, scope)
+
+    def _ifexp_decision(self, node: ast.IfExp, scope: Scope) -> None:
         arms: list[ArmSpec] = []
         while True:
             action, what = outcomes.expression_summary(node.body)
@@ -778,6 +783,16 @@ class _Walker:
 # An arch number in a name or string of an arm's code: `sm120`, `sm_120a`, `SM12x`.
 _ARCH_NAMED = re.compile(r"(?<![a-z0-9])sm_?(\d{2}x|\d{2,3})(?=[a-z]?(?:$|[^a-z0-9]))")
 _MESSAGE_CALL = re.compile(r"(?:^|\.)(?:\w*(?:Error|Exception|Warning)|warn\w*|info\w*|debug|error|print)$")
+
+
+def _prose(node: ast.IfExp) -> bool:
+    """Are all the values a conditional expression chooses between sentences (words with spaces)?"""
+    values: list[ast.expr] = []
+    while isinstance(node, ast.IfExp):
+        values.append(node.body)
+        node = node.orelse  # type: ignore[assignment]
+    values.append(node)
+    return all(isinstance(v, ast.Constant) and isinstance(v.value, str) and " " in v.value for v in values)
 
 
 def _in_messages(node: ast.AST) -> set[int]:

@@ -18,7 +18,7 @@ from capgap.judging.symbolic import call_name
 _REFUSAL = re.compile(
     r"not (?:be )?supported|unsupported|not available|unavailable|requires?|needs?\b"
     r"|only (?:on|for|supported)|\bis not\b|\bnot an?\b|deprecat|disabl|fall(?:ing)? ?back|not implemented"
-    r"|cannot|can't|incompatible|skip",
+    r"|cannot|can't|incompatible|skip|\boff\b",
     re.I,
 )
 _DENY_LIST = re.compile(
