@@ -785,14 +785,21 @@ _ARCH_NAMED = re.compile(r"(?<![a-z0-9])sm_?(\d{2}x|\d{2,3})(?=[a-z]?(?:$|[^a-z0
 _MESSAGE_CALL = re.compile(r"(?:^|\.)(?:\w*(?:Error|Exception|Warning)|warn\w*|info\w*|debug|error|print)$")
 
 
+_BARE_NAME = re.compile(r"[\w.\-]*")
+
+
 def _prose(node: ast.IfExp) -> bool:
-    """Are all the values a conditional expression chooses between sentences (words with spaces)?"""
+    """Are all the values a conditional expression chooses between words for people (not a bare
+    name such as a backend's `cute-dsl`: a space, an `=` or a `/` in each)?"""
     values: list[ast.expr] = []
     while isinstance(node, ast.IfExp):
         values.append(node.body)
         node = node.orelse  # type: ignore[assignment]
     values.append(node)
-    return all(isinstance(v, ast.Constant) and isinstance(v.value, str) and " " in v.value for v in values)
+    return all(
+        isinstance(v, ast.Constant) and isinstance(v.value, str) and _BARE_NAME.fullmatch(v.value) is None
+        for v in values
+    )
 
 
 def _in_messages(node: ast.AST) -> set[int]:
