@@ -1,0 +1,134 @@
+"""The native analyzer: CUDA/C++ sources -> preprocessor-gate findings per target arch.
+
+Pipeline: walk the target for native sources -> read each and keep those the byte prefilter
+passes (an arch macro in it) -> read their directives, groups and defines (both cores when the
+bytes are worth it) -> one macro table over all of them -> judge each arch-dependent group.
+Vendored libraries (cutlass, cccl, ...) are read for their definitions; their own gates are
+judged only with --all.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import TYPE_CHECKING
+
+from capgap.findings import Finding, Skipped
+from capgap.native.judge import where
+from capgap.native.reader import MAX_BYTES, NATIVE_SUFFIXES
+from capgap.native.records import NativeFacts
+from capgap.scan.analyzers import AnalyzerResult, ScanOptions
+
+if TYPE_CHECKING:
+    from capgap.targets import Target
+
+ANALYZER_ID = "native"
+_POOL_MIN_BYTES = 8 << 20  # below this, one process reads faster than starting another
+_CHUNKS_PER_JOB = 8
+
+
+def native_files(target: Target) -> Iterator[tuple[str, str]]:
+    """(relative path, path) of the target's native sources."""
+    if target.files is None:
+        for rel, path, name, _is_link, in_tool_dir in target.tree:
+            if not in_tool_dir and name.endswith(NATIVE_SUFFIXES):
+                yield rel, path
+        return
+    for file in target.files:
+        if file.name.endswith(NATIVE_SUFFIXES):
+            try:
+                yield file.relative_to(target.root).as_posix(), str(file)
+            except ValueError:
+                yield file.as_posix(), str(file)
+
+
+def read_one(rel: str, path: str, vendored: bool = False) -> tuple[NativeFacts | None, str]:
+    """(facts or None, the reason it was skipped or "")."""
+    from capgap.boundedread import read_prefix
+    from capgap.native import reader
+
+    try:
+        data, size = read_prefix(path, MAX_BYTES)
+    except OSError as exc:
+        return None, f"unreadable: {exc.strerror or exc}"
+    if size > MAX_BYTES:
+        return None, f"larger than {MAX_BYTES >> 20} MB: not read"
+    try:
+        facts = reader.read(rel, data, vendored or where(rel)["where"] != "vendored")
+    except RecursionError:
+        return None, "too deeply nested to analyse"
+    if facts is not None:
+        facts.source = path
+    return facts, ""
+
+
+def _read_chunk(items: list[tuple[str, str]], vendored: bool) -> list[tuple[str, NativeFacts | None, str]]:
+    from capgap.reading.nogc import gc_paused
+
+    with gc_paused():
+        return [(rel, *read_one(rel, path, vendored)) for rel, path in items]
+
+
+def read_all(
+    items: list[tuple[str, str]], jobs: int, vendored: bool = False
+) -> tuple[list[NativeFacts], list[Skipped]]:
+    sizes = {}
+    for rel, path in items:
+        try:
+            sizes[rel] = os.stat(path).st_size
+        except OSError:
+            sizes[rel] = 0
+    total = sum(sizes.values())
+    if jobs > 1 and total >= _POOL_MIN_BYTES:
+        results = _pooled(items, sizes, jobs, total, vendored)
+    else:
+        results = _read_chunk(items, vendored)
+    facts = sorted((f for _, f, _ in results if f is not None), key=lambda f: f.path)
+    skipped = sorted((Skipped(rel, why) for rel, _, why in results if why), key=lambda s: s.path)
+    return facts, skipped
+
+
+def _pooled(
+    items: list[tuple[str, str]], sizes: dict[str, int], jobs: int, total: int, vendored: bool
+) -> list[tuple[str, NativeFacts | None, str]]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    from capgap.native import reader  # noqa: F401 - loaded before the fork: the workers inherit it
+
+    order = sorted(items, key=lambda item: -sizes[item[0]])
+    target = max(1, total // (jobs * _CHUNKS_PER_JOB))
+    chunks: list[list[tuple[str, str]]] = [[]]
+    filled = 0
+    for item in order:
+        chunks[-1].append(item)
+        filled += sizes[item[0]]
+        if filled >= target:
+            chunks.append([])
+            filled = 0
+    method = "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+    out: list[tuple[str, NativeFacts | None, str]] = []
+    with ProcessPoolExecutor(jobs - 1, mp_context=multiprocessing.get_context(method)) as pool:
+        # this process reads every jobs-th chunk itself: what it reads is never pickled
+        futures = [pool.submit(_read_chunk, c, vendored) for i, c in enumerate(chunks) if c and i % jobs]
+        for i, c in enumerate(chunks):
+            if c and not i % jobs:
+                out.extend(_read_chunk(c, vendored))
+        for fut in futures:
+            out.extend(fut.result())
+    return out
+
+
+def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
+    from capgap.native import judge
+    from capgap.reading import workers
+    from capgap.reading.nogc import gc_paused
+
+    items = list(native_files(target))
+    if not items:
+        return AnalyzerResult()
+    with gc_paused():
+        facts, skipped = read_all(items, workers.default_jobs(options.jobs), options.vendored)
+        findings: list[Finding] = judge.findings(facts, options.archs, options.vendored)
+    findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
+    return AnalyzerResult(findings=findings, skipped=skipped, files=len(items))
