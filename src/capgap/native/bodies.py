@@ -49,7 +49,9 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[tuple[bytes, bool], ...]], ...] = (
 _QUALIFIERS = (b"__global__", b"CUTLASS_GLOBAL", b"__device__", b"CUTLASS_DEVICE", b"CUTE_DEVICE",
                b"CUTLASS_HOST_DEVICE", b"CUTE_HOST_DEVICE")  # fmt: skip
 _NAME = re.compile(rb"([A-Za-z_][\w:~]*)\s*(?:<[^;{}()]*>)?\s*\($")
-_SKIP_NAMES = {b"__launch_bounds__", b"__align__", b"__attribute__", b"alignas", b"decltype", b"__declspec"}
+_SKIP_NAMES = {b"__launch_bounds__", b"__align__", b"__attribute__", b"alignas", b"decltype", b"__declspec",
+               b"__cluster_dims__", b"__maxnreg__", b"__noinline__", b"__forceinline__"}  # fmt: skip
+_ASSIGNED = re.compile(rb"([A-Za-z_]\w*)(?:\[[^\]]*\])?\s*(?:[-+*/|&^]|<<|>>)?=(?!=)")
 _STUB_BYTES = 2048  # an empty, trapping or failing arm is shorter than this
 _SMALL = 4096  # a function body with more than this beside a group holds more than declarations
 
@@ -104,9 +106,15 @@ def classify(body: bytes, has_error: bool) -> str:
     return TRAP if rest != text else EMPTY
 
 
+def assigned(text: bytes) -> frozenset[bytes]:
+    """The names a short arm assigns (`smem = ...`): two arms assigning the same ones compute the
+    same values two ways (inline PTX on one arch, an intrinsic on the others)."""
+    return frozenset(_ASSIGNED.findall(code(text)))
+
+
 def code(body: bytes) -> bytes:
-    if b"/" in body:
-        body = _COMMENTS.sub(b" ", body)
+    if b"/" in body:  # a comment leaves its newlines: lines keep their numbers
+        body = _COMMENTS.sub(lambda m: b"\n" * m[0].count(b"\n") or b" ", body)
     return _DIRECTIVE_LINE.sub(b"", body) if b"#" in body else body
 
 

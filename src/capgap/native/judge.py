@@ -129,6 +129,9 @@ def _judge(
     }
     if fn is not None:
         extra["function"] = {"kind": fn.kind, "name": fn.name, "line": fn.line}
+    same = _same_values(texts, g, arm_i, mine)
+    if same:
+        extra["equivalent"] = same
     if lack:
         seen, need = lack[0]
         extra["evidence"] = seen
@@ -142,6 +145,12 @@ def _judge(
         consequence = (
             f"{target.cc} compiles {instead} for {what}, where {', '.join(owners)} compile {taken}; "
             f"nothing in that code needs what {target.cc} lacks"
+        )
+    if same and not lack:
+        severity = "low"
+        consequence = (
+            f"{target.cc} computes the same values ({same}) another way (the fallback under line "
+            f"{g.arms[min(i for i in mine if i >= 0)].line}): a per-arch micro-optimisation, no lost path"
         )
     if place.get("where", "runtime") != "runtime":
         severity = "low"
@@ -187,14 +196,31 @@ class _Texts:
         fn = g.function
         if fn is not None:
             yield self._get("function", fn.start, lambda d: bodies.needs(
-                d[fn.start : fn.start + _FUNC_BYTES], fn.line, f"in {fn.name}"))  # fmt: skip
-        yield self._get("file", 0, lambda d: bodies.needs(d, 1, "in this file"))
+                bodies.code(d[fn.start : fn.start + _FUNC_BYTES]), fn.line, f"in {fn.name}"))  # fmt: skip
+        yield self._get("file", 0, lambda d: bodies.needs(bodies.code(d), 1, "in this file"))
 
     def _get(self, kind: str, at: int, compute: Callable[[bytes], Needs]) -> Needs:
         key = (kind, at)
         if key not in self._memo:
             self._memo[key] = compute(self.data())
         return self._memo[key]
+
+
+_SHORT = 600  # bytes: two arms this short that assign the same names are alternatives, not paths
+
+
+def _same_values(texts: _Texts, g: Group, arm_i: int, mine: set[int]) -> str:
+    """The names both the missed arm and every arm the target takes assign, when all are short."""
+    data = texts.data()
+    arms = [g.arms[i] for i in (arm_i, *sorted(mine))]
+    if any(i < 0 or g.arms[i].body != CODE for i in mine) or any(
+        a.body_end - a.body_start > _SHORT for a in arms
+    ):
+        return ""
+    names = [bodies.assigned(data[a.body_start : a.body_end]) for a in arms]
+    if not names[0] or any(n != names[0] for n in names[1:]):
+        return ""
+    return ", ".join(sorted(n.decode("utf-8", "replace") for n in names[0]))
 
 
 def _fallback(table: Table, fi: int, gi: int, g: Group, j: int, a: _Archs, first_owner: int) -> bool:
