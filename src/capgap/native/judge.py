@@ -192,7 +192,7 @@ class _Texts:
         arm = g.arms[i]
         yield self._get("arm", arm.body_start, lambda d: bodies.needs(
             bodies.code(d[arm.body_start : min(arm.body_end, arm.body_start + _ARM_BYTES)]),
-            arm.line + 1, ""))  # fmt: skip
+            arm.line, ""))  # fmt: skip (the text starts at the directive's newline)
         fn = g.function
         if fn is not None:
             yield self._get("function", fn.start, lambda d: bodies.needs(

@@ -90,7 +90,11 @@ class Table:
     def _lookup(
         self, what: str, name: str, env: Env, fi: int, offset: int, args: tuple[str, ...] = ()
     ) -> expr.Value:
+        if not self.defs.get(name):
+            return None  # nothing in the tree defines it: a build flag, unknown
         usable = self._usable(name, fi, offset)
+        if not usable:
+            return 0 if what != "call" else None  # defined only later in this file: not yet
         here = sum(1 for dfi, _ in usable if dfi == fi)
         mine = here or any(dfi == fi for dfi, _ in self.defs.get(name, ()))
         key = (what, name, env.name, fi if mine else -1, here)
