@@ -61,7 +61,15 @@ MARK_6_0
 
 
 def _kept(tmp: Path, variant: str) -> set[str]:
-    cmd = [NVCC, "-gencode", f"arch=compute_{variant},code=sm_{variant}", "-E", "-I", str(tmp), str(tmp / "g.cu")]
+    cmd = [
+        NVCC,
+        "-gencode",
+        f"arch=compute_{variant},code=sm_{variant}",
+        "-E",
+        "-I",
+        str(tmp),
+        str(tmp / "g.cu"),
+    ]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=120, check=False)
     if out.returncode != 0:
         pytest.skip(f"nvcc cannot preprocess for {variant}: {out.stderr.strip()[-200:]}")
@@ -78,7 +86,7 @@ def _ours(tmp: Path, variant: str) -> set[str]:
     spec = parse_arch("sm_" + variant)
     env = envs.env(spec.facts, spec.suffix)
     kept = set()
-    for gi, g in enumerate(files[1].groups):
+    for gi in range(len(files[1].groups)):
         r = table.reach(1, gi, env)
         assert len(r) <= 1, (variant, gi, r)  # every condition here is decided
         if r and r[0] >= 0:

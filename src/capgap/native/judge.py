@@ -190,9 +190,13 @@ class _Texts:
     def needs(self, g: Group, i: int) -> Iterator[Needs]:
         """The needs of arm `i`'s code, of the function it is in, of the file: in that order."""
         arm = g.arms[i]
-        yield self._get("arm", arm.body_start, lambda d: bodies.needs(
-            bodies.code(d[arm.body_start : min(arm.body_end, arm.body_start + _ARM_BYTES)]),
-            arm.line, ""))  # fmt: skip (the text starts at the directive's newline)
+        yield self._get(
+            "arm",
+            arm.body_start,
+            lambda d: bodies.needs(
+                bodies.code(d[arm.body_start : min(arm.body_end, arm.body_start + _ARM_BYTES)]), arm.line, ""
+            ),
+        )  # the text starts at the directive's newline: its lines count from the directive
         fn = g.function
         if fn is not None:
             yield self._get("function", fn.start, lambda d: bodies.needs(
