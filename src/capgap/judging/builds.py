@@ -25,6 +25,25 @@ _GENCODE = re.compile(r"(?:arch|code)\s*=\s*\[?\s*((?:sm|compute)_\d{2,3}[af]?)"
 _ITEM = re.compile(r"(?:sm_|compute_)?\d{1,2}(?:\.\d)?\d?[af]?(?:\+PTX|-real|-virtual)?", re.I)
 
 
+# A JIT flag builder given the majors its kernels compile for (FlashInfer's
+# `get_nvcc_flags_list(supported_major_versions=[9, 10])`): only the device's archs of those majors.
+_JIT_MAJORS = re.compile(r"supported_major_versions\s*=\s*\[([\d\s,]*)\]")
+JIT_MAJORS = "supported_major_versions"
+
+
+def jit_major_lists(text: str) -> list[BuildList]:
+    """The literal major lists a JIT module's flag builder is called with (one per call)."""
+    out: list[BuildList] = []
+    for m in _JIT_MAJORS.finditer(text):
+        majors = [x.strip() for x in m[1].split(",") if x.strip()]
+        if not majors:
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        first = text[text.rfind("\n", 0, m.start()) + 1 : text.find("\n", m.end())].strip()
+        out.append(BuildList(line, JIT_MAJORS, majors, first[:200]))
+    return out
+
+
 def is_build_file(name: str) -> bool:
     return name in BUILD_NAMES or name.endswith(BUILD_SUFFIXES) or name.startswith("Dockerfile")
 

@@ -1,11 +1,17 @@
 """build-missing-arch: a build arch list (TORCH_CUDA_ARCH_LIST, -gencode, CMAKE_CUDA_ARCHITECTURES,
-cuda_archs) compiles no code, or only PTX, for the target."""
+cuda_archs, a JIT flag builder's `supported_major_versions=[9, 10]`) compiles no code, or only PTX,
+for the target.
+
+Medium. Low (expected) for a JIT module whose native sources need an instruction set the target
+lacks (tcgen05, wgmma: read from the sources it names, with where), and in tests, benchmarks and
+examples.
+"""
 
 from __future__ import annotations
 
 from capgap.arch import ArchSpec
 from capgap.findings import Finding
-from capgap.judging import builds
+from capgap.judging import builds, evidence
 from capgap.judging.records import BuildList, FileFacts
 from capgap.judging.where import placement
 
@@ -20,7 +26,22 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
                 cover = builds.coverage(bl.archs, arch)
                 if cover == "sass":
                     continue
-                if cover == "ptx":
+                severity, expected = "medium", ""
+                if bl.symbol == builds.JIT_MAJORS:
+                    lack = evidence.lacking(f.needs, arch.facts)
+                    if lack:
+                        seen = f.needs_from[f.needs.index(lack[0])]
+                        severity = "low"
+                        expected = (
+                            f"expected: its sources need {evidence.describe(lack[0])} (read from {seen}); "
+                        )
+                if bl.symbol == builds.JIT_MAJORS and not cover:
+                    consequence = (
+                        f"{expected}this JIT module compiles only for majors {', '.join(bl.archs)}: built on "
+                        f"{arch.cc} it gets no arch to compile for (FlashInfer's get_nvcc_flags_list raises "
+                        f"'No supported CUDA architectures found')"
+                    )
+                elif cover == "ptx":
                     consequence = (
                         f"no {arch.sm} SASS: {arch.cc} runs these kernels only by JIT-compiling PTX "
                         f"at first launch (slow start, older-arch code)"
@@ -30,10 +51,12 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
                         f"no code for {arch.cc} is built: its kernels fail with 'no kernel image "
                         f"is available for execution on the device'"
                     )
+                if placement(f.path)["where"] != "runtime":
+                    severity = "low"
                 out.append(
                     Finding(
                         rule=RULE_ID,
-                        severity="medium",
+                        severity=severity,
                         path=f.path,
                         line=bl.line,
                         symbol=bl.symbol,
@@ -51,6 +74,8 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
 
 def _build_key(bl: BuildList, arch: ArchSpec) -> str:
     sample = bl.archs[0]
+    if bl.symbol == builds.JIT_MAJORS:
+        return str(arch.major)
     if sample.startswith(("sm_", "compute_")):
         return f"sm_{arch.number}"
     if "." in sample:
