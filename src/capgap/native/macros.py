@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from capgap.native import expr
 from capgap.native.envs import COMPILER, NEVER, Env
-from capgap.native.records import Define, NativeFacts
+from capgap.native.records import Define, Group, NativeFacts
 
 NOT_REACHED = -2  # in a reach: the group itself may not be reached (an unknown outer condition)
 NO_ARM = -1  # in a reach: no arm is taken (an #if without #else, all false)
@@ -34,6 +34,8 @@ class Table:
         self._memo: dict[tuple[str, str, str, int, int], expr.Value] = {}
         self._active: set[str] = set()
         self._pure: dict[tuple[str, str], expr.Value] = {}
+        self._shared: dict[tuple[tuple[str, ...], str], Reach] = {}
+        self._conds: dict[tuple[int, int], tuple[tuple[str, ...], bool]] = {}
 
     def reach(self, fi: int, gi: int, env: Env) -> Reach:
         """The arms `env` may take (NO_ARM: none; NOT_REACHED: maybe the group is not reached);
@@ -50,6 +52,21 @@ class Table:
                 self._reach[key] = ()
                 return ()
             maybe_not = len(outer) > 1
+        own = self._own(fi, gi, g, env)
+        out = (*own, NOT_REACHED) if maybe_not else own
+        self._reach[key] = out
+        return out
+
+    def _own(self, fi: int, gi: int, g: Group, env: Env) -> Reach:
+        """The arms `env` may take once the group is reached: shared by every group of the same
+        conditions when the environment alone decides them (most `__CUDA_ARCH__` gates)."""
+        found = self._conds.get((fi, gi))
+        if found is None:
+            conds = tuple(a.cond for a in g.arms)
+            found = self._conds[(fi, gi)] = (conds, all(_pure(c) for c in conds))
+        conds, pure = found
+        if pure and (conds, env.name) in self._shared:
+            return self._shared[(conds, env.name)]
         possible: list[int] = []
         for i, arm in enumerate(g.arms):
             v = self.evaluate(arm.cond, env, fi, arm.offset)
@@ -61,10 +78,9 @@ class Table:
                 break
         else:
             possible.append(NO_ARM)
-        if maybe_not:
-            possible.append(NOT_REACHED)
         out = tuple(possible)
-        self._reach[key] = out
+        if pure:
+            self._shared[(conds, env.name)] = out
         return out
 
     def evaluate(self, cond: str, env: Env, fi: int, offset: int) -> expr.Value:
