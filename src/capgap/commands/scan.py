@@ -54,7 +54,11 @@ def scan(
         raise UsageError(f"--fail-on must be one of {', '.join(SEVERITIES)}, not {fail_on!r}")
     archs, devices = resolve_archs_and_devices(arch or [], device or [])
     options = ScanOptions(
-        archs=archs, binaries=not no_binaries, use_cache=not no_cache, devices=devices, jobs=max(jobs, 0),
+        archs=archs,
+        binaries=not no_binaries,
+        use_cache=not no_cache,
+        devices=devices,
+        jobs=max(jobs, 0),
         vendored=show_all,
     )
     report = run_scan(targets, options, python)

@@ -18,8 +18,8 @@ BUILD_SUFFIXES = (".cmake", ".sh")
 BUILD_TOKENS = (b"ARCH_LIST", b"gencode", b"ARCHITECTURES", b"cuda_archs", b"CUDA_ARCHS", b"generate-code")
 
 _NAMED = re.compile(
-    r"(?P<sym>TORCH_CUDA_ARCH_LIST|CMAKE_CUDA_ARCHITECTURES|CUDA_ARCHITECTURES|\w*CUDA_ARCHS|cuda_archs"
-    r"|cuda_archs_\w+\(\s*(?P<var>\w+))[\s\"'=:(\[{,]*(?P<list>[^\n#]*)"
+    r"(?P<sym>TORCH_CUDA_ARCH_LIST|CMAKE_CUDA_ARCHITECTURES|CUDA_ARCHITECTURES|\w*CUDA_ARCHS"
+    r"|cuda_archs_\w+\(\s*(?P<var>\w+)|cuda_archs)[\s\"'=:(\[{,]*(?P<list>[^\n#]*)"
 )
 _GENCODE = re.compile(r"(?:arch|code)\s*=\s*\[?\s*((?:sm|compute)_\d{2,3}[af]?)")
 _ITEM = re.compile(r"(?:sm_|compute_)?\d{1,2}(?:\.\d)?\d?[af]?(?:\+PTX|-real|-virtual)?", re.I)
@@ -75,7 +75,31 @@ def find_build_lists(text: str, python_module: bool = False) -> list[BuildList]:
                 gencode_block = []
             gencode_block.append((lineno, line.strip(), archs))
     out.extend(_flush(gencode_block))
+    if not python_module and "cuda_archs" in text:
+        _cmake_sources(text, out)
     return out
+
+
+_CU_PATH = re.compile(r"""["'\s(]([\w./${}\-]+\.cu)\b""")
+_SOURCES_SPAN = 60  # lines after an intersection where its sources are set
+
+
+def _cmake_sources(text: str, found: list[BuildList]) -> None:
+    """The .cu files set in the lines after each `cuda_archs_loose_intersection(X_ARCHS ...)`,
+    up to the next one: what that arch list compiles (`set(X_SRCS "csrc/..._sm90.cu" ...)`)."""
+    lines = text.splitlines()
+    starts = sorted(bl.line for bl in found if "cuda_archs" in bl.source)
+    for bl in found:
+        if "cuda_archs" not in bl.source:
+            continue
+        later = [n for n in starts if n > bl.line]
+        end = min(later[0] - 1 if later else len(lines), bl.line + _SOURCES_SPAN)
+        for line in lines[bl.line : end]:
+            bl.sources.extend(m[1] for m in _CU_PATH.finditer(line) if m[1] not in bl.sources)
+    # `if(CUDA >= 13) intersection(X "10.0f") else() intersection(X "10.0a") endif()`: one list, two spellings
+    for bl, nxt in zip(found, found[1:], strict=False):
+        if nxt.symbol == bl.symbol and nxt.line - bl.line <= 3 and not bl.sources:
+            bl.sources = nxt.sources
 
 
 def _prose_or_formatted(line: str, start: int) -> bool:

@@ -2,9 +2,10 @@
 cuda_archs, a JIT flag builder's `supported_major_versions=[9, 10]`) compiles no code, or only PTX,
 for the target.
 
-Medium. Low (expected) for a JIT module whose native sources need an instruction set the target
-lacks (tcgen05, wgmma: read from the sources it names, with where), and in tests, benchmarks and
-examples.
+Medium. Low (expected) when the sources the list compiles need an instruction set the target
+lacks (tcgen05, wgmma), read from the sources a JIT module names or those a CMake intersection
+sets below it (their names, `scaled_mm_c3x_sm90.cu`, or their text), said with where; low too in
+tests, benchmarks and examples.
 """
 
 from __future__ import annotations
@@ -27,10 +28,13 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
                 if cover == "sass":
                     continue
                 severity, expected = "medium", ""
-                if bl.symbol == builds.JIT_MAJORS:
-                    lack = evidence.lacking(f.needs, arch.facts)
+                needs, needs_from = (
+                    (f.needs, f.needs_from) if bl.symbol == builds.JIT_MAJORS else (bl.needs, bl.needs_from)
+                )
+                if needs:
+                    lack = evidence.lacking(needs, arch.facts)
                     if lack:
-                        seen = f.needs_from[f.needs.index(lack[0])]
+                        seen = needs_from[needs.index(lack[0])]
                         severity = "low"
                         expected = (
                             f"expected: its sources need {evidence.describe(lack[0])} (read from {seen}); "
@@ -43,12 +47,12 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
                     )
                 elif cover == "ptx":
                     consequence = (
-                        f"no {arch.sm} SASS: {arch.cc} runs these kernels only by JIT-compiling PTX "
-                        f"at first launch (slow start, older-arch code)"
+                        f"{expected}no {arch.sm} SASS: {arch.cc} runs these kernels only by JIT-compiling "
+                        f"PTX at first launch (slow start, older-arch code)"
                     )
                 else:
                     consequence = (
-                        f"no code for {arch.cc} is built: its kernels fail with 'no kernel image "
+                        f"{expected}no code for {arch.cc} is built: its kernels fail with 'no kernel image "
                         f"is available for execution on the device'"
                     )
                 if placement(f.path)["where"] != "runtime":
