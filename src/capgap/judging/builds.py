@@ -32,7 +32,10 @@ JIT_MAJORS = "supported_major_versions"
 
 
 def jit_major_lists(text: str) -> list[BuildList]:
-    """The literal major lists a JIT module's flag builder is called with (one per call)."""
+    """The literal major lists a JIT module's flag builder is called with (one per call), each
+    with the sources its function names and what the function's own name says it needs."""
+    from capgap.judging import evidence
+
     out: list[BuildList] = []
     for m in _JIT_MAJORS.finditer(text):
         majors = [x.strip() for x in m[1].split(",") if x.strip()]
@@ -40,8 +43,25 @@ def jit_major_lists(text: str) -> list[BuildList]:
             continue
         line = text.count("\n", 0, m.start()) + 1
         first = text[text.rfind("\n", 0, m.start()) + 1 : text.find("\n", m.end())].strip()
-        out.append(BuildList(line, JIT_MAJORS, majors, first[:200]))
+        bl = BuildList(line, JIT_MAJORS, majors, first[:200])
+        start = max(text.rfind("\ndef ", 0, m.start()), text.rfind("\n    def ", 0, m.start()))
+        end = text.find("\ndef ", m.end())
+        body = text[start + 1 : end if end >= 0 else len(text)]
+        name = _DEF_NAME.match(body.lstrip())
+        for hit in _SOURCE_NAME.finditer(body):
+            source = re.sub(r"\{[^}]*\}", "*", hit[1])
+            if source not in bl.sources and source.rsplit("/", 1)[-1] not in {"*.cu", "*.cuh"}:
+                bl.sources.append(source)
+        if name:
+            needs, where = evidence.needs_with_evidence(name[1].lower())
+            bl.needs += needs
+            bl.needs_from += [f"{w} in the name {name[1]}" for w in where]
+        out.append(bl)
     return out
+
+
+_DEF_NAME = re.compile(r"def\s+(\w+)")
+_SOURCE_NAME = re.compile(r"""["']([\w./{}\-]*?\.cuh?)["']""")
 
 
 def is_build_file(name: str) -> bool:

@@ -84,7 +84,7 @@ def add_build_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, s
                 for need, w in seen.items():
                     counts[need].append(w)
             for need, wheres in counts.items():
-                if 2 * len(wheres) >= len(bl.sources):
+                if 2 * len(wheres) >= len(bl.sources) and need not in bl.needs:
                     bl.needs.append(need)
                     bl.needs_from.append(f"{wheres[0]} ({len(wheres)} of {len(bl.sources)} sources it sets)")
 

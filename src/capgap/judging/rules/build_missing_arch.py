@@ -28,9 +28,9 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
                 if cover == "sass":
                     continue
                 severity, expected = "medium", ""
-                needs, needs_from = (
-                    (f.needs, f.needs_from) if bl.symbol == builds.JIT_MAJORS else (bl.needs, bl.needs_from)
-                )
+                needs, needs_from = bl.needs, bl.needs_from
+                if bl.symbol == builds.JIT_MAJORS and not needs:  # the module's own sources, else its file's
+                    needs, needs_from = f.needs, f.needs_from
                 if needs:
                     lack = evidence.lacking(needs, arch.facts)
                     if lack:
