@@ -255,3 +255,21 @@ def test_scan_reports_native_findings(tmp_path: Path) -> None:
 def test_malformed_directives_do_not_raise(tmp_path: Path, text: str) -> None:
     files = _read(tmp_path, {"x.cu": "// __CUDA_ARCH__\n" + text})
     findings(files, (parse_arch("12.0"),), vendored=False)
+
+
+def test_an_arm_that_names_the_target_is_its_own(tmp_path: Path) -> None:
+    src = """\
+    __device__ int tile() {
+    #if __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 1200
+      return 64;
+    #elif __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000
+      return 128;
+    #else
+      return 32;
+    #endif
+    }
+    """
+    files = _read(tmp_path, {"t.cu": src})
+    assert findings(files, (parse_arch("12.0"),), vendored=False) == []
+    files = _read(tmp_path, {"t.cu": src.replace("|| __CUDA_ARCH__ == 1200", "")})
+    assert [f.present for f in findings(files, (parse_arch("12.0"),), vendored=False)] == [("9.0", "10.0")]

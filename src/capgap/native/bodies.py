@@ -1,6 +1,6 @@
 """What each arm of an arch-dependent group compiles to, what it needs, and the function it is in.
 
-An arm is EMPTY when nothing but comments, prints, returns and casts to void is left of it,
+An arm is EMPTY when nothing but comments, prints, bare returns and casts to void is left of it,
 TRAP when what is left is a `__trap()` (or CUTLASS's / CuTe's invalid-path macros), ERROR when
 it is an `#error` or a `static_assert` that always fails, else CODE. Needs (tcgen05, wgmma,
 multimem, ...) are read (`needs`, when a finding is judged) from an arm's own text (directives and
@@ -27,9 +27,9 @@ _FAILING_ASSERT = re.compile(
     rb"static_assert\s*\(\s*(?:false|0|!\s*sizeof|\w*(?:dependent|always)_false\w*|sizeof\s*\([^)]*\)\s*==\s*0)"
     rb"[^;]*;"
 )
-# Statements that do nothing a caller could use: prints, returns, casts to void, asserts, no-ops.
+# Statements that do nothing a caller could use: prints, a bare return, casts to void, asserts, no-ops.
 _NOTHING = re.compile(
-    rb"(?:printf|CUTE_RUNTIME_ASSERT|assert)\s*\((?:[^;\"]|\"(?:[^\"\\]|\\.)*\")*\)\s*;|return\b[^;]*;"
+    rb"(?:printf|CUTE_RUNTIME_ASSERT|assert)\s*\((?:[^;\"]|\"(?:[^\"\\]|\\.)*\")*\)\s*;|return\s*;"
     rb"|\(\s*void\s*\)[^;]*;|CUTE_GCC_UNREACHABLE\s*;|__builtin_unreachable\s*\(\s*\)\s*;|;"
 )
 # What code must spell to need an instruction set, as byte searches in its lowercased text; a
@@ -37,7 +37,8 @@ _NOTHING = re.compile(
 # judging.evidence for features a GPU may lack (FP8/FP4/TMA are on every arch this judges for).
 NEEDS: tuple[tuple[tuple[str, ...], tuple[tuple[bytes, bool], ...]], ...] = (
     (("tcgen05",), ((b"tcgen05", False), (b"umma", True), (b"tmem", True), (b"_tmem", False),
-                    (b"sm100a", False), (b"sm_100a", False), (b"_sm100", False), (b"sm10x", False),
+                    (b"sm100a", False), (b"sm_100a", False), (b"_sm100", False), (b"sm103a", False),
+                    (b"sm_103a", False), (b"_sm103", False), (b"sm10x", False),
                     (b"trtllm_gen", False), (b"trtllmgen", False), (b"cutlass_mla", False))),
     (("wgmma",), ((b"wgmma", False), (b"warpgroup", False), (b"setmaxnreg", False), (b"sm90a", False),
                   (b"sm_90a", False), (b"_sm90", False), (b"gmma", True), (b"flash_attn_3", False))),

@@ -231,9 +231,17 @@ def _fallback(table: Table, fi: int, gi: int, g: Group, j: int, a: _Archs, first
     """Is the target's arm `j` a fallback: nothing, a stub, or what GPUs older than the owners get?"""
     if j == NO_ARM or g.arms[j].body != CODE:
         return True
+    if _names(g.arms[j].cond, a.arch.facts):
+        return False  # an arm that names the target (`__CUDA_ARCH__ == 1200 || ...`) is its own
     return any(
         j in table.reach(fi, gi, e) for facts, envs in a.all if facts.number < first_owner for e in envs
     )
+
+
+def _names(cond: str, target: ArchFacts) -> bool:
+    """Does a condition name the target's arch (1200, SM120, sm_120)?"""
+    upper = cond.upper()
+    return str(target.number * 10) in upper or f"SM{target.number}" in upper or f"SM_{target.number}" in upper
 
 
 def _describe(g: Group, r: tuple[int, ...]) -> str:
