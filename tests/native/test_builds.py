@@ -52,3 +52,11 @@ def test_jit_majors_without_the_target(tmp_path: Path) -> None:
     assert portable["severity"] == "medium" and portable["present"] == ["9", "10"]
     assert portable["missing"] == "12"
     assert "No supported CUDA architectures" in portable["consequence"]
+
+
+def test_per_arch_variants_of_one_module(tmp_path: Path) -> None:
+    two = JIT.format(name="ssu", majors="[9]").replace("gen_ssu_module", "gen_ssu_sm90_module")
+    two += JIT.format(name="ssu", majors="[10, 11, 12]").replace("gen_ssu_module", "gen_ssu_sm100_module")
+    two += JIT.format(name="other", majors="[9]")
+    got = _scan(tmp_path, {"pkg/jit/ssu.py": two, "pkg/csrc/ssu_kernel.cu": "", "pkg/csrc/other_kernel.cu": ""})
+    assert [(f["line"], f["present"]) for f in got] == [(28, ["9"])]  # only the module without a 12.x variant

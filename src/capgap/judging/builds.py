@@ -53,6 +53,7 @@ def jit_major_lists(text: str) -> list[BuildList]:
             if source not in bl.sources and source.rsplit("/", 1)[-1] not in {"*.cu", "*.cuh"}:
                 bl.sources.append(source)
         if name:
+            bl.function = name[1]
             needs, where = evidence.needs_with_evidence(name[1].lower())
             bl.needs += needs
             bl.needs_from += [f"{w} in the name {name[1]}" for w in where]
@@ -62,6 +63,12 @@ def jit_major_lists(text: str) -> list[BuildList]:
 
 _DEF_NAME = re.compile(r"def\s+(\w+)")
 _SOURCE_NAME = re.compile(r"""["']([\w./{}\-]*?\.cuh?)["']""")
+
+
+def variant_stem(function: str) -> str:
+    """A JIT module builder's name without its arch (gen_x_sm90_module -> gen_x_module): the
+    builders of one module's per-arch variants share it."""
+    return re.sub(r"_?sm_?\d{2,3}[af]?", "", function.lower())
 
 
 def is_build_file(name: str) -> bool:

@@ -282,6 +282,7 @@ class BuildList:
     )  # the .cu files the list compiles (CMake: named below it)
     needs: list[tuple[str, ...]] = field(default_factory=list)  # what most of those sources need
     needs_from: list[str] = field(default_factory=list)
+    function: str = ""  # a JIT list: the function that builds the module (gen_x_sm90_module)
 
 
 @dataclass

@@ -25,7 +25,7 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
         for bl in f.builds:
             for arch in archs:
                 cover = builds.coverage(bl.archs, arch)
-                if cover == "sass":
+                if cover == "sass" or _own_variant(f, bl, arch):
                     continue
                 severity, expected = "medium", ""
                 needs, needs_from = bl.needs, bl.needs_from
@@ -74,6 +74,22 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
                     )
                 )
     return out
+
+
+def _own_variant(f: FileFacts, bl: BuildList, arch: ArchSpec) -> bool:
+    """A JIT module built per arch (gen_x_sm80_module, gen_x_sm90_module, gen_x_sm100_module): the
+    target is not left out when a variant of the same module, in the same file, covers it."""
+    if bl.symbol != builds.JIT_MAJORS or not bl.function:
+        return False
+    stem = builds.variant_stem(bl.function)
+    return any(
+        other is not bl
+        and other.symbol == builds.JIT_MAJORS
+        and other.function
+        and builds.variant_stem(other.function) == stem
+        and builds.coverage(other.archs, arch) == "sass"
+        for other in f.builds
+    )
 
 
 def _build_key(bl: BuildList, arch: ArchSpec) -> str:
