@@ -58,5 +58,17 @@ def test_per_arch_variants_of_one_module(tmp_path: Path) -> None:
     two = JIT.format(name="ssu", majors="[9]").replace("gen_ssu_module", "gen_ssu_sm90_module")
     two += JIT.format(name="ssu", majors="[10, 11, 12]").replace("gen_ssu_module", "gen_ssu_sm100_module")
     two += JIT.format(name="other", majors="[9]")
-    got = _scan(tmp_path, {"pkg/jit/ssu.py": two, "pkg/csrc/ssu_kernel.cu": "", "pkg/csrc/other_kernel.cu": ""})
+    got = _scan(
+        tmp_path, {"pkg/jit/ssu.py": two, "pkg/csrc/ssu_kernel.cu": "", "pkg/csrc/other_kernel.cu": ""}
+    )
     assert [(f["line"], f["present"]) for f in got] == [(28, ["9"])]  # only the module without a 12.x variant
+
+
+def test_majors_from_a_module_constant(tmp_path: Path) -> None:
+    src = (
+        "# supported_major_versions=[9] in a comment is none\n"
+        "SUPPORTED_MAJOR_VERSIONS: tuple[int, ...] = (10,)\n"
+        + JIT.format(name="norm", majors="list(SUPPORTED_MAJOR_VERSIONS)")
+    )
+    got = _scan(tmp_path, {"pkg/jit/norm.py": src, "pkg/csrc/norm_kernel.cu": ""})
+    assert [(f["line"], f["present"], f["severity"]) for f in got] == [(8, ["10"], "medium")]

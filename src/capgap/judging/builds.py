@@ -27,7 +27,10 @@ _ITEM = re.compile(r"(?:sm_|compute_)?\d{1,2}(?:\.\d)?\d?[af]?(?:\+PTX|-real|-vi
 
 # A JIT flag builder given the majors its kernels compile for (FlashInfer's
 # `get_nvcc_flags_list(supported_major_versions=[9, 10])`): only the device's archs of those majors.
-_JIT_MAJORS = re.compile(r"supported_major_versions\s*=\s*\[([\d\s,]*)\]")
+_JIT_MAJORS = re.compile(
+    r"supported_major_versions\s*=\s*(?:\[([\d\s,]*)\]|(?:list\(|tuple\()?([A-Za-z_]\w*)\)?)"
+)
+_CONSTANT = r"^{name}\s*(?::[^=\n]*)?=\s*[\[(]([\d\s,]*)[\])]"  # NAME: tuple[int, ...] = (10,)
 JIT_MAJORS = "supported_major_versions"
 
 
@@ -38,7 +41,13 @@ def jit_major_lists(text: str) -> list[BuildList]:
 
     out: list[BuildList] = []
     for m in _JIT_MAJORS.finditer(text):
-        majors = [x.strip() for x in m[1].split(",") if x.strip()]
+        if "#" in text[text.rfind("\n", 0, m.start()) + 1 : m.start()]:
+            continue  # in a comment
+        listed = m[1]
+        if listed is None and m[2] not in {"None", "True", "False"}:  # a module constant of majors
+            const = re.search(_CONSTANT.format(name=re.escape(m[2])), text, re.M)
+            listed = const[1] if const else None
+        majors = [x.strip() for x in (listed or "").split(",") if x.strip()]
         if not majors:
             continue
         line = text.count("\n", 0, m.start()) + 1
