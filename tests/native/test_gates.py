@@ -273,3 +273,16 @@ def test_an_arm_that_names_the_target_is_its_own(tmp_path: Path) -> None:
     assert findings(files, (parse_arch("12.0"),), vendored=False) == []
     files = _read(tmp_path, {"t.cu": src.replace("|| __CUDA_ARCH__ == 1200", "")})
     assert [f.present for f in findings(files, (parse_arch("12.0"),), vendored=False)] == [("9.0", "10.0")]
+
+
+def test_a_pdl_only_arm_is_low(tmp_path: Path) -> None:
+    src = """\
+    __global__ void k(float* x, bool pdl) {
+    #if __CUDA_ARCH__ == 1030
+      if (pdl) { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+    #endif
+      x[0] = 1.f;
+    }
+    """
+    (got,) = findings(_read(tmp_path, {"k.cu": src}), (parse_arch("12.0"),), vendored=False)
+    assert got.severity == "low" and "griddepcontrol" in got.consequence

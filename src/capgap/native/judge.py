@@ -25,7 +25,7 @@ from capgap.judging.where import placement
 from capgap.native import bodies
 from capgap.native.envs import Env, env, variants
 from capgap.native.macros import NO_ARM, NOT_REACHED, Table
-from capgap.native.records import CODE, EMPTY, ERROR, TRAP, Group, NativeFacts
+from capgap.native.records import CODE, EMPTY, ERROR, TRAP, Arm, Group, NativeFacts
 
 VENDORED_DIRS = {"cutlass", "cccl", "cub", "thrust", "spdlog", "cute", "libcudacxx", "cudax", "fmt",
                  "3rdparty", "third_party", "thirdparty"}  # fmt: skip
@@ -146,6 +146,13 @@ def _judge(
             f"{target.cc} compiles {instead} for {what}, where {', '.join(owners)} compile {taken}; "
             f"nothing in that code needs what {target.cc} lacks"
         )
+    pdl = not lack and not same and _only_pdl(texts, g.arms[arm_i])
+    if pdl:
+        severity = "low"
+        consequence = (
+            f"{target.cc} loses only programmatic dependent launch (griddepcontrol, sm_90+ PTX) "
+            f"here: launch overlap, not a path; {target.cc} compiles {instead}"
+        )
     if same and not lack:
         severity = "low"
         consequence = (
@@ -208,6 +215,14 @@ class _Texts:
         if key not in self._memo:
             self._memo[key] = compute(self.data())
         return self._memo[key]
+
+
+def _only_pdl(texts: _Texts, arm: Arm) -> bool:
+    """Is a short arm only programmatic dependent launch (`griddepcontrol.wait` / `.launch_dependents`)?"""
+    if arm.body_end - arm.body_start > _SHORT:
+        return False
+    text = bodies.code(texts.data()[arm.body_start : arm.body_end])
+    return b"griddepcontrol" in text and b"tcgen05" not in text and b"wgmma" not in text
 
 
 _SHORT = 600  # bytes: two arms this short that assign the same names are alternatives, not paths

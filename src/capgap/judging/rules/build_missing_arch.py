@@ -63,11 +63,11 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
                         severity=severity,
                         path=f.path,
                         line=bl.line,
-                        symbol=bl.symbol,
+                        symbol=bl.function or bl.symbol,  # a JIT list: the module builder's name
                         present=tuple(bl.archs),
                         missing=_build_key(bl, arch),
                         consequence=consequence,
-                        message=f"{bl.symbol} lists {', '.join(bl.archs)} but not {arch.cc}",
+                        message=f"{bl.function or bl.symbol} lists {', '.join(bl.archs)} but not {arch.cc}",
                         arch=arch.cc,
                         source=bl.source[:200],
                         extra={"module": f.module, **placement(f.path)},
