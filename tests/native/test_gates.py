@@ -286,3 +286,26 @@ def test_a_pdl_only_arm_is_low(tmp_path: Path) -> None:
     """
     (got,) = findings(_read(tmp_path, {"k.cu": src}), (parse_arch("12.0"),), vendored=False)
     assert got.severity == "low" and "griddepcontrol" in got.consequence
+
+
+def test_the_cache_answers_an_unchanged_tree_and_rereads_a_changed_file(tmp_path: Path) -> None:
+    import os
+
+    from capgap.native import analyzer
+    from capgap.scan.analyzers import ScanOptions
+    from capgap.targets import resolve_target
+
+    root = _tree(tmp_path / "t", {"config.h": CONFIG_H, "kernels.cu": KERNELS_CU})
+    options = ScanOptions(archs=(parse_arch("12.0"),))
+    first = analyzer.analyze(resolve_target(str(root)), options)
+    again = analyzer.analyze(resolve_target(str(root)), options)
+    assert [f.to_json() for f in again.findings] == [f.to_json() for f in first.findings]
+    kernels = root / "kernels.cu"
+    kernels.write_text(
+        KERNELS_CU.replace("#if __CUDA_ARCH__ == 1000\n  flag[0]", "#if __CUDA_ARCH__ >= 1000\n  flag[0]")
+    )
+    os.utime(kernels, ns=(1, 1))
+    changed = analyzer.analyze(resolve_target(str(root)), options)
+    assert {f.symbol for f in first.findings} - {f.symbol for f in changed.findings} == {"only_b200"}
+    cold = analyzer.analyze(resolve_target(str(root)), ScanOptions(archs=options.archs, use_cache=False))
+    assert [f.to_json() for f in cold.findings] == [f.to_json() for f in changed.findings]

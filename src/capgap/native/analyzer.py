@@ -121,6 +121,7 @@ def _pooled(
 
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     from capgap.native import judge
+    from capgap.native.cache import NativeCache
     from capgap.reading import workers
     from capgap.reading.nogc import gc_paused
 
@@ -128,7 +129,40 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     if not items:
         return AnalyzerResult()
     with gc_paused():
-        facts, skipped = read_all(items, workers.default_jobs(options.jobs), options.vendored)
+        cache = NativeCache.open(target.root, options.use_cache, options.vendored)
+        stats: dict[str, os.stat_result] = {}
+        gone: list[Skipped] = []
+        for rel, path in items:
+            try:
+                stats[rel] = os.stat(path)
+            except OSError as exc:  # a dangling link or a loop of links
+                gone.append(Skipped(rel, f"unreadable: {exc.strerror or exc}"))
+        key = ",".join(a.cc + a.suffix for a in options.archs)
+        hits = {rel: cache.lookup(rel, st) for rel, st in stats.items()}
+        unchanged = (
+            cache.path is not None and set(stats) == set(cache.files) and all(h for h, _ in hits.values())
+        )
+        if unchanged and key in cache.results:  # nothing changed: the last answer stands
+            findings, skipped = cache.results[key]
+            return AnalyzerResult(findings=list(findings), skipped=list(skipped), files=len(items))
+        paths = dict(items)
+        facts = [f for rel, (hit, f) in hits.items() if hit and f is not None]
+        for f in facts:
+            f.source = paths[f.path]
+        todo = [(rel, paths[rel]) for rel, (hit, _) in hits.items() if not hit]
+        read, skipped = read_all(todo, workers.default_jobs(options.jobs), options.vendored)
+        facts = sorted(facts + read, key=lambda f: f.path)
+        skipped = sorted(skipped + gone, key=lambda s: s.path)
         findings: list[Finding] = judge.findings(facts, options.archs, options.vendored)
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
+    if cache.path is not None:
+        by_rel = {f.path: f for f in facts}
+        unreadable = {s.path for s in skipped}
+        entries = {
+            rel: (st.st_size, st.st_mtime_ns, by_rel.get(rel))
+            for rel, st in stats.items()
+            if rel not in unreadable
+        }
+        same = set(entries) == set(cache.files) and all(hits[rel][0] for rel in entries)
+        cache.save(entries, {**(cache.results if same else {}), key: (findings, skipped)})
     return AnalyzerResult(findings=findings, skipped=skipped, files=len(items))
