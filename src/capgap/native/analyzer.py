@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from capgap.findings import Finding, Skipped
+from capgap.native import host
 from capgap.native.judge import where
 from capgap.native.reader import MAX_BYTES, NATIVE_SUFFIXES
 from capgap.native.records import NativeFacts
@@ -23,6 +24,7 @@ if TYPE_CHECKING:
     from capgap.targets import Target
 
 ANALYZER_ID = "native"
+_GREP = ("grep", "-lEi", "--no-messages", "-D", "skip", "-e")
 _POOL_MIN_BYTES = 8 << 20  # below this, one process reads faster than starting another
 _CHUNKS_PER_JOB = 8
 
@@ -42,7 +44,29 @@ def native_files(target: Target) -> Iterator[tuple[str, str]]:
                 yield file.as_posix(), str(file)
 
 
-def read_one(rel: str, path: str, vendored: bool = False) -> tuple[NativeFacts | None, str]:
+def host_candidates(items: list[tuple[str, str]]) -> set[str]:
+    """The sources grep finds an arch-named variable compared with a number in (host dispatch is
+    parsed only there); grep reads at C speed what a Python regex would take seconds over."""
+    import subprocess
+
+    by_path = {path: rel for rel, path in items}
+    found: set[str] = set()
+    paths = list(by_path)
+    for i in range(0, len(paths), 2000):
+        try:
+            done = subprocess.run(
+                [*_GREP, host.GREP_PATTERN, "--", *paths[i : i + 2000]],
+                capture_output=True, text=True, timeout=120, check=False,
+            )  # fmt: skip
+        except (OSError, subprocess.SubprocessError):
+            return {rel for rel, _ in items}  # no grep: every file is tested in Python
+        found.update(by_path[p] for p in done.stdout.splitlines() if p in by_path)
+    return found
+
+
+def read_one(
+    rel: str, path: str, vendored: bool = False, dispatch: bool = False
+) -> tuple[NativeFacts | None, str]:
     """(facts or None, the reason it was skipped or "")."""
     from capgap.boundedread import read_prefix
     from capgap.native import reader
@@ -57,20 +81,27 @@ def read_one(rel: str, path: str, vendored: bool = False) -> tuple[NativeFacts |
         facts = reader.read(rel, data, vendored or where(rel)["where"] != "vendored")
     except RecursionError:
         return None, "too deeply nested to analyse"
+    if dispatch and size <= host.MAX_BYTES and host.wanted(data):
+        decisions = host.read(data)
+        if decisions:
+            facts = facts or NativeFacts(rel)
+            facts.host = decisions
     if facts is not None:
         facts.source = path
     return facts, ""
 
 
-def _read_chunk(items: list[tuple[str, str]], vendored: bool) -> list[tuple[str, NativeFacts | None, str]]:
+def _read_chunk(
+    items: list[tuple[str, str]], vendored: bool, dispatch: frozenset[str] = frozenset()
+) -> list[tuple[str, NativeFacts | None, str]]:
     from capgap.reading.nogc import gc_paused
 
     with gc_paused():
-        return [(rel, *read_one(rel, path, vendored)) for rel, path in items]
+        return [(rel, *read_one(rel, path, vendored, rel in dispatch)) for rel, path in items]
 
 
 def read_all(
-    items: list[tuple[str, str]], jobs: int, vendored: bool = False
+    items: list[tuple[str, str]], jobs: int, vendored: bool = False, dispatch: frozenset[str] = frozenset()
 ) -> tuple[list[NativeFacts], list[Skipped]]:
     sizes = {}
     for rel, path in items:
@@ -80,16 +111,21 @@ def read_all(
             sizes[rel] = 0
     total = sum(sizes.values())
     if jobs > 1 and total >= _POOL_MIN_BYTES:
-        results = _pooled(items, sizes, jobs, total, vendored)
+        results = _pooled(items, sizes, jobs, total, vendored, dispatch)
     else:
-        results = _read_chunk(items, vendored)
+        results = _read_chunk(items, vendored, dispatch)
     facts = sorted((f for _, f, _ in results if f is not None), key=lambda f: f.path)
     skipped = sorted((Skipped(rel, why) for rel, _, why in results if why), key=lambda s: s.path)
     return facts, skipped
 
 
 def _pooled(
-    items: list[tuple[str, str]], sizes: dict[str, int], jobs: int, total: int, vendored: bool
+    items: list[tuple[str, str]],
+    sizes: dict[str, int],
+    jobs: int,
+    total: int,
+    vendored: bool,
+    dispatch: frozenset[str],
 ) -> list[tuple[str, NativeFacts | None, str]]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
@@ -110,17 +146,19 @@ def _pooled(
     out: list[tuple[str, NativeFacts | None, str]] = []
     with ProcessPoolExecutor(jobs - 1, mp_context=multiprocessing.get_context(method)) as pool:
         # this process reads every jobs-th chunk itself: what it reads is never pickled
-        futures = [pool.submit(_read_chunk, c, vendored) for i, c in enumerate(chunks) if c and i % jobs]
+        futures = [
+            pool.submit(_read_chunk, c, vendored, dispatch) for i, c in enumerate(chunks) if c and i % jobs
+        ]
         for i, c in enumerate(chunks):
             if c and not i % jobs:
-                out.extend(_read_chunk(c, vendored))
+                out.extend(_read_chunk(c, vendored, dispatch))
         for fut in futures:
             out.extend(fut.result())
     return out
 
 
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
-    from capgap.native import judge
+    from capgap.native import hostjudge, judge
     from capgap.native.cache import NativeCache
     from capgap.reading import workers
     from capgap.reading.nogc import gc_paused
@@ -150,10 +188,15 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
         for f in facts:
             f.source = paths[f.path]
         todo = [(rel, paths[rel]) for rel, (hit, _) in hits.items() if not hit]
-        read, skipped = read_all(todo, workers.default_jobs(options.jobs), options.vendored)
+        todo_own = [(rel, p) for rel, p in todo if options.vendored or where(rel)["where"] != "vendored"]
+        dispatch = frozenset(host_candidates(todo_own)) if todo_own else frozenset()
+        read, skipped = read_all(todo, workers.default_jobs(options.jobs), options.vendored, dispatch)
         facts = sorted(facts + read, key=lambda f: f.path)
         skipped = sorted(skipped + gone, key=lambda s: s.path)
         findings: list[Finding] = judge.findings(facts, options.archs, options.vendored)
+        for f in facts:
+            if f.host:
+                findings += hostjudge.findings(f.path, f.host, options.archs, where(f.path))
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
     if cache.path is not None:
         by_rel = {f.path: f for f in facts}

@@ -9,6 +9,7 @@ function the group sits in, and the file's `#define`s with the arm each sits und
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 # What an arm's body compiles to.
 CODE, EMPTY, TRAP, ERROR = "code", "empty", "trap", "error"
@@ -60,3 +61,4 @@ class NativeFacts:
     groups: list[Group] = field(default_factory=list)
     defines: list[Define] = field(default_factory=list)
     source: str = ""  # the file's path on disk: judging reads what a finding's code needs from it
+    host: list[Any] = field(default_factory=list)  # host-side dispatch decisions (native.host)
