@@ -79,3 +79,17 @@ def test_judged_like_the_python_side() -> None:
     assert "an error" in got["run_norm"].consequence
     topk = got["run_topk"]
     assert topk.severity == "medium" and topk.extra["decision"] == "host-check" and "10.0" in topk.present
+
+
+def test_a_guard_of_the_targets_own_decides_for_it() -> None:
+    src = textwrap.dedent(
+        """\
+        int tile(int sm_version) {
+          if (sm_version == 120 || sm_version == 121) return tile_sm120;
+          if (sm_version >= 100 && sm_version < 120) return tile_sm100;
+          if (sm_version == 90) return tile_sm90;
+          return -1;
+        }
+        """
+    ).encode()
+    assert hostjudge.findings("c.h", host.read(src), (parse_arch("12.0"),), {"where": "runtime"}) == []

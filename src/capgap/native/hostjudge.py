@@ -72,8 +72,13 @@ def findings(
     for arch in archs:
         target = arch.facts
         sibs = [s for s in gate_excludes_arch.siblings(target) if s.major != target.major]
+        turned_away: dict[str, int] = {}  # function -> line of a guard that took the target elsewhere
         for d in decisions:
+            if d.function in turned_away and d.line > turned_away[d.function]:
+                continue  # an earlier `if (sm_version == 120) return ...;` here decided for the target
             mine = set(reach(d, target))
+            if d.kind == "chain" and _guard_for(d, mine, target):
+                turned_away.setdefault(d.function, d.line)
             missed: dict[int, list[str]] = {}
             for s in sibs:
                 r = reach(d, s)
@@ -89,6 +94,15 @@ def findings(
             if found is not None:
                 out.append(found)
     return out
+
+
+def _guard_for(d: HostDecision, mine: set[int], target: ArchFacts) -> bool:
+    """Does the target surely take an arm of its own that returns (or throws) out of the function?"""
+    if len(mine) != 1 or min(mine) < 0:
+        return False
+    arm = d.arms[min(mine)]
+    own = str(target.number) in arm.cond or f"== {target.major}" in arm.cond
+    return own and re.search(r"\breturn\b|\bthrow\b", arm.text) is not None
 
 
 def _fallback(d: HostDecision, j: int, target: ArchFacts, older: list[ArchFacts]) -> bool:
