@@ -309,3 +309,9 @@ def test_the_cache_answers_an_unchanged_tree_and_rereads_a_changed_file(tmp_path
     assert {f.symbol for f in first.findings} - {f.symbol for f in changed.findings} == {"only_b200"}
     cold = analyzer.analyze(resolve_target(str(root)), ScanOptions(archs=options.archs, use_cache=False))
     assert [f.to_json() for f in cold.findings] == [f.to_json() for f in changed.findings]
+
+
+def test_a_long_chain_of_macros_is_no_crash(tmp_path: Path) -> None:
+    chain = "".join(f"#define M{i} M{i + 1}\n" for i in range(3000)) + "#define M3000 __CUDA_ARCH__\n"
+    src = chain + "__global__ void k(int* x) {\n#if M0 == 1000\n  x[0] = 1;\n#endif\n}\n"
+    findings(_read(tmp_path, {"m.cu": src}), (parse_arch("12.0"),), vendored=False)

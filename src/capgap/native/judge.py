@@ -67,10 +67,14 @@ def findings(files: list[NativeFacts], archs: tuple[ArchSpec, ...], vendored: bo
             if place["where"] == "vendored" and not vendored:
                 continue
             for gi, g in enumerate(f.groups):
-                if g.archish:
+                if not g.archish:
+                    continue
+                try:
                     found = _judge(table, fi, gi, g, f, envs, place, texts.setdefault(fi, _Texts(f)))
-                    if found is not None:
-                        out.append(found)
+                except RecursionError:  # a pathological chain of macros: this gate is left unjudged
+                    continue
+                if found is not None:
+                    out.append(found)
     return out
 
 
