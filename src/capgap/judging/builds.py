@@ -64,6 +64,10 @@ def jit_major_lists(text: str) -> list[BuildList]:
         if name:
             bl.function = name[1]
             needs, where = evidence.needs_with_evidence(name[1].lower())
+            if ("tcgen05",) not in needs and _SM103.search(name[1].lower()):
+                # a module builder named for sm103 compiles sm_103a kernels (tcgen05); as a gate's
+                # name elsewhere, `sm103` is often only a tuning choice, so judging.evidence keeps it out
+                needs, where = [*needs, ("tcgen05",)], [*where, f"'{_SM103.search(name[1].lower())[0]}'"]
             bl.needs += needs
             bl.needs_from += [f"{w} in the name {name[1]}" for w in where]
         out.append(bl)
@@ -71,6 +75,7 @@ def jit_major_lists(text: str) -> list[BuildList]:
 
 
 _DEF_NAME = re.compile(r"def\s+(\w+)")
+_SM103 = re.compile(r"_sm_?103a?(?=_|$)")
 _SOURCE_NAME = re.compile(r"""["']([\w./{}\-]*?\.cuh?)["']""")
 
 
