@@ -12,6 +12,14 @@ unpacked there once), then alternates, round by round:
          and the scan's fixed costs take before any work; printed as a share of cold)
   against  (with --against) the same cold scan by another interpreter's capgap, e.g. an older
          checkout's venv: a change is judged by ratios taken side by side
+With --native (issue 17; default spec flashinfer-python==0.7.2.post1), the rounds are instead:
+  grep    grep -rEn '__CUDA_ARCH|CUTLASS_ARCH_MMA_|CUDA_ARCH_FAMILY' over the native sources
+          (.cu .cuh .h .hpp .cpp .cc .inl ...) of TREE
+  native  capgap's native analyzer alone, cold (read, judge, for 12.0), in a fresh process
+  warm    the same with its cache (an unchanged tree)
+  whole   capgap scan TREE --arch 12.0 --no-cache --format json (Python and native)
+and the targets are the issue's: the whole tree cold <= 10 s and <= 300 MB; the native part's
+ratio to grep is printed beside them.
 Each is a fresh process (startup included, as a user sees it), with bytecode written as an
 install would. Peak memory, the largest sum of RSS over capgap and its worker processes, is
 sampled every 10 ms in separate runs after the timed rounds (sampling takes CPU). Prints raw
@@ -132,6 +140,68 @@ def measure(spec: Spec) -> Samples:
     return samples
 
 
+NATIVE_GREP = ["grep", "-rEn", "__CUDA_ARCH|CUTLASS_ARCH_MMA_|CUDA_ARCH_FAMILY"]
+NATIVE_WHOLE_S, NATIVE_PEAK_MB = 10.0, 300
+# The native analyzer alone, as `capgap scan` runs it (its own process: start-up included).
+NATIVE_ONLY = (
+    "import sys; from capgap.arch import parse_arch; from capgap.native import analyzer; "
+    "from capgap.scan.analyzers import ScanOptions; from capgap.targets import resolve_target; "
+    "r = analyzer.analyze(resolve_target(sys.argv[1]), "
+    "ScanOptions(archs=(parse_arch('12.0'),), use_cache=sys.argv[2] == 'warm')); "
+    "print(len(r.findings))"
+)
+
+
+def measure_native(spec: Spec) -> Samples:
+    from capgap.native.reader import NATIVE_SUFFIXES
+
+    samples = Samples(
+        seconds={"grep": [], "native": [], "warm": [], "whole": []}, peak_mb={"native": [], "whole": []}
+    )
+    grep = [*NATIVE_GREP, *(f"--include=*{s}" for s in NATIVE_SUFFIXES), spec.tree]
+    native = [sys.executable, "-c", NATIVE_ONLY, spec.tree, "cold"]
+    warm = [sys.executable, "-c", NATIVE_ONLY, spec.tree, "warm"]
+    whole = [sys.executable, "-m", "capgap", "scan", spec.tree, "--arch", spec.arch, "--format", "json",
+             "--no-cache"]  # fmt: skip
+    with tempfile.TemporaryDirectory() as cache:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["CAPGAP_CACHE_DIR"] = cache
+        timed(warm, env)  # the page cache (and capgap's native cache) filled once
+        for _ in range(spec.rounds):
+            samples.seconds["grep"].append(timed(grep, env)[0])
+            samples.seconds["native"].append(timed(native, env)[0])
+            samples.seconds["warm"].append(timed(warm, env)[0])
+            samples.seconds["whole"].append(timed(whole, env)[0])
+        samples.peak_mb["native"].append(timed(native, env, sample=True)[1])
+        samples.peak_mb["whole"].append(timed(whole, env, sample=True)[1])
+    files = [p for p in Path(spec.tree).rglob("*") if p.name.endswith(NATIVE_SUFFIXES) and p.is_file()]
+    samples.env = {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "cpus": os.cpu_count(),
+        "loadavg_after": os.getloadavg(),
+        "native_files": len(files),
+        "native_mb": round(sum(p.stat().st_size for p in files) / 1e6, 1),
+    }
+    return samples
+
+
+def present_native(spec: Spec, samples: Samples) -> int:
+    print(json.dumps({"spec": asdict(spec), "samples": asdict(samples)}, indent=1))
+    med = {k: statistics.median(v) for k, v in samples.seconds.items()}
+    print(f"\n{'':6} {'median s':>9} {'x grep':>7}")
+    for kind in ("grep", "native", "warm", "whole"):
+        print(f"{kind:6} {med[kind]:9.3f} {med[kind] / med['grep']:7.2f}")
+    failed = med["whole"] > NATIVE_WHOLE_S
+    print(f"whole tree cold {med['whole']:.1f} s (target {NATIVE_WHOLE_S:.0f} s){'  OVER' if failed else ''}")
+    for kind in ("native", "whole"):
+        peak = max(samples.peak_mb[kind])
+        over = peak > NATIVE_PEAK_MB
+        failed |= over
+        print(f"peak memory {kind} {peak:.0f} MB (target {NATIVE_PEAK_MB}){'  OVER' if over else ''}")
+    return 1 if failed else 0
+
+
 def present(spec: Spec, samples: Samples) -> int:
     print(json.dumps({"spec": asdict(spec), "samples": asdict(samples)}, indent=1))
     med = {k: statistics.median(v) for k, v in samples.seconds.items()}
@@ -159,13 +229,17 @@ def present(spec: Spec, samples: Samples) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spec", default="sglang==0.5.23")
+    parser.add_argument("--spec", default="")
+    parser.add_argument("--native", action="store_true", help="time the native-source analyzer (issue 17)")
     parser.add_argument("--tree", help="scan this directory instead of a downloaded wheel")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--against", default="", help="also time cold scans by this interpreter's capgap")
     args = parser.parse_args()
-    tree = Path(args.tree) if args.tree else fetch_tree(args.spec)
+    default = "flashinfer-python==0.7.2.post1" if args.native else "sglang==0.5.23"
+    tree = Path(args.tree) if args.tree else fetch_tree(args.spec or default)
     spec = Spec(str(tree), args.rounds, against=args.against)
+    if args.native:
+        return present_native(spec, measure_native(spec))
     return present(spec, measure(spec))
 
 

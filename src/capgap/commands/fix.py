@@ -63,11 +63,23 @@ def register(app: typer.Typer) -> None:
 
         text_or_json(fmt, "fix")
 
-        run = run_fix(FixOptions(
-            target=target, arch=arch, values=values, like=like, dry_run=dry_run, store=store,
-            prefer=prefer.value, configs=configs, device=device, python=python, name=name,
-            only=tuple(only), paths=tuple(paths),
-        ))
+        run = run_fix(
+            FixOptions(
+                target=target,
+                arch=arch,
+                values=values,
+                like=like,
+                dry_run=dry_run,
+                store=store,
+                prefer=prefer.value,
+                configs=configs,
+                device=device,
+                python=python,
+                name=name,
+                only=tuple(only),
+                paths=tuple(paths),
+            )
+        )
         for message in run.messages:
             output.info(message)
         for warning in run.plan.warnings():
@@ -109,8 +121,9 @@ def _show(run, dry_run: bool) -> None:  # run: capgap.semantic.fixrun.FixRun
         return
     output.raw("".join(line + "\n" for line in lines))
     if run.patch:
-        output.show(f"wrote {len(plan.changed)} file(s); saved as patch [bold]{run.patch}[/bold] "
-                    f"in {run.store}")
+        output.show(
+            f"wrote {len(plan.changed)} file(s); saved as patch [bold]{run.patch}[/bold] in {run.store}"
+        )
 
 
 def _origin(entry) -> str:  # entry: capgap.semantic.fixer.PlannedEntry

@@ -99,7 +99,12 @@ def scan(
     old = comparison.check(len(targets))  # a bad baseline fails before any work
     archs, devices = resolve_archs_and_devices(arch or list(settings.arch), device or list(settings.device))
     options = ScanOptions(
-        archs=archs, binaries=not no_binaries, use_cache=not no_cache, devices=devices, jobs=max(jobs, 0)
+        archs=archs,
+        binaries=not no_binaries,
+        use_cache=not no_cache,
+        devices=devices,
+        jobs=max(jobs, 0),
+        vendored=show_all,
     )
     report = run_scan(targets, options, python)
     comparison.apply(report, old, options, settings, python)

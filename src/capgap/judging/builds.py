@@ -18,11 +18,71 @@ BUILD_SUFFIXES = (".cmake", ".sh")
 BUILD_TOKENS = (b"ARCH_LIST", b"gencode", b"ARCHITECTURES", b"cuda_archs", b"CUDA_ARCHS", b"generate-code")
 
 _NAMED = re.compile(
-    r"(?P<sym>TORCH_CUDA_ARCH_LIST|CMAKE_CUDA_ARCHITECTURES|CUDA_ARCHITECTURES|\w*CUDA_ARCHS|cuda_archs"
-    r"|cuda_archs_\w+\(\s*(?P<var>\w+))[\s\"'=:(\[{,]*(?P<list>[^\n#]*)"
+    r"(?P<sym>TORCH_CUDA_ARCH_LIST|CMAKE_CUDA_ARCHITECTURES|CUDA_ARCHITECTURES|\w*CUDA_ARCHS"
+    r"|cuda_archs_\w+\(\s*(?P<var>\w+)|cuda_archs)[\s\"'=:(\[{,]*(?P<list>[^\n#]*)"
 )
 _GENCODE = re.compile(r"(?:arch|code)\s*=\s*\[?\s*((?:sm|compute)_\d{2,3}[af]?)")
 _ITEM = re.compile(r"(?:sm_|compute_)?\d{1,2}(?:\.\d)?\d?[af]?(?:\+PTX|-real|-virtual)?", re.I)
+
+
+# A JIT flag builder given the majors its kernels compile for (FlashInfer's
+# `get_nvcc_flags_list(supported_major_versions=[9, 10])`): only the device's archs of those majors.
+_JIT_MAJORS = re.compile(
+    r"supported_major_versions\s*=\s*(?:\[([\d\s,]*)\]|(?:list\(|tuple\()?([A-Za-z_]\w*)\)?)"
+)
+_CONSTANT = r"^{name}\s*(?::[^=\n]*)?=\s*[\[(]([\d\s,]*)[\])]"  # NAME: tuple[int, ...] = (10,)
+JIT_MAJORS = "supported_major_versions"
+
+
+def jit_major_lists(text: str) -> list[BuildList]:
+    """The literal major lists a JIT module's flag builder is called with (one per call), each
+    with the sources its function names and what the function's own name says it needs."""
+    from capgap.judging import evidence
+
+    out: list[BuildList] = []
+    for m in _JIT_MAJORS.finditer(text):
+        if "#" in text[text.rfind("\n", 0, m.start()) + 1 : m.start()]:
+            continue  # in a comment
+        listed = m[1]
+        if listed is None and m[2] not in {"None", "True", "False"}:  # a module constant of majors
+            const = re.search(_CONSTANT.format(name=re.escape(m[2])), text, re.M)
+            listed = const[1] if const else None
+        majors = [x.strip() for x in (listed or "").split(",") if x.strip()]
+        if not majors:
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        first = text[text.rfind("\n", 0, m.start()) + 1 : text.find("\n", m.end())].strip()
+        bl = BuildList(line, JIT_MAJORS, majors, first[:200])
+        start = max(text.rfind("\ndef ", 0, m.start()), text.rfind("\n    def ", 0, m.start()))
+        end = text.find("\ndef ", m.end())
+        body = text[start + 1 : end if end >= 0 else len(text)]
+        name = _DEF_NAME.match(body.lstrip())
+        for hit in _SOURCE_NAME.finditer(body):
+            source = re.sub(r"\{[^}]*\}", "*", hit[1])
+            if source not in bl.sources and source.rsplit("/", 1)[-1] not in {"*.cu", "*.cuh"}:
+                bl.sources.append(source)
+        if name:
+            bl.function = name[1]
+            needs, where = evidence.needs_with_evidence(name[1].lower())
+            if ("tcgen05",) not in needs and _SM103.search(name[1].lower()):
+                # a module builder named for sm103 compiles sm_103a kernels (tcgen05); as a gate's
+                # name elsewhere, `sm103` is often only a tuning choice, so judging.evidence keeps it out
+                needs, where = [*needs, ("tcgen05",)], [*where, f"'{_SM103.search(name[1].lower())[0]}'"]
+            bl.needs += needs
+            bl.needs_from += [f"{w} in the name {name[1]}" for w in where]
+        out.append(bl)
+    return out
+
+
+_DEF_NAME = re.compile(r"def\s+(\w+)")
+_SM103 = re.compile(r"_sm_?103a?(?=_|$)")
+_SOURCE_NAME = re.compile(r"""["']([\w./{}\-]*?\.cuh?)["']""")
+
+
+def variant_stem(function: str) -> str:
+    """A JIT module builder's name without its arch (gen_x_sm90_module -> gen_x_module): the
+    builders of one module's per-arch variants share it."""
+    return re.sub(r"_?sm_?\d{2,3}[af]?", "", function.lower())
 
 
 def is_build_file(name: str) -> bool:
@@ -56,7 +116,31 @@ def find_build_lists(text: str, python_module: bool = False) -> list[BuildList]:
                 gencode_block = []
             gencode_block.append((lineno, line.strip(), archs))
     out.extend(_flush(gencode_block))
+    if not python_module and "cuda_archs" in text:
+        _cmake_sources(text, out)
     return out
+
+
+_CU_PATH = re.compile(r"""["'\s(]([\w./${}\-]+\.cu)\b""")
+_SOURCES_SPAN = 60  # lines after an intersection where its sources are set
+
+
+def _cmake_sources(text: str, found: list[BuildList]) -> None:
+    """The .cu files set in the lines after each `cuda_archs_loose_intersection(X_ARCHS ...)`,
+    up to the next one: what that arch list compiles (`set(X_SRCS "csrc/..._sm90.cu" ...)`)."""
+    lines = text.splitlines()
+    starts = sorted(bl.line for bl in found if "cuda_archs" in bl.source)
+    for bl in found:
+        if "cuda_archs" not in bl.source:
+            continue
+        later = [n for n in starts if n > bl.line]
+        end = min(later[0] - 1 if later else len(lines), bl.line + _SOURCES_SPAN)
+        for line in lines[bl.line : end]:
+            bl.sources.extend(m[1] for m in _CU_PATH.finditer(line) if m[1] not in bl.sources)
+    # `if(CUDA >= 13) intersection(X "10.0f") else() intersection(X "10.0a") endif()`: one list, two spellings
+    for bl, nxt in zip(found, found[1:], strict=False):
+        if nxt.symbol == bl.symbol and nxt.line - bl.line <= 3 and not bl.sources:
+            bl.sources = nxt.sources
 
 
 def _prose_or_formatted(line: str, start: int) -> bool:

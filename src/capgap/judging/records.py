@@ -285,6 +285,12 @@ class BuildList:
     symbol: str  # TORCH_CUDA_ARCH_LIST, -gencode, CMAKE_CUDA_ARCHITECTURES, cuda_archs
     archs: list[str]  # as written
     source: str
+    sources: list[str] = field(
+        default_factory=list
+    )  # the .cu files the list compiles (CMake: named below it)
+    needs: list[tuple[str, ...]] = field(default_factory=list)  # what most of those sources need
+    needs_from: list[str] = field(default_factory=list)
+    function: str = ""  # a JIT list: the function that builds the module (gen_x_sm90_module)
 
 
 @dataclass

@@ -43,6 +43,8 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
         facts.skipped = "binary data, not Python source"
         return facts
     relevant_py, relevant_build = relevance(data, is_python)
+    jit_majors = is_python and b"supported_major_versions" in data  # a JIT flag builder's arch list
+    relevant_build = relevant_build or jit_majors
     if not (relevant_build or relevant_py):
         return None
     if max(size, len(data)) > MAX_BYTES:
@@ -54,6 +56,8 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
         return facts
     if relevant_build:
         facts.builds = builds.find_build_lists(text, python_module=is_python and not rel.endswith("setup.py"))
+    if jit_majors:
+        facts.builds = [*facts.builds, *builds.jit_major_lists(text)]
     if relevant_py:
         tree, source, ends, source_bytes = _parse_cut(data, encoding, rel)
         if tree is None:  # the cut guessed a boundary wrong, or the file is bad: parse it whole
@@ -72,6 +76,10 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
             facts.skipped = "nested too deeply to read"
             return facts
         extracted.builds = facts.builds
+        if jit_majors and not extracted.sources:  # what the module compiles says if its list is expected
+            from capgap.judging.extract import _native_sources
+
+            _native_sources(extracted, text)
         facts = extracted
     useful = facts.builds or facts.tables or facts.uses or facts.helpers or facts.decisions or facts.aliases
     # a module of constants another module's tests read (`SUPPORTED_CUDA_ARCHS = ((9, 0), ...)`)

@@ -15,6 +15,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from capgap import boundedread
+from capgap.judging import evidence
 from capgap.judging.records import FileFacts
 
 NATIVE_SUFFIXES = (".cu", ".cuh")
@@ -73,6 +74,29 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
             if source.rpartition(".")[0] == package and source in own:
                 needs, where = own[source]
                 _give(f, needs, [f"{w}, via {source}" for w in where])
+
+
+def add_build_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]]) -> None:
+    """Give each build list that names its sources (CMake) the needs most of them spell, in their
+    names (`scaled_mm_c3x_sm90.cu`) or their text (tcgen05, wgmma, ...)."""
+    for f in files:
+        for bl in f.builds:
+            if not bl.sources:
+                continue
+            counts: dict[tuple[str, ...], list[str]] = defaultdict(list)
+            for name in bl.sources:
+                named, where = evidence.needs_with_evidence(name.rsplit("/", 1)[-1].lower())
+                hits = [hit for hit in _resolve(name, by_name)][:1]
+                text_needs, text_where = _needs_of(*hits[0]) if hits else ([], [])
+                seen = dict(zip(named, (f"{w} in the name {name}" for w in where), strict=True))
+                for need, w in zip(text_needs, text_where, strict=True):
+                    seen.setdefault(need, w)
+                for need, w in seen.items():
+                    counts[need].append(w)
+            for need, wheres in counts.items():
+                if 2 * len(wheres) >= len(bl.sources) and need not in bl.needs:
+                    bl.needs.append(need)
+                    bl.needs_from.append(f"{wheres[0]} ({len(wheres)} of {len(bl.sources)} sources it sets)")
 
 
 def _give(f: FileFacts, needs: list[tuple[str, ...]], where: list[str]) -> None:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 ANALYZER_MODULES = (
     # table-missing-arch, gate-excludes-arch, gate-admits-unsupported, build-missing-arch:
     "capgap.scan.source",
+    "capgap.native.analyzer",  # kernel-body-missing-arch, gate-excludes-arch in CUDA/C++ sources
     "capgap.binaries.analyzer",  # binary-missing-arch
     "capgap.configs.analyzer",  # config-missing-device
 )
@@ -69,6 +70,7 @@ class ScanOptions:
     # GPU names for config coverage (--device, or the probe's: then LazyDevices, asked only when needed)
     devices: tuple[str, ...] | LazyDevices = ()
     jobs: int = 0  # 0: one worker per core
+    vendored: bool = False  # --all: also judge vendored libraries' own native gates (cutlass, cccl)
 
     def device_names(self) -> tuple[str, ...]:
         """The GPU names (probing the GPUs now if they were left to a LazyDevices)."""

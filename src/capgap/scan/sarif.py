@@ -14,6 +14,7 @@ RULES = {
     "gate-excludes-arch": "A capability gate is true for a recent arch and false for the target.",
     "gate-admits-unsupported": "A capability gate admits the target into code needing a feature it lacks.",
     "build-missing-arch": "A build arch list names sibling archs but not the target.",
+    "kernel-body-missing-arch": "A kernel compiles to an empty or trapping body for the target arch.",
     "binary-missing-arch": "A compiled library carries no code that runs on the target.",
     "config-missing-device": "Tuned kernel configs exist for sibling GPUs but not the target device.",
 }

@@ -245,7 +245,9 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     stream = grepfilter.prefetched(str(target.root)) if streams else None
     files, skipped = collect(cache, stats, paths, options, stream, frozenset(links))
     skipped = sorted(skipped + unreadable, key=lambda s: s.path)
-    native.add_needs(files, native.index(_native_files(target)))
+    by_name = native.index(_native_files(target))
+    native.add_needs(files, by_name)
+    native.add_build_needs(files, by_name)
     reg = rules.Registry(files)
     findings: list[Finding] = []
     findings += rules.table_findings(files, options.archs, reg)

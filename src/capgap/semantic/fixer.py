@@ -63,8 +63,14 @@ class PlannedEntry:
     warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
-        return {**self.edit.to_json(), "origin": self.origin, "copied_from": self.copied_from,
-                "reason": self.reason, "action": self.action, "warnings": list(self.warnings)}
+        return {
+            **self.edit.to_json(),
+            "origin": self.origin,
+            "copied_from": self.copied_from,
+            "reason": self.reason,
+            "action": self.action,
+            "warnings": list(self.warnings),
+        }
 
 
 @dataclass
@@ -91,15 +97,20 @@ class FixPlan:
         out: list[str] = []
         for rel, text in sorted(self.changed.items()):
             out += difflib.unified_diff(
-                self.originals[rel].splitlines(keepends=True), text.splitlines(keepends=True),
-                fromfile=f"a/{rel}", tofile=f"b/{rel}",
+                self.originals[rel].splitlines(keepends=True),
+                text.splitlines(keepends=True),
+                fromfile=f"a/{rel}",
+                tofile=f"b/{rel}",
             )
         return "".join(out)
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "arch": self.arch.cc, "root": str(self.root), "entries": [e.to_json() for e in self.entries],
-            "files": sorted(self.changed), "skipped": [{"where": w, "reason": r} for w, r in self.skipped],
+            "arch": self.arch.cc,
+            "root": str(self.root),
+            "entries": [e.to_json() for e in self.entries],
+            "files": sorted(self.changed),
+            "skipped": [{"where": w, "reason": r} for w, r in self.skipped],
             "kept": self.kept,
             "warnings": self.warnings(),
         }
@@ -122,8 +133,12 @@ def _scoped_symbols(text: str) -> list[tuple[str, int, int]]:
                 targets = [node.target]
             for t in targets:
                 name = t.id if isinstance(t, ast.Name) else None
-                if (kinds[-2:] == ("class", "def") and isinstance(t, ast.Attribute)
-                        and isinstance(t.value, ast.Name) and t.value.id == "self"):
+                if (
+                    kinds[-2:] == ("class", "def")
+                    and isinstance(t, ast.Attribute)
+                    and isinstance(t.value, ast.Name)
+                    and t.value.id == "self"
+                ):
                     name = ".." + t.attr
                 if name:
                     out.append((qualify(scope, name), node.lineno, node.end_lineno or node.lineno))
@@ -160,8 +175,14 @@ def copied_note(key: str, spec: ArchSpec) -> str:
 
 
 def plan_fix(
-    findings: Iterable[Finding], root: Path, arch: ArchSpec, *, like: ArchSpec | None = None,
-    measured: ValueLookup | None = None, machine: Machine | None = None, prefer: str = "upstream",
+    findings: Iterable[Finding],
+    root: Path,
+    arch: ArchSpec,
+    *,
+    like: ArchSpec | None = None,
+    measured: ValueLookup | None = None,
+    machine: Machine | None = None,
+    prefer: str = "upstream",
 ) -> FixPlan:
     plan = FixPlan(root=root, arch=arch)
     for f in findings:
@@ -192,8 +213,14 @@ def plan_fix(
 
 
 def _plan_entry(
-    plan: FixPlan, rel: str, symbol: str, table: cst.Dict, like: ArchSpec | None,
-    measured: ValueLookup | None, machine: Machine | None, prefer: str,
+    plan: FixPlan,
+    rel: str,
+    symbol: str,
+    table: cst.Dict,
+    like: ArchSpec | None,
+    measured: ValueLookup | None,
+    machine: Machine | None,
+    prefer: str,
 ) -> PlannedEntry | str:
     style = style_of_table(table) or "major-int"
     keyed = [(table.elements[i], spec) for i, spec in arch_keys(table)]
@@ -237,8 +264,16 @@ def _plan_entry(
     )
     plan.updated[rel] = new_text
     change = changes[0]
-    edit = SemanticEdit(module=module_name(rel), path=rel, symbol=symbol, key=change.key, value=value,
-                        key_style=style, note=note, prefer="ours" if prefer == "ours" else "")
+    edit = SemanticEdit(
+        module=module_name(rel),
+        path=rel,
+        symbol=symbol,
+        key=change.key,
+        value=value,
+        key_style=style,
+        note=note,
+        prefer="ours" if prefer == "ours" else "",
+    )
     warnings = extra + tuple(check_entry(symbol, plan.arch, value, module_source=new_text, machine=machine))
     entry = PlannedEntry(edit, origin, copied_from, reason, change.action, warnings)
     plan.entries.append(entry)

@@ -51,8 +51,14 @@ class FixRun:
     blockers: list[dict[str, Any]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
-        out = {**self.plan.to_json(), "dry_run": self.dry_run, "patch": self.patch, "store": self.store,
-               "machine": dataclasses.asdict(self.machine), "blockers": self.blockers}
+        out = {
+            **self.plan.to_json(),
+            "dry_run": self.dry_run,
+            "patch": self.patch,
+            "store": self.store,
+            "machine": dataclasses.asdict(self.machine),
+            "blockers": self.blockers,
+        }
         if self.configs is not None:
             out["configs"] = [c.to_json() for c in self.configs]
         return out
@@ -85,8 +91,10 @@ def _patch_target(opts: FixOptions) -> tuple[Any, str | None]:
     except TargetError as exc:
         if opts.dry_run:
             return None, None
-        raise TargetError(f"{exc}; capgap fix writes only to a git checkout or an installed "
-                          "distribution, so the edit is kept as a patch (--dry-run shows the diff)") from exc
+        raise TargetError(
+            f"{exc}; capgap fix writes only to a git checkout or an installed "
+            "distribution, so the edit is kept as a patch (--dry-run shows the diff)"
+        ) from exc
 
 
 def _rebase(findings: list[Finding], scan_root: Path, root: Path) -> list[Finding]:
@@ -234,8 +242,15 @@ def _fix_configs(opts: FixOptions, arch: ArchSpec, patch_target: Any) -> list[An
         from capgap.patches.store import Store, store_dir
 
         store = Store(store_dir(opts.store))
-    return fix_configs(resolve_target(opts.target, opts.python), devices, (arch,), dry_run=opts.dry_run,
-                       store=store, python=opts.python, patch_target=patch_target)
+    return fix_configs(
+        resolve_target(opts.target, opts.python),
+        devices,
+        (arch,),
+        dry_run=opts.dry_run,
+        store=store,
+        python=opts.python,
+        patch_target=patch_target,
+    )
 
 
 def _probed_gpu_names() -> list[str]:

@@ -31,8 +31,19 @@ DEVICE_MEMORY_GIB = {
     "l40s": 48,
     "a100": 80,
 }
-DEVICE_ARCH = {"rtx pro 6000": "12.0", "rtx 5090": "12.0", "rtx 5080": "12.0", "h100": "9.0", "h200": "9.0",
-               "gh200": "9.0", "b200": "10.0", "b300": "10.3", "gb10": "12.1", "l40s": "8.9", "a100": "8.0"}
+DEVICE_ARCH = {
+    "rtx pro 6000": "12.0",
+    "rtx 5090": "12.0",
+    "rtx 5080": "12.0",
+    "h100": "9.0",
+    "h200": "9.0",
+    "gh200": "9.0",
+    "b200": "10.0",
+    "b300": "10.3",
+    "gb10": "12.1",
+    "l40s": "8.9",
+    "a100": "8.0",
+}
 
 
 @dataclass(frozen=True)
@@ -77,8 +88,14 @@ def probed_machine() -> Machine:
 
 
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
-    ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: foldbound.mul, ast.FloorDiv: operator.floordiv,
-    ast.Div: operator.truediv, ast.LShift: foldbound.lshift, ast.Pow: foldbound.pow_, ast.Mod: operator.mod,
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: foldbound.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Div: operator.truediv,
+    ast.LShift: foldbound.lshift,
+    ast.Pow: foldbound.pow_,
+    ast.Mod: operator.mod,
 }  # foldbound: `A = 2 ** 64; B = A ** 64; ...` must not grow to gigabytes
 
 
@@ -110,8 +127,12 @@ def fold(node: ast.AST, names: dict[str, Any]) -> Any:
         return -v if isinstance(v, (int, float)) else None
     if isinstance(node, ast.BinOp) and type(node.op) in _BINOPS:
         a, b = fold(node.left, names), fold(node.right, names)
-        if isinstance(a, (int, float)) and isinstance(b, (int, float)) and not (
-            isinstance(node.op, (ast.Pow, ast.LShift)) and abs(b) > 64  # no 1 << 10**9 at our expense
+        if (
+            isinstance(a, (int, float))
+            and isinstance(b, (int, float))
+            and not (
+                isinstance(node.op, (ast.Pow, ast.LShift)) and abs(b) > 64  # no 1 << 10**9 at our expense
+            )
         ):
             try:
                 return _BINOPS[type(node.op)](a, b)
@@ -148,7 +169,11 @@ def hardware_relevant(symbol: str) -> bool:
 
 
 def check_entry(
-    symbol: str, spec: ArchSpec, value_src: str, *, module_source: str | None = None,
+    symbol: str,
+    spec: ArchSpec,
+    value_src: str,
+    *,
+    module_source: str | None = None,
     machine: Machine | None = None,
 ) -> list[str]:
     """Warnings about one table entry (`symbol`[`spec`] = value) against facts and machine."""

@@ -139,10 +139,17 @@ def lift(rel_path: str, pristine_text: str, patched_text: str) -> list[dict] | N
                 assert isinstance(old_el, cst.DictElement)
                 if same_value(code_of(old_el.value), value):
                     continue
-            records.append(SemanticEdit(
-                module=module_name(rel_path), path=rel_path, symbol=symbol, key=code_of(el.key),
-                value=value, key_style=style, note=note,
-            ))
+            records.append(
+                SemanticEdit(
+                    module=module_name(rel_path),
+                    path=rel_path,
+                    symbol=symbol,
+                    key=code_of(el.key),
+                    value=value,
+                    key_style=style,
+                    note=note,
+                )
+            )
             touched.add(symbol)
     if not records or not _same_outside(pristine, patched, touched):
         return None

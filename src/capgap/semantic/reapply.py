@@ -100,9 +100,7 @@ def _candidates(root: Path, rel_path: str, name: str) -> list[str]:
     return sorted(found, key=nearness)
 
 
-def _locate(
-    edit: SemanticEdit, root: Path, rel_path: str, texts: dict[str, str]
-) -> tuple[str, str] | None:
+def _locate(edit: SemanticEdit, root: Path, rel_path: str, texts: dict[str, str]) -> tuple[str, str] | None:
     """(rel_path, symbol) where the table lives now, reading other files into `texts`."""
     symbol = _has_table(texts[rel_path], edit.symbol) if rel_path in texts else None
     if symbol is not None:
@@ -120,7 +118,11 @@ def _locate(
 
 
 def reapply(
-    records: list[dict], root: Path, rel_path: str, current_text: str | None, prefer: str = "upstream",
+    records: list[dict],
+    root: Path,
+    rel_path: str,
+    current_text: str | None,
+    prefer: str = "upstream",
     machine: Machine | None = None,
 ) -> Result:
     """Re-apply `records` (semantic.json entries of one file) to the tree at `root`.
@@ -161,8 +163,10 @@ def reapply(
                 warnings += check_entry(symbol, spec, change.value, module_source=new_text, machine=machine)
             elif change.action == KEPT_UPSTREAM:
                 kept += 1
-                lines.append(f"{entry}: upstream has {value}, ours was {one_line(change.previous)}; "
-                             f"kept upstream's (fix --prefer ours keeps ours){moved}")
+                lines.append(
+                    f"{entry}: upstream has {value}, ours was {one_line(change.previous)}; "
+                    f"kept upstream's (fix --prefer ours keeps ours){moved}"
+                )
             else:
                 lines.append(f"{entry} = {value}: already there{moved}")
         if new_text != texts[rel]:

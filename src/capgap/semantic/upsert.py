@@ -189,6 +189,7 @@ def _position(keyed: list[tuple[int, ArchSpec]], spec: ArchSpec, n: int) -> tupl
         return ("after", nearest_lower) if nearest_lower is not None else ("before", nearest_higher or 0)
     if orders == sorted(orders, reverse=True):
         return ("after", nearest_higher) if nearest_higher is not None else ("before", nearest_lower or 0)
+
     def distance(p: tuple[int, ArchSpec]) -> int:
         return abs(p[1].number - spec.number)
 

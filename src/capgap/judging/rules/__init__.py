@@ -15,12 +15,15 @@ from capgap.judging.rules import (
     build_missing_arch,
     gate_admits_unsupported,
     gate_excludes_arch,
+    kernel_body_missing_arch,
     table_missing_arch,
 )
 from capgap.judging.where import placement
 
 DECISION_RULES = (gate_excludes_arch, gate_admits_unsupported)
-RULES = {m.RULE_ID: m for m in (table_missing_arch, *DECISION_RULES, build_missing_arch)}
+RULES = {
+    m.RULE_ID: m for m in (table_missing_arch, *DECISION_RULES, build_missing_arch, kernel_body_missing_arch)
+}
 
 __all__ = ["RULES", "Registry", "build_findings", "gate_findings", "table_findings"]
 

@@ -1,0 +1,1 @@
+"""Native sources (CUDA/C++): preprocessor gates, kernel bodies and build files, per arch."""

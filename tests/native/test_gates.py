@@ -1,0 +1,317 @@
+"""Native preprocessor gates: evaluation per arch variant, bodies, and the two rules, on small
+fixture sources written here (our own snippets)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from capgap.arch import parse_arch
+from capgap.native import envs, expr, reader
+from capgap.native.judge import findings
+from capgap.native.macros import NO_ARM, Table
+from capgap.native.records import CODE, EMPTY, ERROR, TRAP
+from tests.cli_runner import run_cli
+
+CONFIG_H = """\
+#pragma once
+#if (__CUDACC_VER_MAJOR__ > 12 || (__CUDACC_VER_MAJOR__ == 12 && __CUDACC_VER_MINOR__ >= 0))
+  #define MYLIB_SM90_SUPPORTED 1
+  #if (!defined(MYLIB_SM90A_ENABLED) && defined(__CUDA_ARCH__) && __CUDA_ARCH__ == 900)
+    #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+      #define MYLIB_SM90A_ENABLED 1
+    #endif
+  #endif
+#endif
+#if defined(__CUDA_ARCH_FAMILY_SPECIFIC__)
+#define MY_FAMILY(X) (__CUDA_ARCH_FAMILY_SPECIFIC__ == X)
+#else
+#define MY_FAMILY(X) (false)
+#endif
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ == 1000) && MY_FAMILY(1000)
+#define MYLIB_SM100F_ENABLED MYLIB_SM90_SUPPORTED
+#endif
+"""
+
+KERNELS_CU = """\
+#include "config.h"
+
+// A Hopper-only kernel: 12.0 gets a trap.
+__global__ void __launch_bounds__(128) gemm_sm90(float* out) {
+#if defined(MYLIB_SM90A_ENABLED)
+  asm volatile("wgmma.fence.sync.aligned;");
+  out[0] = 1.f;
+#else
+  printf("gemm_sm90 needs sm_90a\\n");
+  __trap();
+#endif
+}
+
+// A portable fast path left to 10.0 (family) only: 12.0 gets the slow else.
+__global__ void reduce(float* out, const float* in) {
+  float acc = 0.f;
+#if defined(MYLIB_SM100F_ENABLED)
+  acc = warp_sum_fast(in);
+  out[threadIdx.x] = acc * 2.f;
+#else
+  for (int i = 0; i < 32; ++i) acc += in[i];
+  out[threadIdx.x] = acc;
+#endif
+}
+
+// A whole body for 9.0 and newer: 12.0 is included.
+__global__ void copy(float* out) {
+#if __CUDA_ARCH__ >= 900
+  out[0] = 0.f;
+#endif
+}
+
+// 12.0 has its own arm: no finding.
+__device__ int pick() {
+#if __CUDA_ARCH__ == 1000
+  return 1;
+#elif __CUDA_ARCH__ == 1200
+  return 2;
+#else
+  return 3;
+#endif
+}
+
+// Only 10.0 gets a body, the rest an empty kernel.
+__global__ void only_b200(int* flag) {
+#if __CUDA_ARCH__ == 1000
+  flag[0] = 1;
+  flag[1] = 2;
+#endif
+}
+
+// A build that refuses anything but 9.0a.
+__global__ void refuse(int* x) {
+#if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "this kernel needs sm_90a"
+#else
+  x[0] = 1;
+#endif
+}
+"""
+
+
+def _tree(tmp_path: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        p = tmp_path / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(textwrap.dedent(text))
+    return tmp_path
+
+
+def _read(tmp_path: Path, files: dict[str, str]) -> list:
+    root = _tree(tmp_path, files)
+    out = []
+    for rel in sorted(files):
+        f = reader.read(rel, (root / rel).read_bytes())
+        if f is not None:
+            f.source = str(root / rel)
+            out.append(f)
+    return out
+
+
+def _env(cc: str, variant: str) -> envs.Env:
+    return envs.env(parse_arch(cc).facts, variant)
+
+
+def test_expressions_are_three_valued() -> None:
+    class Unknowns(expr.Resolver):
+        def defined(self, name: str) -> int | None:
+            return None
+
+        def value(self, name: str) -> int | None:
+            return {"A": 900}.get(name)
+
+        def call(self, name: str, args: tuple[str, ...]) -> int | None:
+            return None
+
+    env = Unknowns()
+    assert expr.evaluate(expr.parse("A >= 900 && A < 1000"), env) == 1
+    assert expr.evaluate(expr.parse("0 && UNKNOWN"), env) == 0
+    assert expr.evaluate(expr.parse("1 || UNKNOWN"), env) == 1
+    assert expr.evaluate(expr.parse("1 && UNKNOWN"), env) is None
+    assert expr.evaluate(expr.parse("defined(X) ? 1 : 1"), env) == 1
+    assert expr.evaluate(expr.parse("(A / 100) % 3 == 0 ? 0x10 : 010"), env) == 16
+    assert expr.parse("A >=") is None  # unreadable: unknown, never a guess
+
+
+def test_variants_set_the_macros_nvcc_sets() -> None:
+    plain, a, f = (_env("12.0", v) for v in ("", "a", "f"))
+    assert plain.macros["__CUDA_ARCH__"] == 1200 and "__CUDA_ARCH_SPECIFIC__" not in plain.macros
+    assert a.macros["__CUDA_ARCH_SPECIFIC__"] == 1200 and a.macros["__CUDA_ARCH_FAMILY_SPECIFIC__"] == 1200
+    assert "__CUDA_ARCH_FEAT_SM120_ALL" in a.macros
+    assert f.macros["__CUDA_ARCH_FAMILY_SPECIFIC__"] == 1200 and "__CUDA_ARCH_SPECIFIC__" not in f.macros
+    assert plain.known("__CUDA_ARCH_FEAT_SM90_ALL") == 0 and plain.known("SOME_BUILD_FLAG") is None
+
+
+def test_macros_defined_in_headers_are_followed(tmp_path: Path) -> None:
+    files = _read(tmp_path, {"config.h": CONFIG_H, "kernels.cu": KERNELS_CU})
+    table = Table(files)
+    fi = [f.path for f in files].index("kernels.cu")
+    sm90_gate = 0  # the first group of kernels.cu
+    assert table.reach(fi, sm90_gate, _env("9.0", "a")) == (0,)
+    assert table.reach(fi, sm90_gate, _env("9.0", "")) == (1,)
+    assert table.reach(fi, sm90_gate, _env("12.0", "a")) == (1,)
+    family_gate = 1
+    assert table.reach(fi, family_gate, _env("10.0", "f")) == (0,)
+    assert table.reach(fi, family_gate, _env("10.0", "")) == (1,)
+    assert table.reach(fi, family_gate, _env("10.3", "f")) == (1,)
+
+
+def test_unknown_build_flags_stay_unknown(tmp_path: Path) -> None:
+    src = "#if defined(ENABLE_FAST) && __CUDA_ARCH__ >= 900\nfast();\n#else\nslow();\n#endif\n"
+    files = _read(tmp_path, {"a.cu": src})
+    table = Table(files)
+    assert table.reach(0, 0, _env("12.0", "")) == (0, 1)  # either arm: ENABLE_FAST is a -D flag
+    assert table.reach(0, 0, _env("8.0", "")) == (1,)
+
+
+def test_include_guards_and_self_guards(tmp_path: Path) -> None:
+    src = "#ifndef A_H\n#define A_H\n#if !defined(X) && __CUDA_ARCH__ >= 900\n#define X 1\n#endif\n#endif\n"
+    use = "#if defined(X)\nuse_x();\n#else\nno_x();\n#endif\n"
+    files = _read(tmp_path, {"a.h": src, "b.cu": use + "// __CUDA_ARCH\n"})
+    table = Table(files)
+    assert table.reach(1, 0, _env("12.0", "")) == (0,)
+    assert table.reach(1, 0, _env("8.0", "")) == (1,)
+
+
+def test_bodies_are_classified(tmp_path: Path) -> None:
+    files = _read(tmp_path, {"config.h": CONFIG_H, "kernels.cu": KERNELS_CU})
+    k = next(f for f in files if f.path == "kernels.cu")
+    bodies = [[a.body for a in g.arms] for g in k.groups]
+    assert bodies[0] == [CODE, TRAP]
+    assert bodies[1] == [CODE, CODE]
+    assert bodies[5] == [ERROR, CODE]
+    assert k.groups[0].function is not None and k.groups[0].function.name == "gemm_sm90"
+    assert k.groups[0].whole_body and not k.groups[1].whole_body
+    assert [g.function.kind for g in k.groups if g.function] == [
+        "kernel",
+        "kernel",
+        "kernel",
+        "device",
+        "kernel",
+        "kernel",
+    ]
+    assert EMPTY not in bodies[4]  # `#if` without `#else`: no arm, not an empty one
+    assert NO_ARM == -1
+
+
+def test_findings_for_sm120(tmp_path: Path) -> None:
+    files = _read(
+        tmp_path,
+        {
+            "include/mylib/config.h": CONFIG_H,
+            "csrc/kernels.cu": KERNELS_CU.replace('"config.h"', '"mylib/config.h"'),
+        },
+    )
+    got = {(f.symbol, f.rule): f for f in findings(files, (parse_arch("12.0"),), vendored=False)}
+    trap = got[("gemm_sm90", "kernel-body-missing-arch")]
+    assert (
+        trap.severity == "low"
+        and "wgmma" in trap.consequence
+        and "'wgmma' (line 6)" in trap.extra["evidence"]
+    )
+    assert trap.extra["compiles"]["sm_120a"].startswith("a __trap()")
+    fast = got[("reduce", "gate-excludes-arch")]
+    assert fast.severity == "medium" and fast.present == ("10.0",) and fast.line == 17
+    assert got[("only_b200", "kernel-body-missing-arch")].severity == "medium"
+    refused = got[("refuse", "kernel-body-missing-arch")]
+    assert "#error" in refused.consequence and refused.present == ("9.0",)
+    assert not any(sym in {"copy", "pick"} for sym, _ in got)
+
+
+def test_vendored_gates_only_with_all(tmp_path: Path) -> None:
+    files = _read(
+        tmp_path, {"3rdparty/cutlass/include/k.cu": KERNELS_CU.replace('#include "config.h"', CONFIG_H)}
+    )
+    assert findings(files, (parse_arch("12.0"),), vendored=False) == []
+    files = [reader.read(f.path, Path(f.source).read_bytes(), True) for f in files]
+    for f, src in zip(files, [str(tmp_path / "3rdparty/cutlass/include/k.cu")], strict=True):
+        f.source = src
+    got = findings(files, (parse_arch("12.0"),), vendored=True)
+    assert got and all(f.extra["where"] == "vendored" and f.severity == "low" for f in got)
+
+
+def test_scan_reports_native_findings(tmp_path: Path) -> None:
+    root = _tree(tmp_path / "t", {"config.h": CONFIG_H, "kernels.cu": KERNELS_CU})
+    result = run_cli("scan", str(root), "--arch", "12.0", "--format", "json", "--no-binaries")
+    data = json.loads(result.out)
+    rules = {(f["path"], f["symbol"], f["rule"]) for f in data["findings"]}
+    assert ("kernels.cu", "reduce", "gate-excludes-arch") in rules
+    assert ("kernels.cu", "only_b200", "kernel-body-missing-arch") in rules
+
+
+@pytest.mark.parametrize(
+    "text", ["#if\n#endif\n", "#elif 1\n#endif\n#endif\n", "#if (\n", "#define\n#if __CUDA_ARCH__ >= ((\n"]
+)
+def test_malformed_directives_do_not_raise(tmp_path: Path, text: str) -> None:
+    files = _read(tmp_path, {"x.cu": "// __CUDA_ARCH__\n" + text})
+    findings(files, (parse_arch("12.0"),), vendored=False)
+
+
+def test_an_arm_that_names_the_target_is_its_own(tmp_path: Path) -> None:
+    src = """\
+    __device__ int tile() {
+    #if __CUDA_ARCH__ == 860 || __CUDA_ARCH__ == 1200
+      return 64;
+    #elif __CUDA_ARCH__ == 900 || __CUDA_ARCH__ == 1000
+      return 128;
+    #else
+      return 32;
+    #endif
+    }
+    """
+    files = _read(tmp_path, {"t.cu": src})
+    assert findings(files, (parse_arch("12.0"),), vendored=False) == []
+    files = _read(tmp_path, {"t.cu": src.replace("|| __CUDA_ARCH__ == 1200", "")})
+    assert [f.present for f in findings(files, (parse_arch("12.0"),), vendored=False)] == [("9.0", "10.0")]
+
+
+def test_a_pdl_only_arm_is_low(tmp_path: Path) -> None:
+    src = """\
+    __global__ void k(float* x, bool pdl) {
+    #if __CUDA_ARCH__ == 1030
+      if (pdl) { asm volatile("griddepcontrol.wait;" ::: "memory"); }
+    #endif
+      x[0] = 1.f;
+    }
+    """
+    (got,) = findings(_read(tmp_path, {"k.cu": src}), (parse_arch("12.0"),), vendored=False)
+    assert got.severity == "low" and "griddepcontrol" in got.consequence
+
+
+def test_the_cache_answers_an_unchanged_tree_and_rereads_a_changed_file(tmp_path: Path) -> None:
+    import os
+
+    from capgap.native import analyzer
+    from capgap.scan.analyzers import ScanOptions
+    from capgap.targets import resolve_target
+
+    root = _tree(tmp_path / "t", {"config.h": CONFIG_H, "kernels.cu": KERNELS_CU})
+    options = ScanOptions(archs=(parse_arch("12.0"),))
+    first = analyzer.analyze(resolve_target(str(root)), options)
+    again = analyzer.analyze(resolve_target(str(root)), options)
+    assert [f.to_json() for f in again.findings] == [f.to_json() for f in first.findings]
+    kernels = root / "kernels.cu"
+    kernels.write_text(
+        KERNELS_CU.replace("#if __CUDA_ARCH__ == 1000\n  flag[0]", "#if __CUDA_ARCH__ >= 1000\n  flag[0]")
+    )
+    os.utime(kernels, ns=(1, 1))
+    changed = analyzer.analyze(resolve_target(str(root)), options)
+    assert {f.symbol for f in first.findings} - {f.symbol for f in changed.findings} == {"only_b200"}
+    cold = analyzer.analyze(resolve_target(str(root)), ScanOptions(archs=options.archs, use_cache=False))
+    assert [f.to_json() for f in cold.findings] == [f.to_json() for f in changed.findings]
+
+
+def test_a_long_chain_of_macros_is_no_crash(tmp_path: Path) -> None:
+    chain = "".join(f"#define M{i} M{i + 1}\n" for i in range(3000)) + "#define M3000 __CUDA_ARCH__\n"
+    src = chain + "__global__ void k(int* x) {\n#if M0 == 1000\n  x[0] = 1;\n#endif\n}\n"
+    findings(_read(tmp_path, {"m.cu": src}), (parse_arch("12.0"),), vendored=False)

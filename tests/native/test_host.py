@@ -1,0 +1,95 @@
+"""Host-side C++ dispatch (tree-sitter): if/else-if chains, switch, TORCH_CHECK, judged per arch."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from capgap.arch import parse_arch
+from capgap.native import host, hostjudge
+
+pytest.importorskip("tree_sitter_cpp", reason="tree-sitter-cpp is not installed")
+
+DISPATCH = textwrap.dedent(
+    """\
+    void run_gemm(int sm_version, Tensor out) {
+      if (sm_version >= 90 && sm_version < 100) {
+        launch_gemm_sm90_wgmma(out);
+      } else if (sm_version >= 100 && sm_version < 120) {
+        launch_gemm_sm100_umma(out);
+      } else {
+        TORCH_CHECK(false, "unsupported arch ", sm_version);
+      }
+    }
+
+    void run_norm(int sm, Tensor out) {
+      switch (sm) {
+        case 90:
+        case 100:
+          fused_norm_vectorized(out);
+          break;
+        default:
+          throw std::runtime_error("fused norm needs sm90 or sm100");
+      }
+    }
+
+    void run_topk(Tensor x) {
+      auto props = at::cuda::getCurrentDeviceProperties();
+      TORCH_CHECK(props->major == 9 || props->major == 10, "topk needs Hopper or Blackwell");
+      topk_kernel(x);
+    }
+
+    void run_mine(int sm_version) {
+      if (sm_version == 120) { rtx_path(); } else if (sm_version >= 90) { generic(); }
+    }
+    """
+).encode()
+
+
+def test_decisions_are_read_with_their_arms() -> None:
+    assert host.wanted(DISPATCH)
+    decisions = host.read(DISPATCH)
+    kinds = [(d.kind, d.function, len(d.arms)) for d in decisions]
+    assert kinds == [
+        ("chain", "run_gemm", 3),
+        ("switch", "run_norm", 3),
+        ("check", "run_topk", 2),
+        ("chain", "run_mine", 2),
+    ]
+    gemm = decisions[0]
+    assert [a.body for a in gemm.arms] == ["code", "code", "error"]
+    norm = decisions[1]
+    assert [a.cond for a in norm.arms] == ["sm == 90", "sm == 100", "1"] and norm.arms[0].body == "code"
+
+
+def test_judged_like_the_python_side() -> None:
+    decisions = host.read(DISPATCH)
+    got = {
+        f.symbol: f
+        for f in hostjudge.findings("ops.cu", decisions, (parse_arch("12.0"),), {"where": "runtime"})
+    }
+    assert set(got) == {"run_gemm", "run_norm", "run_topk"}  # run_mine has its own arm for 12.0
+    assert (
+        got["run_gemm"].severity == "low" and "wgmma" in got["run_gemm"].consequence
+    )  # the arm's kernel name
+    assert got["run_norm"].severity == "medium" and got["run_norm"].present == (
+        "9.0",
+    )  # case 90 (103 falls to default)
+    assert "an error" in got["run_norm"].consequence
+    topk = got["run_topk"]
+    assert topk.severity == "medium" and topk.extra["decision"] == "host-check" and "10.0" in topk.present
+
+
+def test_a_guard_of_the_targets_own_decides_for_it() -> None:
+    src = textwrap.dedent(
+        """\
+        int tile(int sm_version) {
+          if (sm_version == 120 || sm_version == 121) return tile_sm120;
+          if (sm_version >= 100 && sm_version < 120) return tile_sm100;
+          if (sm_version == 90) return tile_sm90;
+          return -1;
+        }
+        """
+    ).encode()
+    assert hostjudge.findings("c.h", host.read(src), (parse_arch("12.0"),), {"where": "runtime"}) == []
