@@ -100,3 +100,22 @@ def test_a_module_under_an_arch_named_directory_is_written_for_that_arch(tmp_pat
         ("eng/third_party/fmha_sm100/check.py", "low"),
     ]
     assert found[1].extra["evidence"] == "'sm100' in the module's path"
+
+
+def test_a_trtllm_moe_module_needs_the_sm100_family_and_a_borrowed_name_does_not(tmp_path: Path) -> None:
+    body = """
+    from eng.platforms import current_platform
+
+    def is_supported_config(quant):
+        if not current_platform.is_device_capability_family(100):
+            return False, "needs an SM100-family GPU"
+        return True, None
+    """
+    found = _scan(
+        tmp_path,
+        {"eng/experts/trtllm_fp8_moe.py": body, "eng/jit/cake_trtllm_moe_allreduce_union.py": body},
+    )
+    assert [(f.path, f.severity) for f in found] == [
+        ("eng/experts/trtllm_fp8_moe.py", "low"),
+        ("eng/jit/cake_trtllm_moe_allreduce_union.py", "medium"),
+    ]

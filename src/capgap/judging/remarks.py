@@ -130,12 +130,26 @@ _ARCH_PATH = re.compile(r"(?:^|[/_])(sm_?(?:90a?|10[03]a?|10x))(?=$|[/_.])")
 _PATH_NEEDS = {"9": ("wgmma",), "1": ("tcgen05",)}
 
 
+# TRT-LLM's fused MoE kernels are TRT-LLM-gen cubins, built for SM100-family GPUs only
+# (`experts/trtllm_fp8_moe.py`); its attention (XQA) runs elsewhere too, so only the MoE counts.
+# A module named for it (`trtllm_fp8_moe.py`, `flashinfer_trtllm_moe.py`); a kernel family of
+# its own that only borrows the name (`cake_trtllm_moe_allreduce_union.py`) is not.
+_TRTLLM_MOE = re.compile(r"(?:^|/)(?:flashinfer_)?trtllm_\w*moe\w*\.py$")
+
+
 def add_path_needs(facts: FileFacts) -> None:
     """What the module's path says its code is written for."""
-    hit = _ARCH_PATH.search(facts.path.lower())
-    if hit is None:
-        return
-    need = _PATH_NEEDS[hit[1].replace("sm", "").lstrip("_")[0]]
+    path = facts.path.lower()
+    hit = _ARCH_PATH.search(path)
+    if hit is not None:
+        _add(facts, _PATH_NEEDS[hit[1].replace("sm", "").lstrip("_")[0]], f"'{hit[1]}' in the module's path")
+    moe = _TRTLLM_MOE.search(path)
+    if moe is not None:
+        name = moe[0].lstrip("/")
+        _add(facts, ("tcgen05",), f"'{name}' in the module's path (TRT-LLM-gen MoE cubins)")
+
+
+def _add(facts: FileFacts, need: tuple[str, ...], seen: str) -> None:
     if need not in facts.needs:
         facts.needs.append(need)
-        facts.needs_from.append(f"'{hit[1]}' in the module's path")
+        facts.needs_from.append(seen)
