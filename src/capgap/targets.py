@@ -322,6 +322,22 @@ def iter_files(target: Target, name_filter: Callable[[str], bool] | None = None)
     yield from (Path(f[1]) for f in target.tree if name_filter is None or name_filter(f[2]))
 
 
+def files_ending(target: Target, suffixes: tuple[str, ...]) -> Iterator[tuple[str, str]]:
+    """(path relative to the root, path) of the target's files whose names end in `suffixes`
+    (a directory's tool folders, such as a venv, left out)."""
+    if target.files is None:
+        for rel, path, name, _is_link, in_tool_dir in target.tree:
+            if not in_tool_dir and name.endswith(suffixes):
+                yield rel, path
+        return
+    for file in target.files:
+        if file.name.endswith(suffixes):
+            try:
+                yield file.relative_to(target.root).as_posix(), str(file)
+            except ValueError:
+                yield file.as_posix(), str(file)
+
+
 def list_tree(root: str, prefix: str = "", in_tool_dir: bool = False) -> Iterator[TreeFile]:
     """Each file under `root`, in os.walk's order, by os.scandir alone (os.walk asks `islink` of
     every directory again): files sorted first, then directories sorted and entered unless a link

@@ -31,17 +31,9 @@ _CHUNKS_PER_JOB = 8
 
 def native_files(target: Target) -> Iterator[tuple[str, str]]:
     """(relative path, path) of the target's native sources."""
-    if target.files is None:
-        for rel, path, name, _is_link, in_tool_dir in target.tree:
-            if not in_tool_dir and name.endswith(NATIVE_SUFFIXES):
-                yield rel, path
-        return
-    for file in target.files:
-        if file.name.endswith(NATIVE_SUFFIXES):
-            try:
-                yield file.relative_to(target.root).as_posix(), str(file)
-            except ValueError:
-                yield file.as_posix(), str(file)
+    from capgap.targets import files_ending
+
+    return files_ending(target, NATIVE_SUFFIXES)
 
 
 def host_candidates(items: list[tuple[str, str]]) -> set[str]:

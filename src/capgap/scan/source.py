@@ -201,18 +201,9 @@ def _grep_filtered(
 def _native_files(target: Target) -> Iterator[tuple[str, str]]:
     """(relative path, path) of the target's `.cu` / `.cuh` files: what JIT modules compile."""
     from capgap.reading.native import NATIVE_SUFFIXES
+    from capgap.targets import files_ending
 
-    if target.files is None:
-        for rel, path, name, _is_link, in_tool_dir in target.tree:
-            if not in_tool_dir and name.endswith(NATIVE_SUFFIXES):
-                yield rel, path
-        return
-    for file in target.files:
-        if file.name.endswith(NATIVE_SUFFIXES):
-            try:
-                yield file.relative_to(target.root).as_posix(), str(file)
-            except ValueError:
-                yield file.as_posix(), str(file)
+    return files_ending(target, NATIVE_SUFFIXES)
 
 
 def _gates(facts: FileFacts) -> int:
