@@ -167,3 +167,11 @@ def test_cached_wheel_is_found_by_distribution_and_version(tmp_path: Path) -> No
     wheel.write_bytes(b"")
     (tmp_path / "flashinfer_python-0.7.2-py3-none-any.whl").write_bytes(b"")
     assert truth.fetch_wheel("flashinfer-python", "0.7.2.post1", cache=tmp_path) == wheel
+
+
+def test_a_minor_gap_is_found_by_a_low_finding_and_a_medium_one_rates_it_wrong() -> None:
+    cases = [case(span=(10, 10), severity="low"), case(span=(30, 30), severity="low")]
+    s = truth.score(cases, [finding(line=10, severity="low"), finding(line=30, severity="medium")])
+    assert truth.ratios(s)["recall"] == (2, 2)
+    assert truth.ratios(s)["severity"] == (1, 2)
+    assert [row["span"] for row in s.severity_wrong] == [[30, 30]]
