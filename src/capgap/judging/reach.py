@@ -10,7 +10,7 @@ their own" is a comparison of sets.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from capgap.arch import ArchFacts, all_facts
@@ -44,20 +44,29 @@ def reached(decision: Decision, ctx: Context) -> Reached | None:
     if not any(s is not None and s.kind == "pred" for s in syms):
         return None
     tests: list[Test | None] = [None if s is None else tri(s) for s in syms]
-    reach: dict[str, tuple[int, ...]] = {}
-    for cc, arch in all_facts().items():
-        got: list[int] = []
-        for i, test in enumerate(tests):
-            answer = True if test is None else _safe(test, arch)
-            if answer is False:
-                continue
-            got.append(i)
-            if answer is True:
-                break
-        reach[cc] = tuple(got)
+    reach = {
+        cc: arms_taken(True if test is None else _safe(test, arch) for test in tests)
+        for cc, arch in all_facts().items()
+    }
     if len(set(reach.values())) == 1:
         return None
     return Reached(decision, syms, reach)
+
+
+def arms_taken(answers: Iterable[bool | None], none: int | None = None) -> tuple[int, ...]:
+    """The arms an elif chain may take, given each arm's test answer in order (asked lazily: a
+    True one ends the walk): a None answer may take its arm and goes on, a False one is passed
+    over. `none`: what to add when no arm surely took over (`#if` without `#else`)."""
+    got: list[int] = []
+    for i, answer in enumerate(answers):
+        if answer is False:
+            continue
+        got.append(i)
+        if answer is True:
+            return tuple(got)
+    if none is not None:
+        got.append(none)
+    return tuple(got)
 
 
 def _safe(test: Test, arch: ArchFacts) -> bool | None:

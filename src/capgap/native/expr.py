@@ -20,6 +20,11 @@ _TOKEN = re.compile(
 )
 
 
+def answer(value: Value) -> bool | None:
+    """A condition's value as a branch reads it: nonzero is true, None is unknown."""
+    return None if value is None else bool(value)
+
+
 class ExprError(ValueError):
     """An expression this evaluator cannot read (its value is then unknown)."""
 

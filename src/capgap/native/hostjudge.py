@@ -11,6 +11,7 @@ import re
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
 from capgap.judging import evidence
+from capgap.judging.reach import arms_taken
 from capgap.judging.rules import gate_excludes_arch
 from capgap.native import bodies, expr
 from capgap.native.host import CODE, ERROR, HostDecision
@@ -50,18 +51,8 @@ def reach(d: HostDecision, facts: ArchFacts) -> tuple[int, ...]:
     """The arms an arch may take (-1: none); three-valued as for preprocessor groups."""
     scale = 10 if any(int(n) >= 200 for a in d.arms for n in _NUMBER.findall(a.cond)) else 1
     env = _Arch(facts, scale)
-    possible: list[int] = []
-    for i, arm in enumerate(d.arms):
-        v = expr.evaluate(expr.parse(_prepared(arm.cond)), env)
-        if v is None:
-            possible.append(i)
-            continue
-        if v:
-            possible.append(i)
-            break
-    else:
-        possible.append(-1)
-    return tuple(possible)
+    answers = (expr.answer(expr.evaluate(expr.parse(_prepared(arm.cond)), env)) for arm in d.arms)
+    return arms_taken(answers, none=-1)
 
 
 def findings(

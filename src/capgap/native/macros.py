@@ -14,6 +14,7 @@ import re
 from collections import defaultdict
 from functools import lru_cache
 
+from capgap.judging.reach import arms_taken
 from capgap.native import expr
 from capgap.native.envs import COMPILER, NEVER, Env
 from capgap.native.records import Define, Group, NativeFacts
@@ -67,18 +68,8 @@ class Table:
         conds, pure = found
         if pure and (conds, env.name) in self._shared:
             return self._shared[(conds, env.name)]
-        possible: list[int] = []
-        for i, arm in enumerate(g.arms):
-            v = self.evaluate(arm.cond, env, fi, arm.offset)
-            if v is None:
-                possible.append(i)
-                continue
-            if v:
-                possible.append(i)
-                break
-        else:
-            possible.append(NO_ARM)
-        out = tuple(possible)
+        answers = (expr.answer(self.evaluate(arm.cond, env, fi, arm.offset)) for arm in g.arms)
+        out = arms_taken(answers, none=NO_ARM)
         if pure:
             self._shared[(conds, env.name)] = out
         return out
