@@ -7,6 +7,7 @@ Each feature is an `ArchFacts` field; a need is met when the arch has *any* of i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 
 from capgap.arch import ArchFacts
 
@@ -74,6 +75,12 @@ def _spelled(text: str, spelling: Spelling) -> bool:
 
 def lacking(needs: list[tuple[str, ...]], arch: ArchFacts) -> list[tuple[str, ...]]:
     return [feats for feats in needs if not any(arch.has(f) for f in feats)]
+
+
+def had_by(need: tuple[str, ...], archs: Iterable[ArchFacts]) -> bool:
+    """Does one of `archs` have the need (any of its features)? A need none of the archs that get
+    a path has explains nothing about why the target is left out of it."""
+    return any(arch.has(feat) for arch in archs for feat in need)
 
 
 def describe(feats: tuple[str, ...]) -> str:

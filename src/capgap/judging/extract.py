@@ -602,14 +602,15 @@ class _Walker:
         for test, arm_line, _stmts, span, action, what in specs:
             code = _COMMENT.sub("", self.file_text(span)) if span else ""  # "no tcgen05 here" is no need
             code = _PREDICATE_NAMES.sub("", code)
-            needs, where = evidence.needs_with_evidence(code.lower(), span[0][0] if span else 0)
+            low = code.lower()
+            needs, where = evidence.needs_with_evidence(low, span[0][0] if span else 0)
             classes, seen = evidence.kernel_classes(code)
             for need, word in zip(classes, seen, strict=True):
                 if need not in needs:
                     needs.append(need)
                     where.append(word)
             body = (span[0][0], span[-1][1]) if span and _stmts is not None else (0, 0)
-            named = tuple(dict.fromkeys(_ARCH_NAMED.findall(code.lower()))) if "sm" in code.lower() else ()
+            named = tuple(dict.fromkeys(_ARCH_NAMED.findall(low))) if "sm" in low else ()
             arms.append(Arm(test, arm_line, action, what, needs, where, self.src(arm_line), body, named))
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
         self.facts.decisions.append(Decision(line, kind, arms, scope, self.src(line), ".".join(chain), end))

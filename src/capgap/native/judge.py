@@ -106,7 +106,7 @@ def _judge(
             hit = [
                 (w, n)
                 for n, w in zip(needs, seen, strict=True)
-                if evidence.lacking([n], target) and gate_excludes_arch._someone_has(n, missed[i])
+                if evidence.lacking([n], target) and gate_excludes_arch.someone_has(n, missed[i])
             ]
             if hit:
                 return hit

@@ -138,7 +138,7 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         return d.arms[i].needs + d.needs, d.arms[i].evidence + [f"{w} in a comment" for w in d.needs_from]
 
     def lacking(i: int) -> list[tuple[str, ...]]:
-        return [n for n in evidence.lacking(said(i)[0], target) if _someone_has(n, missed[i])]
+        return [n for n in evidence.lacking(said(i)[0], target) if someone_has(n, missed[i])]
 
     # a path the target could run is the gap to name; one it cannot run only explains the exclusion
     arm_i = min(missed, key=lambda i: (bool(lacking(i)), i))
@@ -166,7 +166,7 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         # that turns the target away, what the module imports or its docstring states
         told = _told(d, mine)
         needs, seen_in = told[0] + f.needs, [f"{w} in the refusal" for w in told[1]] + f.needs_from
-        lack = [n for n in evidence.lacking(needs, target) if _someone_has(n, sibs)]
+        lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
     else:
         needs, seen_in = said(arm_i)
@@ -246,6 +246,7 @@ def _told(d: Decision, mine: tuple[int, ...]) -> tuple[list[tuple[str, ...]], li
     return needs, where
 
 
-def _someone_has(need: tuple[str, ...], ccs: list[str]) -> bool:
+def someone_has(need: tuple[str, ...], ccs: list[str]) -> bool:
+    """Does one of the archs `ccs` (the owners of a path) have the need?"""
     facts = all_facts()
-    return any(facts[cc].has(feat) for cc in ccs for feat in need)
+    return evidence.had_by(need, (facts[cc] for cc in ccs))
