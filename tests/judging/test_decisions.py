@@ -308,6 +308,28 @@ def test_an_earlier_guard_narrows_what_later_decisions_see(tmp_path: Path) -> No
     assert _brief(on_10_3) == [("gate-excludes-arch", "medium", "eng/sparse.py", 5)]
 
 
+def test_an_assert_turns_the_target_away_from_what_follows_it(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/fwd.py": """
+        import torch
+
+        def forward(q):
+            cc = torch.cuda.get_device_capability()[0]
+            assert cc in [9, 10, 11], "Unsupported compute capability. Supported: 9.x, 10.x, 11.x"
+            n_block = 128
+            if cc == 10:
+                n_block = 192
+            return n_block
+    """
+        },
+    )
+    # 12.0 fails the assert: the tile choice below it is one 12.0 never reaches, so only the
+    # assert is judged
+    assert [f.line for f in found] == [5]
+
+
 def test_a_flag_a_later_test_reads_is_judged_once_there(tmp_path: Path) -> None:
     found = _scan(
         tmp_path,

@@ -59,13 +59,14 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
 _BACKWARD = re.compile(r"(?:^|[._])(?:\w*_bwd\w*|backward\w*)(?:$|\.)", re.I)
 
 
-_CONTROL = {"chain", "guards"}  # decisions whose arms are blocks of statements (a flag's are not)
+_CONTROL = {"chain", "guards", "assert"}  # decisions whose arms are blocks of statements (a flag's are not)
 
 
 def _narrow(r: Reached, found: list[tuple[Decision, Reached | None]]) -> None:
     """Archs an enclosing decision sends elsewhere never reach this one: an earlier guard clause
     turned them away (`if cap not in (...): raise` above it), or the decision sits in an arm
-    they do not take (an assert in the else of `if is_sm100 or is_sm120:`)."""
+    they do not take (an assert in the else of `if is_sm100 or is_sm120:`), or an assert above it
+    in the same block failed for them."""
     line = r.decision.line
     for d, g in found:
         if g is None or g is r or d.line >= line or d.kind not in _CONTROL:
