@@ -678,13 +678,74 @@ def test_an_assert_that_says_what_it_needs_is_an_explained_refusal(tmp_path: Pat
     """
         },
     )
-    assert [(f.severity, f.message) for f in found] == [
+    # the refusal names the arch family the path requires and nothing read says otherwise: the
+    # engine's own statement is the evidence, so the finding is an expected one (low)
+    assert [(f.severity, f.message, f.extra["evidence"]) for f in found] == [
         (
-            "medium",
+            "low",
             "get_device_capability leaves 12.0 out: 10.0, 10.3 continues, 12.0 fails the assert "
             "'dLLM FA4 D256/D512 requires an SM100-family GPU.'",
+            "the refusal's words 'dLLM FA4 D256/D512 requires an SM100-family GPU'",
         )
     ]
+
+
+def test_a_refusal_that_names_no_arch_or_spares_a_same_family_sibling_stays_medium(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/pdmux.py": """
+        import torch
+
+        def partition():
+            major, minor = torch.cuda.get_device_capability()
+            if major == 9:
+                return (8, 8)
+            raise ValueError(f"Unsupported compute capability: {major}.{minor}")
+    """,
+            "eng/gb10.py": """
+        import torch
+
+        def setup():
+            cap = torch.cuda.get_device_capability()
+            if cap not in ((9, 0), (12, 1)):
+                raise RuntimeError("fused norm requires SM90 or SM121")
+            return cap
+    """,
+        },
+    )
+    # a refusal that names no requirement says nothing of what the path needs; one that spares
+    # 12.1, a GPU of the target's own generation, is no feature 12.0 lacks
+    assert [(f.path, f.severity) for f in found] == [("eng/gb10.py", "medium"), ("eng/pdmux.py", "medium")]
+
+
+def test_a_refusal_in_a_module_whose_kernels_were_read_looks_portable(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/gated.py": """
+        import torch
+        from .jit.gated import gen_gated_module
+
+        def _validate(x):
+            if torch.cuda.get_device_capability()[0] != 10:
+                raise RuntimeError("fused gated quantization requires SM100 or SM103")
+            return gen_gated_module().run(x)
+    """,
+            "eng/jit/gated.py": """
+        def gen_gated_module():
+            flags = ["-gencode=arch=compute_100a,code=sm_100a"]
+            return build("gated", sources=["gated_kernel.cu", "gated_binding.cu"], flags=flags)
+    """,
+            "eng/csrc/gated_kernel.cu": "__global__ void gated(float* x) { x[threadIdx.x] *= 2.f; }\n",
+            "eng/csrc/gated_binding.cu": "void bind() {}\n",
+        },
+    )
+    # the JIT module named after it compiles sources that use nothing 12.0 lacks: the refusal is
+    # a path that looks portable, a medium gap, and the finding says which kernels were read
+    found = [f for f in found if f.path == "eng/gated.py"]
+    assert [(f.path, f.severity) for f in found] == [("eng/gated.py", "medium")]
+    assert found[0].extra["evidence"].startswith("2 of the sources it names (eng/csrc/gated_")
 
 
 def test_cuda_toolkit_floors_hold_and_ceilings_fail_on_a_blackwell_stack() -> None:

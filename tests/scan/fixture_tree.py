@@ -234,7 +234,7 @@ EXPECTED_12_0 = {
     ("gate-excludes-arch", "medium", "toyengine/layers/attention.py", "G3", "is_sm100_supported", "12.0"),
     ("gate-excludes-arch", "medium", "toyengine/layers/attention.py", "G4", "is_sm90_supported", "12.0"),
     ("gate-admits-unsupported", "medium", "toyengine/layers/attention.py", "G5", "major", "12.0"),
-    ("gate-excludes-arch", "medium", "toyengine/layers/attention.py", "G6", "get_device_capability", "12.0"),
+    ("gate-excludes-arch", "low", "toyengine/layers/attention.py", "G6", "get_device_capability", "12.0"),
     ("gate-excludes-arch", "medium", "toyengine/layers/attention.py", "G7", "is_blackwell", "12.0"),
     ("build-missing-arch", "medium", "setup.py", "B1", "TORCH_CUDA_ARCH_LIST", "12.0"),
     ("build-missing-arch", "medium", "setup.py", "B2", "-gencode", "sm_120"),

@@ -50,7 +50,7 @@ def test_text_hides_expected_gates_unless_all(tree: Path) -> None:
     plain = run_cli("scan", str(tree), "--arch", "12.0")
     assert plain.code == 1
     assert "SYMM_MAX_SIZES has entries for 9, 10 but none for 12.0: add 12" in plain.out
-    assert "2 low (expected gaps; --all shows them)" in plain.out
+    assert "3 low (expected gaps; --all shows them)" in plain.out
     assert "trtllm_gen" not in plain.out and "that path needs tcgen05" not in plain.out
     everything = run_cli("scan", str(tree), "--arch", "12.0", "--all")
     assert "that path needs tcgen05" in everything.out

@@ -110,10 +110,11 @@ def test_gate_evidence_sets_severity(tree: Path) -> None:
     )
     assert choose.extra["instead"] == "returns slow_attention()"
     hopper = by_line[line_of(tree, "toyengine/layers/attention.py", "G6")]
-    assert (hopper.severity, hopper.consequence) == (  # a refusal that says what it needs: medium
-        "medium",
-        "on 12.0 this raises NotImplementedError 'needs Hopper', where 9.0 carries on (returns "
-        "hopper_kernel(x))",
+    # a refusal that names the arch it needs, with nothing read saying otherwise: expected, low
+    assert (hopper.severity, hopper.extra["evidence"]) == ("low", "the refusal's words 'needs Hopper'")
+    assert hopper.consequence == (
+        "expected, as the engine states ('needs Hopper'): 12.0 raises NotImplementedError 'needs Hopper'; "
+        "nothing capgap read says 9.0's path could run on 12.0"
     )
 
 

@@ -100,12 +100,13 @@ def extract(
     text = "\n".join(own)
     low = text.lower()
     _import_needs(facts, text, low)
+    _own_kernels(facts, text)
     remarks.add_path_needs(facts)
     if remarks.may_state(low):
         remarks.add_module_needs(facts, own, text)
         remarks.add_statement_needs(facts, own)
+    _native_sources(facts, text)  # a JIT module without decisions still tells its importers what they run
     if facts.tables or facts.decisions:
-        _native_sources(facts, text)
         _sibling_imports(facts, text)
     if facts.uses:
         _feature_guards(facts, text, low)
@@ -146,7 +147,7 @@ def _native_sources(facts: FileFacts, text: str) -> None:
             facts.sources.append(name)
 
 
-_SIBLING_IMPORT = re.compile(r"^[ \t]*from[ \t]+\.(\w*)[ \t]+import[ \t]+\(?([\w, \t]*)", re.M)
+_SIBLING_IMPORT = re.compile(r"^[ \t]*from[ \t]+\.(\w+(?:\.\w+)*|)[ \t]+import[ \t]+\(?([\w, \t]*)", re.M)
 
 
 def _sibling_imports(facts: FileFacts, text: str) -> None:
@@ -185,6 +186,20 @@ def _import_needs(facts: FileFacts, text: str, low: str) -> None:
             if need not in facts.needs:
                 facts.needs.append(need)
                 facts.needs_from.append(f"'{hit[1]}' imported at line {_line_at(text, hit.start())}")
+
+
+# A kernel defined in the module itself, in one of the Python kernel languages.
+_KERNEL_DEF = re.compile(
+    r"^[ \t]*@(cute\.kernel|triton\.jit|(?:T|tilelang)\.prim_func|tilelang\.jit|tl\.jit)\b", re.M
+)
+
+
+def _own_kernels(facts: FileFacts, text: str) -> None:
+    if "@" not in text:
+        return
+    hit = _KERNEL_DEF.search(text)
+    if hit is not None:
+        facts.kernels = f"its own @{hit[1]} code (line {_line_at(text, hit.start())})"
 
 
 class _Walker:
@@ -611,7 +626,9 @@ class _Walker:
                     where.append(word)
             body = (span[0][0], span[-1][1]) if span and _stmts is not None else (0, 0)
             named = tuple(dict.fromkeys(_ARCH_NAMED.findall(low))) if "sm" in low else ()
-            arms.append(Arm(test, arm_line, action, what, needs, where, self.src(arm_line), body, named))
+            stated = _requirement(code) if action == "error" else ""
+            source = self.src(arm_line)
+            arms.append(Arm(test, arm_line, action, what, needs, where, source, body, named, stated))
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
         self.facts.decisions.append(Decision(line, kind, arms, scope, self.src(line), ".".join(chain), end))
 
@@ -783,6 +800,28 @@ class _Walker:
 
 # An arch number in a name or string of an arm's code: `sm120`, `sm_120a`, `SM12x`.
 _ARCH_NAMED = re.compile(r"(?<![a-z0-9])sm_?(\d{2}x|\d{2,3})(?=[a-z]?(?:$|[^a-z0-9]))")
+# How a refusal names the archs it requires: `SM100/SM103`, `sm_90a`, `SM10x`, `SM>=80`,
+# `compute capability 10.0`, a product or generation name.
+_REQUIREMENT = re.compile(
+    r"(?<![a-z0-9])sm_?(?:\d{2,3}[a-z]?|\d{2}x|\s*[<>]=?\s*\d{2,3})(?![0-9])"
+    r"|compute capabilit(?:y|ies) (?:of )?\(?\d{1,2}[.,] ?\d"
+    r"|\b(?:hopper|blackwell|ampere|ada lovelace|[gh]b?[12]00|gb?300|b[23]00)\b",
+    re.I,
+)
+
+
+def _requirement(code: str) -> str:
+    """The words of a refusal that name the archs it requires, with what precedes them in the
+    sentence ("requires SM100/SM103"); "" when it names none ("Unsupported compute capability")."""
+    hit = _REQUIREMENT.search(code)
+    if hit is None:
+        return ""
+    start = max(code.rfind(c, 0, hit.start()) for c in "\"'(\n") + 1
+    ends = [i for i in (code.find(c, hit.end()) for c in "\"'\n.;") if i >= 0]
+    end = min([*ends, hit.end() + 40])
+    return code[start:end].strip()[:100]
+
+
 _MESSAGE_CALL = re.compile(r"(?:^|\.)(?:\w*(?:Error|Exception|Warning)|warn\w*|info\w*|debug|error|print)$")
 
 

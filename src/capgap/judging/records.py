@@ -248,6 +248,8 @@ class Arm:
     source: str = ""  # its line of source (an elif's, a guard's)
     body: tuple[int, int] = (0, 0)  # the file lines its statements span; (0, 0): none or unknown
     archs: tuple[str, ...] = ()  # the arch numbers its code names (`load_sm120_kernel`: "120")
+    # a refusal's words naming the archs it requires ("requires SM100/SM103", "Hopper-only")
+    stated: str = ""
 
 
 @dataclass
@@ -311,4 +313,8 @@ class FileFacts:
     module_scope: Scope = field(default_factory=Scope)
     imports: dict[str, str] = field(default_factory=dict)  # local name -> "pkg.module" it came from
     siblings: list[str] = field(default_factory=list)  # modules of its own package it imports
+    # the kernel code its needs were read from, when some was ("its own @cute.kernel code", "3 of
+    # the sources it names"): a module whose kernels were read and need nothing the target lacks
+    # looks portable, whatever its refusals say
+    kernels: str = ""
     skipped: str = ""  # reason, when the file could not be read or parsed

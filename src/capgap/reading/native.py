@@ -64,16 +64,32 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
         where = [f"{counts[n][0]} ({len(counts[n])} of {len(found)} sources it names)" for n in needs]
         own[f.module] = (needs, where)
         _give(f, needs, where)
+        f.kernels = f.kernels or f"{len(found)} of the sources it names ({found[0][0]}, ...)"
     # what a module states or imports it needs passes to its siblings as what its sources spell does
     own.update({f.module: (f.needs, f.needs_from) for f in files if f.needs and f.module not in own})
+    kernels = {f.module: f.kernels for f in files if f.kernels}
     for f in files:
         if f.module in own:
             continue
         package = f.module.rpartition(".")[0]
         for source in dict.fromkeys([*f.imports.values(), *f.siblings]):
-            if source.rpartition(".")[0] == package and source in own:
+            # a module of its own package, or the one a subpackage keeps for it (`gated_act.py`
+            # importing `jit.gated_act`): what another package's modules compile is not its path
+            if not (source.rpartition(".")[0] == package or _named_for(source, f.module, package)):
+                continue
+            if source in own:
                 needs, where = own[source]
                 _give(f, needs, [f"{w}, via {source}" for w in where])
+            if not f.kernels and source in kernels and _named_for(source, f.module, package):
+                f.kernels = f"{kernels[source]}, via {source}"
+
+
+def _named_for(source: str, module: str, package: str) -> bool:
+    """Is `source` a module of a subpackage named after `module` (its JIT or kernel module)?"""
+    stem, name = module.rpartition(".")[2], source.rpartition(".")[2]
+    return source.startswith(package + ".") and min(len(stem), len(name)) >= 5 and (
+        name.startswith(stem) or stem.startswith(name)
+    )
 
 
 def add_build_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]]) -> None:

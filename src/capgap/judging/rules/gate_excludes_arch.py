@@ -119,6 +119,8 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         for i in r.reach[sib.cc]:
             if i not in mine and d.arms[i].action in good:
                 missed.setdefault(i, []).append(sib.cc)
+    # a path a GPU of the target's own generation gets: no feature of the generation is missing
+    kin = [cc for owners in missed.values() for cc in owners if facts_of(cc).major == target.major]
     mine_says = {d.arms[i].summary for i in mine}
     missed = {
         i: sibs
@@ -179,11 +181,26 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
             f"expected: that path needs {need} (read from {extra['evidence']}), which {arch.cc} lacks; "
             f"{arch.cc} {instead}"
         )
+    elif refused and (stated := _stated(d, mine)) and not f.kernels and not kin:
+        # the engine refuses the target in words that name the archs the path requires, and no
+        # kernel code was read that could say otherwise: the refusal is the expected outcome
+        severity = "low"
+        extra["evidence"] = f"the refusal's words '{stated}'"
+        consequence = (
+            f"expected, as the engine states ('{stated}'): {arch.cc} {instead}; "
+            f"nothing capgap read says {', '.join(sibs)}'s path could run on {arch.cc}"
+        )
     elif all(d.arms[i].action == "error" for i in mine):
         # an unexplained crash is high; a refusal that says what it needs is a clear, medium loss
         explained = all("'" in d.arms[i].summary for i in mine)
         severity = "medium" if explained else "high"
         consequence = f"on {arch.cc} this {instead}, where {', '.join(sibs)} {taken}"
+        if f.kernels:
+            extra["evidence"] = f.kernels
+            consequence += (
+                f"; the kernels read ({f.kernels}) use no tcgen05, wgmma or multicast: "
+                "the path looks portable"
+            )
     elif _value(taken) and all(_value(d.arms[i].summary) for i in mine):
         # `16 if is_sm103 else 8`, `return (32, 1)` / `return (8, 4)`: each arch gets a number of its own
         severity = "low"
@@ -230,6 +247,11 @@ def _names(numbers: tuple[str, ...], target: ArchFacts) -> bool:
     """Does one of the arch numbers an arm's code names mean the target (`120`, `12x`)?"""
     own = f"{target.major}{target.minor}"
     return any(n == own or n == f"{target.major}x" for n in numbers)
+
+
+def _stated(d: Decision, mine: tuple[int, ...]) -> str:
+    """The words in which the target's refusals name the archs they require, if they do."""
+    return next((d.arms[i].stated for i in mine if d.arms[i].stated), "")
 
 
 def _told(d: Decision, mine: tuple[int, ...]) -> tuple[list[tuple[str, ...]], list[str]]:
