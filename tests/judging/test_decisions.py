@@ -824,3 +824,50 @@ def test_sentences_chosen_by_arch_word_a_log_line_and_a_reason_that_turns_a_path
         },
     )
     assert found == []
+
+
+def test_a_sibling_sent_to_a_portable_fallback_is_no_path_the_target_lost(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/model_overrides/falcon.py": """
+        from eng.platform import get_platform
+
+        def overrides():
+            if get_platform().is_sm100:
+                return {"attention_backend": "triton"}
+            return {}
+    """,
+            "eng/platform.py": """
+        import torch
+
+        class Platform:
+            @property
+            def is_sm100(self):
+                return torch.cuda.get_device_capability()[0] == 10
+
+        def get_platform():
+            return Platform()
+    """,
+        },
+    )
+    # SM100 is worked around onto Triton, which runs anywhere: 12.0 loses nothing by keeping its default
+    assert found == []
+
+
+def test_vendored_libraries_are_not_the_engine_s_runtime(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/data/cutlass/python/op.py": """
+        import torch
+
+        def tag():
+            cc = torch.cuda.get_device_capability()
+            if cc[0] == 9:
+                return "sm90_kernel"
+            return "sm80_kernel"
+    """
+        },
+    )
+    assert [(f.severity, f.extra["where"]) for f in found] == [("low", "vendored")]

@@ -1,5 +1,5 @@
-"""Where a finding sits: runtime code, or tests, benchmarks and examples (which leave the default
-text output), and the model a model-specific file serves."""
+"""Where a finding sits: runtime code, or tests, benchmarks, examples and vendored libraries
+(which leave the default text output), and the model a model-specific file serves."""
 
 from __future__ import annotations
 
@@ -9,11 +9,17 @@ _EXAMPLE_DIRS = {"example", "examples", "demo", "demos", "tutorials"}
 # Directories whose entries are named by model: sglang srt/models/<name>.py and
 # arg_groups/model_overrides/<name>.py, vLLM model_executor/models/<name>.py or models/<name>/.
 _MODEL_DIRS = {"models", "model_overrides", "dits"}
+# Whole upstream libraries a wheel ships as sources or data (FlashInfer's data/cutlass with its
+# Python emitters and tests): their own gates are theirs, not the engine's. A `third_party/` the
+# engine imports and runs is its code, and stays runtime.
+VENDORED_LIBRARIES = {"cutlass", "cccl", "cub", "thrust", "libcudacxx", "cudax", "spdlog", "fmt"}
 
 
 def where(path: str) -> str:
     parts = path.lower().split("/")
     dirs, name = set(parts[:-1]), parts[-1]
+    if dirs & VENDORED_LIBRARIES:
+        return "vendored"
     if dirs & _TEST_DIRS or name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
         return "test"
     if dirs & _BENCH_DIRS or name.startswith(("bench_", "benchmark_")):

@@ -21,14 +21,14 @@ from capgap.boundedread import read_prefix
 from capgap.findings import Finding
 from capgap.judging import evidence
 from capgap.judging.rules import gate_excludes_arch, kernel_body_missing_arch
-from capgap.judging.where import placement
+from capgap.judging.where import VENDORED_LIBRARIES, placement
 from capgap.native import bodies
 from capgap.native.envs import Env, env, variants
 from capgap.native.macros import NO_ARM, NOT_REACHED, Table
 from capgap.native.records import CODE, EMPTY, ERROR, TRAP, Arm, Group, NativeFacts
 
-VENDORED_DIRS = {"cutlass", "cccl", "cub", "thrust", "spdlog", "cute", "libcudacxx", "cudax", "fmt",
-                 "3rdparty", "third_party", "thirdparty"}  # fmt: skip
+# vendored headers: read for their macros, their own gates reported only with --all
+VENDORED_DIRS = VENDORED_LIBRARIES | {"cute", "3rdparty", "third_party", "thirdparty"}
 _ARM_BYTES, _FUNC_BYTES, _FILE_BYTES = 32 << 10, 64 << 10, 4 << 20  # enough code to say what it needs
 Needs = tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]
 _IDENT = re.compile(r"[A-Za-z_]\w*")

@@ -146,7 +146,7 @@ def _filters(report: ScanReport, items: list[Item]) -> str:
                   + [(s, f"{s} ({subs[s]})") for s in SUBSYSTEMS if subs.get(s)])
         + _select("model", "model", [("all", "all models"), ("none", "no model's files")]
                   + [(m, f"{m} ({n}) and the runtime") for m, n in sorted(models.items())])
-        + _select("where", "where", [("runtime", "runtime"), ("test", "tests, benchmarks, examples"),
+        + _select("where", "where", [("runtime", "runtime"), ("test", "tests, examples, vendored"),
                                      ("all", "everywhere")])
         + '<span id="count"></span></form>'
     )

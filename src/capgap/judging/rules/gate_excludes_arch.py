@@ -85,6 +85,19 @@ def _past_special_case(r: Reached, owners: list[str], mine: tuple[int, ...], tar
     return bool(blackwell) and all(set(r.reach[cc]) <= set(mine) for cc in blackwell)
 
 
+# Implementations that run on any CUDA GPU: a sibling sent to one of them is worked around, and
+# the target loses no fast path by being left out of that.
+_FALLBACKS = {"triton", "torch", "torch_native", "pytorch", "sdpa", "naive", "native", "eager", "reference"}
+_PICKS = re.compile(r"^(?:carries on \()?(?:returns|gives|sets [\w.\[\]']+ =) ")
+_PICKED = re.compile(r"'([\w\-]+)'(?!\s*:)")  # a quoted value, not a dict key
+
+
+def _fallback_pick(summary: str) -> bool:
+    """Does the outcome only choose a portable fallback (`returns {'attention_backend': 'triton'}`)?"""
+    picked = _PICKED.findall(summary) if _PICKS.match(summary) and "..." not in summary else []
+    return bool(picked) and all(p.lower() in _FALLBACKS for p in picked)
+
+
 def facts_of(cc: str) -> ArchFacts:
     return all_facts()[cc]
 
@@ -131,6 +144,7 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         # that product's tuning, not a path the target was left out of
         and any(facts_of(cc).major != target.major for cc in sibs)
         and not (_tuning(d.arms[i].summary) and _past_special_case(r, sibs, mine, target))
+        and not _fallback_pick(d.arms[i].summary)
     }
     if not missed:
         return None

@@ -134,6 +134,8 @@ def _table_finding(
         severity = "low"
         extra["evidence"], about = expected
         consequence = f"expected: {table.name} is about {about}, which {arch.cc} lacks; {consequence}"
+    if extra["where"] != "runtime":
+        severity = "low"  # tests, benchmarks, examples, vendored libraries: not what a server runs
     blockers = _blockers(uses, arch) if expected is None else []
     if blockers:
         extra["blockers"] = blockers

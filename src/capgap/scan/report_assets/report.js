@@ -7,7 +7,7 @@
   var items = Array.prototype.slice.call(document.querySelectorAll("article.finding"));
   var files = Array.prototype.slice.call(document.querySelectorAll("section.file"));
   var count = document.getElementById("count");
-  var NOT_RUNTIME = { test: 1, benchmark: 1, example: 1 };
+  var NOT_RUNTIME = { test: 1, benchmark: 1, example: 1, vendored: 1 };
 
   function parse(text) {
     var out = {};
