@@ -171,6 +171,12 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
     else:
         needs, seen_in = said(arm_i)
         seen = seen_in[needs.index(lack[0])] if lack else ""
+    if not lack:
+        # where the decision sits says what its paths are: a method of `FlashMLASparseBackend`,
+        # `_is_fa3_supported()`, a module that imports tcgen05 or sits under `fmha_sm100/`
+        needs, seen_in = _around(d, f)
+        lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
+        seen = seen_in[needs.index(lack[0])] if lack else ""
     if lack:
         need = evidence.describe(lack[0])
         extra["evidence"] = seen
@@ -243,6 +249,30 @@ def _told(d: Decision, mine: tuple[int, ...]) -> tuple[list[tuple[str, ...]], li
             if need not in needs and remarks.stated(seen.split(" (line")[0])[0]:
                 needs.append(need)
                 where.append(seen)
+    return needs, where
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+# `_tinygemm2_sm100_enabled`, `is_sm90_supported`: an arch number in a name says which arch, not what it needs
+_ARCH_NUMBER = re.compile(r"sm_?\d+[a-z]?|sm\d+x")
+
+
+def _around(d: Decision, f: FileFacts) -> tuple[list[tuple[str, ...]], list[str]]:
+    """What the code around a decision evidently needs: the names of the functions and classes it
+    sits in (a kernel family's name: `FlashMLASparseBackend`, `_is_fa3_supported`), then what the
+    module itself imports, states or is named for."""
+    needs: list[tuple[str, ...]] = []
+    where: list[str] = []
+    for part in reversed(d.context.split(".") if d.context else []):
+        snake = _ARCH_NUMBER.sub("", _CAMEL.sub("_", part).lower())
+        for need in evidence.needs_in(snake):
+            if need not in needs:
+                needs.append(need)
+                where.append(f"the name {part}")
+    for need, seen_in in zip(f.needs, f.needs_from, strict=True):
+        if need not in needs:
+            needs.append(need)
+            where.append(seen_in)
     return needs, where
 
 

@@ -1,0 +1,52 @@
+"""Evidence read around a decision: the names of the function and class it sits in, and what the
+module itself imports, states or is named for, for any decision in it (not only refusals)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.judging.test_decisions import _brief, _scan
+
+_CLASS = """
+import torch
+
+
+class {name}:
+    @staticmethod
+    def block_sizes(quantized):
+        if quantized and torch.cuda.get_device_capability()[0] == 10:
+            return [64]
+        return [16, 32, 64]
+"""
+
+
+def test_a_kernel_family_in_the_enclosing_class_name_is_evidence(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/backend.py": _CLASS.format(name="FlashMLASparseBackend")})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/backend.py", 7)]
+    assert found[0].extra["evidence"] == "the name FlashMLASparseBackend"
+
+
+def test_an_arch_number_in_a_name_says_which_arch_not_what_it_needs(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/backend.py": _CLASS.format(name="TinyGemmSm100Backend")})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/backend.py", 7)]
+
+
+def test_a_plain_name_gives_no_evidence(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/backend.py": _CLASS.format(name="PagedBackend")})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/backend.py", 7)]
+
+
+def test_what_the_module_imports_explains_a_decision_that_is_no_refusal(tmp_path: Path) -> None:
+    body = """
+    import torch
+    from cutlass.cute.nvgpu import tcgen05
+
+
+    def blocker(device):
+        if torch.cuda.get_device_capability(device) not in ((10, 0), (10, 3)):
+            return f"device capability {torch.cuda.get_device_capability(device)}"
+        return None
+    """
+    found = _scan(tmp_path, {"eng/kern.py": body})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/kern.py", 6)]
+    assert found[0].extra["evidence"] == "'tcgen05' imported at line 2"
