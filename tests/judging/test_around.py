@@ -50,3 +50,37 @@ def test_what_the_module_imports_explains_a_decision_that_is_no_refusal(tmp_path
     found = _scan(tmp_path, {"eng/kern.py": body})
     assert _brief(found) == [("gate-excludes-arch", "low", "eng/kern.py", 6)]
     assert found[0].extra["evidence"] == "'tcgen05' imported at line 2"
+
+
+_LAYOUT = """
+{doc}
+import torch
+
+
+def layouts():
+    cap = torch.cuda.get_device_capability()
+    if cap[0] == 10:
+        # {comment}
+        return ("HND",)
+    return ("NHD", "HND")
+"""
+
+
+def test_a_comment_in_the_arm_naming_a_kernel_family_is_evidence(tmp_path: Path) -> None:
+    text = _LAYOUT.format(doc="", comment="The trtllm-gen kernels read head-major blocks.")
+    found = _scan(tmp_path, {"eng/layouts.py": text})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/layouts.py", 6)]
+    assert found[0].extra["evidence"] == "'trtllm-gen' (line 7) in a comment"
+
+
+def test_a_comment_that_denies_the_family_is_no_evidence(tmp_path: Path) -> None:
+    text = _LAYOUT.format(doc="", comment="Plain CUDA, not the trtllm-gen kernels.")
+    found = _scan(tmp_path, {"eng/layouts.py": text})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/layouts.py", 6)]
+
+
+def test_a_module_docstring_naming_a_kernel_family_is_no_need_of_the_module(tmp_path: Path) -> None:
+    # an interface to FA2, FA3 and FA4 names them all: none is what each of its decisions needs
+    text = _LAYOUT.format(doc='"""Dispatch to FA2, FA3 or FA4."""', comment="head-major blocks")
+    found = _scan(tmp_path, {"eng/layouts.py": text})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/layouts.py", 7)]
