@@ -84,3 +84,54 @@ def test_a_module_docstring_naming_a_kernel_family_is_no_need_of_the_module(tmp_
     text = _LAYOUT.format(doc='"""Dispatch to FA2, FA3 or FA4."""', comment="head-major blocks")
     found = _scan(tmp_path, {"eng/layouts.py": text})
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/layouts.py", 7)]
+
+
+_SUPPORT = """
+import torch
+
+
+class Kernel:
+    @classmethod
+    def is_supported(cls):
+        if torch.cuda.get_device_capability()[0] != {major}:
+            return False, "{message}"
+        return True, None
+"""
+
+
+def test_a_refusal_naming_the_archs_it_requires_is_an_expected_exclusion(tmp_path: Path) -> None:
+    text = _SUPPORT.format(major=10, message="requires sm_100/sm_103")
+    found = _scan(tmp_path, {"eng/kern.py": text})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/kern.py", 7)]
+    assert found[0].extra["evidence"] == "the refusal naming 10.0, 10.3 as what it requires"
+    assert "needs tcgen05" in found[0].consequence
+
+
+def test_a_refusal_naming_hopper_implies_wgmma(tmp_path: Path) -> None:
+    text = _SUPPORT.format(major=9, message="requires compute capability of 90 (Hopper)")
+    found = _scan(tmp_path, {"eng/kern.py": text})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/kern.py", 7)]
+    assert "needs wgmma" in found[0].consequence
+
+
+def test_a_refusal_that_names_the_target_or_no_arch_stays_a_loss(tmp_path: Path) -> None:
+    for message in ("requires sm_10x; sm_120 is not supported", "requires a Blackwell GPU"):
+        found = _scan(tmp_path, {"eng/kern.py": _SUPPORT.format(major=10, message=message)})
+        assert _brief(found) == [("gate-excludes-arch", "medium", "eng/kern.py", 7)], message
+
+
+def test_a_raise_naming_the_archs_it_requires_stays_a_loss(tmp_path: Path) -> None:
+    # a dead end the user hits, not a support check its caller moves past
+    text = (
+        _SUPPORT.format(major=10, message="requires sm_100/sm_103")
+        .replace('return False, "requires', 'raise RuntimeError("requires')
+        .replace('sm_103"', 'sm_103")')
+    )
+    found = _scan(tmp_path, {"eng/kern.py": text})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/kern.py", 7)]
+
+
+def test_a_refusal_naming_hopper_and_blackwell_together_implies_no_need(tmp_path: Path) -> None:
+    text = _SUPPORT.format(major=10, message="requires SM90 or SM100")
+    found = _scan(tmp_path, {"eng/kern.py": text})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/kern.py", 7)]

@@ -177,6 +177,16 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         needs, seen_in = _around(d, f)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
+    if not lack and all(d.arms[i].action == "reject" for i in mine):
+        # `return False, "Machete requires compute capability of 90 (Hopper)"`: a support check
+        # that turns the target away in words naming the archs the path is written for, and lets
+        # its caller move on; what those archs all have and the target lacks is what it is written
+        # with. (A raise is a dead end the user hits: its naming an arch is no need by itself.)
+        for i in mine:
+            need, named = _written_for_archs(d.arms[i].summary, target)
+            if need is not None and someone_has(need, sibs):
+                lack, seen = [need], f"the refusal naming {', '.join(named)} as what it requires"
+                break
     if lack:
         need = evidence.describe(lack[0])
         extra["evidence"] = seen
@@ -274,6 +284,48 @@ def _around(d: Decision, f: FileFacts) -> tuple[list[tuple[str, ...]], list[str]
             needs.append(need)
             where.append(seen_in)
     return needs, where
+
+
+# An arch a refusal names: `sm_100a`, `SM103`, `sm_10x`, `compute capability of 90`, `9.x`, `10.3`,
+# `Hopper`; a generation name that covers both sides (`Blackwell`) names none.
+_NAMED_ARCH = re.compile(
+    r"\bsm_?(?P<sm>\d{2,3})[af]?(?![\dx])|\bsm_?(?P<smx>\d{1,2})x\b"
+    r"|capability (?:of )?(?P<num>\d{2,3})\b|\b(?P<fam>\d{1,2})\.x\b|\b(?P<maj>\d{1,2})\.(?P<min>\d)\b"
+    r"|\b(?P<hopper>hopper)\b",
+    re.I,
+)
+_MMA = ("tcgen05", "wgmma")
+
+
+def _written_for_archs(words: str, target: ArchFacts) -> tuple[tuple[str, ...] | None, list[str]]:
+    """The need a refusal's words imply: the tensor-core MMA generation every arch it names as
+    required has and the target lacks (None when it names the target's own arch or family, or
+    nothing, or archs without one in common)."""
+    quoted = re.findall(r"'([^']*)'", words)
+    if not quoted:
+        return None, []
+    facts = all_facts()
+    named: list[str] = []
+    for hit in _NAMED_ARCH.finditer(" ".join(quoted)):
+        if hit["sm"]:
+            ccs = [f"{int(hit['sm']) // 10}.{int(hit['sm']) % 10}"]
+        elif hit["num"]:
+            ccs = [f"{int(hit['num']) // 10}.{int(hit['num']) % 10}"]
+        elif hit["smx"] or hit["fam"]:
+            major = int(hit["smx"] or hit["fam"])
+            ccs = [cc for cc, a in facts.items() if a.major == major]
+        elif hit["maj"]:
+            ccs = [f"{hit['maj']}.{hit['min']}"]
+        else:
+            ccs = ["9.0"]
+        named += [cc for cc in ccs if cc in facts and cc not in named]
+    if not named or any(facts[cc].major == target.major for cc in named):
+        return None, named
+    archs = [facts[cc] for cc in named]
+    for feat in _MMA:  # (Hopper and Blackwell named together share no MMA generation: no need)
+        if all(a.has(feat) for a in archs) and not target.has(feat):
+            return (feat,), named
+    return None, named
 
 
 def someone_has(need: tuple[str, ...], ccs: list[str]) -> bool:
