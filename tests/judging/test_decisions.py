@@ -678,14 +678,14 @@ def test_an_assert_that_says_what_it_needs_is_an_explained_refusal(tmp_path: Pat
     """
         },
     )
-    # the refusal names the arch family the path requires and nothing read says otherwise: the
-    # engine's own statement is the evidence, so the finding is an expected one (low)
+    # the refusal names the arch the path requires and nothing read says otherwise: what that
+    # arch has and 12.0 lacks (tcgen05) is the evidence, so the finding is an expected one (low)
     assert [(f.severity, f.message, f.extra["evidence"]) for f in found] == [
         (
             "low",
             "get_device_capability leaves 12.0 out: 10.0, 10.3 continues, 12.0 fails the assert "
             "'dLLM FA4 D256/D512 requires an SM100-family GPU.'",
-            "the refusal's words 'dLLM FA4 D256/D512 requires an SM100-family GPU'",
+            "the refusal naming 10.0 as what it requires ('dLLM FA4 D256/D512 requires an SM100-family GPU')",
         )
     ]
 

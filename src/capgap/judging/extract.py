@@ -615,10 +615,19 @@ class _Walker:
             return
         arms: list[Arm] = []
         for test, arm_line, _stmts, span, action, what in specs:
-            code = _COMMENT.sub("", self.file_text(span)) if span else ""  # "no tcgen05 here" is no need
+            text = self.file_text(span) if span else ""
+            code = _COMMENT.sub("", text)  # "no tcgen05 here" is no need: comments are read as words
             code = _PREDICATE_NAMES.sub("", code)
             low = code.lower()
             needs, where = evidence.needs_with_evidence(low, span[0][0] if span else 0)
+            if _stmts is not None and span:
+                # "# The trtllm-gen kernels consume head-major blocks": what the arm's comments state,
+                # those above its first statement included
+                said, seen = self._arm_comments(span[0][0], text)
+                for need, word in zip(said, seen, strict=True):
+                    if need not in needs:
+                        needs.append(need)
+                        where.append(f"{word} in a comment")
             classes, seen = evidence.kernel_classes(code)
             for need, word in zip(classes, seen, strict=True):
                 if need not in needs:
@@ -631,6 +640,16 @@ class _Walker:
             arms.append(Arm(test, arm_line, action, what, needs, where, source, body, named, stated))
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
         self.facts.decisions.append(Decision(line, kind, arms, scope, self.src(line), ".".join(chain), end))
+
+    def _arm_comments(self, first: int, text: str) -> tuple[list[tuple[str, ...]], list[str]]:
+        lines = self.whole.lines() if self.whole is not None else self.lines
+        above, start = remarks.comment_block(lines, first) if 0 < first <= len(lines) else ("", first)
+        if "#" not in text and not above.strip():
+            return [], []
+        words = "\n".join([*above.split("\n")[: first - start], _comments_only(text)])
+        if not remarks.may_state(words.lower()):
+            return [], []
+        return remarks.stated(words, start)
 
     def flag_decision(
         self,
@@ -656,7 +675,8 @@ class _Walker:
         first, last = after
         lines = self.whole.lines() if self.whole is not None else self.lines
         reads = [
-            (n, n) for n in range(first, min(last, first + _GUARDED_LINES - 1, len(lines)) + 1)
+            (n, n)
+            for n in range(first, min(last, first + _GUARDED_LINES - 1, len(lines)) + 1)
             if name in lines[n - 1]
         ]
         on: ArmSpec = (value, stmt.lineno, rest, [own, *reads], action, f"sets {flag} = True")
@@ -855,6 +875,11 @@ def _in_messages(node: ast.AST) -> set[int]:
             continue
         out.update(id(n) for part in parts for n in walk(part) if isinstance(n, ast.IfExp))
     return out
+
+
+def _comments_only(text: str) -> str:
+    """The comments of a run of lines, each on its own line (code blanked, line numbers kept)."""
+    return "\n".join(hit[0] if (hit := _COMMENT.search(ln)) else "" for ln in text.split("\n"))
 
 
 def _boolean(value: ast.expr | None) -> bool:

@@ -12,9 +12,14 @@ import re
 
 from capgap.judging.records import FileFacts
 
+# and kernel families whose code the evidence table reads the same way (`trtllm_gen` in code):
+# TRT-LLM-gen cubins are SM100-family tcgen05 kernels, FlashAttention-3 is Hopper's wgmma kernel
 _STATED = re.compile(
-    r"tcgen05|\bumma\b|\btmem|\bwgmma\b|warp-?group(?:ed)?[ _-]mma|multimem|\bnvls\b|multicast", re.I
+    r"tcgen05|\bumma\b|\btmem|\bwgmma\b|warp-?group(?:ed)?[ _-]mma|multimem|\bnvls\b|multicast"
+    r"|\btrt-?llm[ _-]gen\b|\bfa3\b|flash-?attention[ -]?3\b",
+    re.I,
 )
+_FAMILY = re.compile(r"trt|fa3|flash", re.I)
 _FEATURE = (
     ("tcgen05", ("tcgen05",)),
     ("umma", ("tcgen05",)),
@@ -24,6 +29,9 @@ _FEATURE = (
     ("multimem", ("nvls_multicast",)),
     ("nvls", ("nvls_multicast",)),
     ("multicast", ("nvls_multicast",)),
+    ("trt", ("tcgen05",)),
+    ("fa3", ("wgmma",)),
+    ("flash", ("wgmma",)),
 )
 # A negation shortly before the mention, in the same clause: "no tcgen05", "without TMEM".
 _NEGATED = re.compile(r"(?:\bno|\bnot|\bwithout|n't|\bnon|\bnor|\bneither|\bnever)\b[^.;:\n]{0,24}$", re.I)
@@ -31,8 +39,10 @@ _NOT_NVLS = re.compile(r"(?:\btma|cluster|cta)\W{0,3}(?:\w+\W{1,3}){0,1}$", re.I
 _BLOCK_LINES = 20  # a comment block above a statement is read this far up
 
 
-def stated(text: str, first_line: int = 0) -> tuple[list[tuple[str, ...]], list[str]]:
-    """The needs `text` (comments or a message) states, and for each where: the word and its line."""
+def stated(text: str, first_line: int = 0, families: bool = True) -> tuple[list[tuple[str, ...]], list[str]]:
+    """The needs `text` (comments or a message) states, and for each where: the word and its line.
+    `families`: kernel families count too (beside a statement; a module's prose that names FA3
+    may be about any of the versions it serves)."""
     needs: list[tuple[str, ...]] = []
     where: list[str] = []
     if not _STATED.search(text):
@@ -40,6 +50,8 @@ def stated(text: str, first_line: int = 0) -> tuple[list[tuple[str, ...]], list[
     for hit in _STATED.finditer(text):
         before = text[max(0, hit.start() - 40) : hit.start()]
         word = hit[0].lower()
+        if not families and _FAMILY.match(word):
+            continue
         if _NEGATED.search(before) or (word == "multicast" and _NOT_NVLS.search(before)):
             continue
         need = next(feats for prefix, feats in _FEATURE if word.startswith(prefix))
@@ -66,12 +78,17 @@ def comment_block(lines: list[str], first: int, last: int = 0) -> tuple[str, int
     return "\n".join(out), start
 
 
-_WORDS = ("tcgen05", "umma", "tmem", "wgmma", "warpgroup", "warp-group", "multimem", "nvls", "multicast")
+_WORDS = (
+    "tcgen05", "umma", "tmem", "wgmma", "warpgroup", "warp-group", "multimem", "nvls", "multicast",
+    "trtllm", "trt-llm", "fa3", "attention3", "attention-3", "attention 3",
+)  # fmt: skip
 
 
 def may_state(low: str) -> bool:
     """Can the file's lowercased text state a need at all? (A plain `in` rules out nearly every file.)"""
     return any(word in low for word in _WORDS)
+
+
 _TOP_COMMENT = re.compile(r"^#[^\n]*", re.M)
 
 
@@ -86,7 +103,7 @@ def add_module_needs(facts: FileFacts, lines: list[str], text: str) -> None:
         if _STATED.search(hit[0]):
             parts.append((hit[0], text.count("\n", 0, hit.start()) + 1, "comments"))
     for part, line, kind in parts:
-        needs, where = stated(part, line)
+        needs, where = stated(part, line, families=False)
         for need, seen in zip(needs, where, strict=True):
             if need not in facts.needs:
                 facts.needs.append(need)

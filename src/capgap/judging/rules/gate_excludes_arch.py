@@ -187,6 +187,25 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
     else:
         needs, seen_in = said(arm_i)
         seen = seen_in[needs.index(lack[0])] if lack else ""
+    if not lack:
+        # where the decision sits says what its paths are: a method of `FlashMLASparseBackend`,
+        # `_is_fa3_supported()`, a module that imports tcgen05 or sits under `fmha_sm100/`
+        needs, seen_in = _around(d, f)
+        lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
+        seen = seen_in[needs.index(lack[0])] if lack else ""
+    if not lack and refused and not kin and not f.kernels:
+        # `return False, "Machete requires compute capability of 90 (Hopper)"`, `raise
+        # RuntimeError("requires SM100/SM103")`: the target is turned away in words naming the
+        # archs the path is written for; what those archs all have and the target lacks is what
+        # it is written with. Not when a GPU of the target's own generation gets the path, nor
+        # when kernel code the module runs was read and needs nothing the target lacks.
+        for i in mine:
+            words = f"'{d.arms[i].stated}'" if d.arms[i].stated else d.arms[i].summary
+            need, named = _written_for_archs(words, target)
+            if need is not None and someone_has(need, sibs):
+                said = f" ('{d.arms[i].stated}')" if d.arms[i].stated else ""
+                lack, seen = [need], f"the refusal naming {', '.join(named)} as what it requires{said}"
+                break
     if lack:
         need = evidence.describe(lack[0])
         extra["evidence"] = seen
@@ -194,15 +213,6 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         consequence = (
             f"expected: that path needs {need} (read from {extra['evidence']}), which {arch.cc} lacks; "
             f"{arch.cc} {instead}"
-        )
-    elif refused and (stated := _stated(d, mine)) and not f.kernels and not kin:
-        # the engine refuses the target in words that name the archs the path requires, and no
-        # kernel code was read that could say otherwise: the refusal is the expected outcome
-        severity = "low"
-        extra["evidence"] = f"the refusal's words '{stated}'"
-        consequence = (
-            f"expected, as the engine states ('{stated}'): {arch.cc} {instead}; "
-            f"nothing capgap read says {', '.join(sibs)}'s path could run on {arch.cc}"
         )
     elif all(d.arms[i].action == "error" for i in mine):
         # an unexplained crash is high; a refusal that says what it needs is a clear, medium loss
@@ -263,11 +273,6 @@ def _names(numbers: tuple[str, ...], target: ArchFacts) -> bool:
     return any(n == own or n == f"{target.major}x" for n in numbers)
 
 
-def _stated(d: Decision, mine: tuple[int, ...]) -> str:
-    """The words in which the target's refusals name the archs they require, if they do."""
-    return next((d.arms[i].stated for i in mine if d.arms[i].stated), "")
-
-
 def _told(d: Decision, mine: tuple[int, ...]) -> tuple[list[tuple[str, ...]], list[str]]:
     """What the target's refusals say they need, in instruction-level words: read in the whole
     message (the arm's code), not in its summary, which cuts it short."""
@@ -280,6 +285,72 @@ def _told(d: Decision, mine: tuple[int, ...]) -> tuple[list[tuple[str, ...]], li
                 needs.append(need)
                 where.append(seen)
     return needs, where
+
+
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
+# `_tinygemm2_sm100_enabled`, `is_sm90_supported`: an arch number in a name says which arch, not what it needs
+_ARCH_NUMBER = re.compile(r"sm_?\d+[a-z]?|sm\d+x")
+
+
+def _around(d: Decision, f: FileFacts) -> tuple[list[tuple[str, ...]], list[str]]:
+    """What the code around a decision evidently needs: the names of the functions and classes it
+    sits in (a kernel family's name: `FlashMLASparseBackend`, `_is_fa3_supported`), then what the
+    module itself imports, states or is named for."""
+    needs: list[tuple[str, ...]] = []
+    where: list[str] = []
+    for part in reversed(d.context.split(".") if d.context else []):
+        snake = _ARCH_NUMBER.sub("", _CAMEL.sub("_", part).lower())
+        for need in evidence.needs_in(snake):
+            if need not in needs:
+                needs.append(need)
+                where.append(f"the name {part}")
+    for need, seen_in in zip(f.needs, f.needs_from, strict=True):
+        if need not in needs:
+            needs.append(need)
+            where.append(seen_in)
+    return needs, where
+
+
+# An arch a refusal names: `sm_100a`, `SM103`, `sm_10x`, `compute capability of 90`, `9.x`, `10.3`,
+# `Hopper`; a generation name that covers both sides (`Blackwell`) names none.
+_NAMED_ARCH = re.compile(
+    r"\bsm_?(?P<sm>\d{2,3})[af]?(?![\dx])|\bsm_?(?P<smx>\d{1,2})x\b"
+    r"|capability (?:of )?(?P<num>\d{2,3})\b|\b(?P<fam>\d{1,2})\.x\b|\b(?P<maj>\d{1,2})\.(?P<min>\d)\b"
+    r"|\b(?P<hopper>hopper)\b",
+    re.I,
+)
+_MMA = ("tcgen05", "wgmma")
+
+
+def _written_for_archs(words: str, target: ArchFacts) -> tuple[tuple[str, ...] | None, list[str]]:
+    """The need a refusal's words imply: the tensor-core MMA generation every arch it names as
+    required has and the target lacks (None when it names the target's own arch or family, or
+    nothing, or archs without one in common)."""
+    quoted = re.findall(r"'([^']*)'", words)
+    if not quoted:
+        return None, []
+    facts = all_facts()
+    named: list[str] = []
+    for hit in _NAMED_ARCH.finditer(" ".join(quoted)):
+        if hit["sm"]:
+            ccs = [f"{int(hit['sm']) // 10}.{int(hit['sm']) % 10}"]
+        elif hit["num"]:
+            ccs = [f"{int(hit['num']) // 10}.{int(hit['num']) % 10}"]
+        elif hit["smx"] or hit["fam"]:
+            major = int(hit["smx"] or hit["fam"])
+            ccs = [cc for cc, a in facts.items() if a.major == major]
+        elif hit["maj"]:
+            ccs = [f"{hit['maj']}.{hit['min']}"]
+        else:
+            ccs = ["9.0"]
+        named += [cc for cc in ccs if cc in facts and cc not in named]
+    if not named or any(facts[cc].major == target.major for cc in named):
+        return None, named
+    archs = [facts[cc] for cc in named]
+    for feat in _MMA:  # (Hopper and Blackwell named together share no MMA generation: no need)
+        if all(a.has(feat) for a in archs) and not target.has(feat):
+            return (feat,), named
+    return None, named
 
 
 def someone_has(need: tuple[str, ...], ccs: list[str]) -> bool:
