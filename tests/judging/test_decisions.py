@@ -871,3 +871,40 @@ def test_vendored_libraries_are_not_the_engine_s_runtime(tmp_path: Path) -> None
         },
     )
     assert [(f.severity, f.extra["where"]) for f in found] == [("low", "vendored")]
+
+
+def test_a_restriction_all_of_blackwell_shares_is_the_generation_s_rule(tmp_path: Path) -> None:
+    files = {
+        "eng/registry.py": """
+        import torch
+
+        def is_blackwell():
+            return torch.cuda.get_device_capability()[0] in [10, 11, 12]
+
+        def backend_for_hybrid(args):
+            if is_blackwell():
+                assert args.attention_backend in ("triton", "trtllm_mha"), "triton or trtllm_mha only"
+            return args.attention_backend
+    """
+    }
+    found = _scan(tmp_path, files)
+    # 12.0 is restricted as every 10.x GPU is; only Hopper escapes: a low note, not a lost path
+    assert [(f.severity, f.line) for f in found] == [("low", 7)]
+    assert found[0].consequence.endswith("every 10.x GPU is restricted as 12.0 is")
+    # the same restriction on a module whose own Triton kernel needs nothing 12.0 lacks stays a loss
+    kernel = {
+        "eng/rope.py": """
+        import torch
+        import triton
+
+        @triton.jit
+        def _rope(x):
+            pass
+
+        def rope(q):
+            if torch.cuda.get_device_capability(q.device) != (9, 0):
+                return None
+            return _rope[(1,)](q)
+    """
+    }
+    assert [f.severity for f in _scan(tmp_path / "k", kernel)] == ["medium"]

@@ -114,8 +114,9 @@ def test_a_negated_test_excludes_the_arch_it_names_not_the_others(tmp_path: Path
             "sm_version",
             "sm_version leaves 12.0 out: 9.0 sets hopper_only = True, 12.0 leaves hopper_only False",
         ),
-        (ex, med, p, 13, "major", "major leaves 12.0 out: 9.0 carries on (returns x), 12.0 returns None"),
-        (ex, med, p, 26, "major", "major leaves 12.0 out: 9.0 skips the branch, 12.0 calls append()"),
+        # Hopper-only paths every 10.x GPU is refused too: the generation's rule, low
+        (ex, "low", p, 13, "major", "major leaves 12.0 out: 9.0 carries on (returns x), 12.0 returns None"),
+        (ex, "low", p, 26, "major", "major leaves 12.0 out: 9.0 skips the branch, 12.0 calls append()"),
         # a raise that says what it needs is a clear refusal (medium); a bare failed assert is high
         (
             ex,

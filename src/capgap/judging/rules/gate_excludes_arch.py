@@ -236,6 +236,16 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
     else:
         severity = "medium"
         consequence = f"{arch.cc} never gets this path ({taken}); it {instead} instead"
+    if (
+        severity == "medium"
+        and not f.kernels  # a module whose own kernels were read and need nothing: a portable path
+        and all(d.arms[i].action == "reject" for i in mine)
+        and all(_past_special_case(r, owners, mine, target) for owners in missed.values())
+    ):
+        # a restriction (asserts on the configuration, a refusal returned) all of datacenter
+        # Blackwell shares with the target, which only older GPUs escape: the generation's rule
+        severity = "low"
+        consequence += f"; every 10.x GPU is restricted as {arch.cc} is"
     if place.get("where", "runtime") != "runtime":
         severity = "low"  # tests, benchmarks, examples, backward passes: not what a server runs
     line = d.arms[decider].line if d.arms[decider].test is not None else d.line
