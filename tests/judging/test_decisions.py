@@ -908,3 +908,30 @@ def test_a_restriction_all_of_blackwell_shares_is_the_generation_s_rule(tmp_path
     """
     }
     assert [f.severity for f in _scan(tmp_path / "k", kernel)] == ["medium"]
+
+
+def test_a_backend_chosen_by_name_the_target_cannot_run_is_high(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/overrides.py": """
+        import torch
+
+        def overrides(args):
+            out = {}
+            if args.attention_backend is None:
+                sm = torch.cuda.get_device_capability()[0] * 10
+                if sm == 100:
+                    out["attention_backend"] = "trtllm_mha"
+                elif sm >= 80:
+                    out["attention_backend"] = "fa3"
+                else:
+                    out["attention_backend"] = "triton"
+            return out
+    """
+        },
+    )
+    # 12.0 is sent to FA3 (Hopper's wgmma kernels) by the engine's own default: it fails on first use
+    admits = [f for f in found if f.rule == "gate-admits-unsupported"]
+    assert [(f.severity, f.line) for f in admits] == [("high", 9)]
+    assert admits[0].extra["evidence"] == "'fa3' (line 10)"

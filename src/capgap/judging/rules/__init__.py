@@ -20,7 +20,8 @@ from capgap.judging.rules import (
 )
 from capgap.judging.where import placement
 
-DECISION_RULES = (gate_excludes_arch, gate_admits_unsupported)
+# a path the target is let into but cannot run is the worse news: judged first
+DECISION_RULES = (gate_admits_unsupported, gate_excludes_arch)
 RULES = {
     m.RULE_ID: m for m in (table_missing_arch, *DECISION_RULES, build_missing_arch, kernel_body_missing_arch)
 }

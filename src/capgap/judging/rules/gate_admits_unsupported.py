@@ -3,7 +3,8 @@ target lacks, which a sibling admitted with it has, while other archs get anothe
 
 Emitted only with direct evidence in the guarded code (tcgen05, TMEM, UMMA, wgmma, warpgroup,
 multimem / multicast, an `sm_100a`-only target): a library's name is not enough (DeepGEMM and
-FlashMLA have paths for several archs).
+FlashMLA have paths for several archs). High when the arm selects that path by name (`backend =
+"fa3"`): the engine's own choice fails on first use; medium otherwise.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ _DIRECT = (
     "sm90a",
     "sm_100a",
     "sm100a",
+    "fa3",  # FlashAttention-3: the Hopper wgmma kernels, built for nothing else
+    "flash_attn_3",
+    "flashattn3",
     "multimem",
     "multicast",
     "nvls",
@@ -67,9 +71,14 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
                 "instead": arm.summary,
                 **place,
             }
+            # the arm selects, by name, what the target cannot run (`attention_backend = "fa3"`):
+            # the engine's own choice fails when first used, where the other archs get a backend
+            word = seen.split("'")[1] if "'" in seen else ""
+            selects = arm.summary.startswith(("sets ", "returns "))
+            picked = bool(word) and selects and f"'{word}'" in arm.summary
             return Finding(
                 rule=RULE_ID,
-                severity="medium",
+                severity="high" if picked else "medium",
                 path=f.path,
                 line=arm.line if arm.test is not None else d.line,
                 symbol=symbol,
