@@ -69,9 +69,17 @@ def comment_block(lines: list[str], first: int, last: int = 0) -> tuple[str, int
 _WORDS = ("tcgen05", "umma", "tmem", "wgmma", "warpgroup", "warp-group", "multimem", "nvls", "multicast")
 
 
-def may_state(low: str) -> bool:
-    """Can the file's lowercased text state a need at all? (A plain `in` rules out nearly every file.)"""
+_BYTE_WORDS = tuple(word.encode() for word in _WORDS)
+
+
+def may_state(low: str | bytes) -> bool:
+    """Can the file's lowercased text (or its lowercased UTF-8 bytes) state a need at all? (A
+    plain `in` rules out nearly every file.)"""
+    if isinstance(low, bytes):
+        return any(word in low for word in _BYTE_WORDS)
     return any(word in low for word in _WORDS)
+
+
 _TOP_COMMENT = re.compile(r"^#[^\n]*", re.M)
 
 

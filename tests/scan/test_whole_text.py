@@ -1,0 +1,47 @@
+"""The file's own text as the extractor reads it: joined and lowercased without splitting or
+str.lower where they give the same answer, and line-bound regexes searched only on their lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from capgap.judging import extract, remarks
+from capgap.reading.fileparse import _Whole
+
+TEXTS = [
+    "",
+    "\n",
+    "a\n\nb\n\n",
+    "x = 1",
+    "a\r\nb\rc\x0bd\x0ce\x1cf\x1dg\x1eh\x85i\u2028j\u2029k\n",  # every break splitlines knows
+    "# tcgen05 \u212a\u0130 é\nfrom .x import (a, b)\n",
+]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_joined_is_the_lines_joined(text: str) -> None:
+    whole = _Whole(text, {}, text.encode())
+    assert whole.joined() == "\n".join(text.splitlines())
+
+
+@pytest.mark.parametrize("word", ["tcgen05", "multimem", "nvls", "multicast", "warp-group"])
+@pytest.mark.parametrize(
+    "text", ["TCGEN05 and MultiMem", "\u212a", "mult\u0130mem", "nvls\u0130", "é warp-group", "plain"]
+)
+def test_lowered_bytes_hold_an_ascii_word_as_the_lowered_text_does(text: str, word: str) -> None:
+    """Kelvin and dotted I are what str.lower makes ASCII letters of ('k', 'i' + a combining dot)."""
+    lowered = _Whole(text, {}, text.encode()).lowered()
+    assert isinstance(lowered, bytes)
+    assert extract._holds(lowered, word) == (word in text.lower())
+    assert remarks.may_state(lowered) == remarks.may_state(text.lower())
+
+
+def test_a_line_bound_regex_finds_on_its_lines_what_it_finds_in_the_text() -> None:
+    text = (
+        'a = "k.cu"\nb = 1\nsrc = ["x/{n}_kernel.cu", \'y.cuh\', "z.cu"]  # .cu\n'
+        "from .sib import (p, q)\nfrom . import r\n  from .t import s\n.cu"
+    )
+    for pattern, literal in ((extract._SOURCE_NAME, ".cu"), (extract._SIBLING_IMPORT, "from")):
+        found = [(m.span(), m.groups()) for m in extract._on_lines_with(pattern, text, literal)]
+        assert found == [(m.span(), m.groups()) for m in pattern.finditer(text)]
+        assert found
