@@ -45,3 +45,28 @@ def test_a_line_bound_regex_finds_on_its_lines_what_it_finds_in_the_text() -> No
         found = [(m.span(), m.groups()) for m in extract._on_lines_with(pattern, text, literal)]
         assert found == [(m.span(), m.groups()) for m in pattern.finditer(text)]
         assert found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from cutlass.cute.nvgpu import tcgen05\nx = 1\n  import tmem_alloc as t\nFrom a import UMMA_x\n",
+        "\ufefffrom x import wgmma\n",  # a byte-order mark before the first line
+        "é = 1\nfrom y import multimem_st\n# from z import warpgroup\n",
+        "x = 'tmem'\nimport a, tcgen05",
+        "from a import mult\u0131mem\n",  # the dotless i: the regex itself
+    ],
+)
+def test_import_lines_are_those_the_regex_finds(text: str) -> None:
+    whole = _Whole(text.removeprefix("\ufeff"), {}, text.encode())
+    joined, low = whole.joined(), whole.lowered()
+    found = [(m.span(), m[1]) for m in extract._import_lines(joined, low)]
+    assert found == [(m.span(), m[1]) for m in extract._NEED_IMPORT.finditer(joined)]
+    assert found
+
+
+@pytest.mark.parametrize("text", ["", "#", "#a\n#b", "x\n#c\n y #d\n#e", "\n#", "#x\n\n#y\n"])
+def test_top_comments_are_those_the_regex_finds(text: str) -> None:
+    assert [m.span() for m in remarks._top_comments(text)] == [
+        m.span() for m in remarks._TOP_COMMENT.finditer(text)
+    ]

@@ -4,6 +4,7 @@ that may be capability predicates, and gate sites. Nothing is judged against an 
 from __future__ import annotations
 
 import ast
+import codecs
 import re
 from collections.abc import Iterator
 from typing import Protocol
@@ -202,12 +203,43 @@ _IMPORT_WORDS = ("tcgen05", "warpgroup", "wgmma", "tmem", "umma", "multimem")
 def _import_needs(facts: FileFacts, text: str, low: str | bytes) -> None:
     if not any(_holds(low, word) for word in _IMPORT_WORDS):  # a plain `in` rules out nearly every file
         return
-    for hit in _NEED_IMPORT.finditer(text):
+    for hit in _import_lines(text, low):
         needs, _ = evidence.needs_with_evidence(hit[1].lower())
         for need in needs:
             if need not in facts.needs:
                 facts.needs.append(need)
                 facts.needs_from.append(f"'{hit[1]}' imported at line {_line_at(text, hit.start())}")
+
+
+_IMPORT_BYTES = tuple(word.encode() for word in _IMPORT_WORDS)
+
+
+def _import_lines(text: str, low: str | bytes) -> Iterator[re.Match[str]]:
+    """`_NEED_IMPORT.finditer(text)`, searched only on the lines that start with `from` or `import`
+    and hold one of its words, when `low` is the file's lowercased UTF-8 bytes, line for line the
+    text's (`Whole.lowered`): the regex (a `^` and re.I) tried every position of the file. Its
+    matches never span a line; the dotless i and the dotted I, which it takes for an `i`, send the
+    search to the regex itself."""
+    if not isinstance(low, bytes) or b"\xc4\xb1" in low or b"\xc4\xb0" in low:
+        yield from _NEED_IMPORT.finditer(text)
+        return
+    starts: set[int] = set()
+    for word in _IMPORT_BYTES:
+        at = low.find(word)
+        while at != -1:
+            bol = low.rfind(b"\n", 0, at) + 1
+            eol = low.find(b"\n", at)
+            eol = len(low) if eol == -1 else eol
+            head = low[bol + 3 if bol == 0 and low.startswith(codecs.BOM_UTF8) else bol : eol]
+            if head.lstrip(b" \t").startswith((b"from", b"import")):
+                starts.add(bol)
+            at = low.find(word, eol)
+    offset, done = 0, 0  # the text offset of byte offset `done` (a line start)
+    for bol in sorted(starts):
+        offset += len(low[done:bol].decode("utf-8-sig" if done == 0 else "utf-8"))
+        done = bol
+        end = text.find("\n", offset)
+        yield from _NEED_IMPORT.finditer(text, offset, len(text) if end == -1 else end)
 
 
 class _Walker:

@@ -9,6 +9,7 @@ a negation ("plain CUDA, no tcgen05") is no need, and TMA or cluster multicast i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from capgap.judging.records import FileFacts
 
@@ -90,7 +91,7 @@ def add_module_needs(facts: FileFacts, lines: list[str], text: str) -> None:
     doc = _docstring(lines)
     if doc is not None:
         parts.append((*doc, "docstring"))
-    for hit in _TOP_COMMENT.finditer(text):
+    for hit in _top_comments(text):
         if _STATED.search(hit[0]):
             parts.append((hit[0], text.count("\n", 0, hit.start()) + 1, "comments"))
     for part, line, kind in parts:
@@ -99,6 +100,20 @@ def add_module_needs(facts: FileFacts, lines: list[str], text: str) -> None:
             if need not in facts.needs:
                 facts.needs.append(need)
                 facts.needs_from.append(f"{seen} in the module's {kind}")
+
+
+def _top_comments(text: str) -> Iterator[re.Match[str]]:
+    """`_TOP_COMMENT.finditer(text)`: a `#` at a line's start, found by `str.find` (the regex's
+    `^` was tried at every position of the file)."""
+    starts = [0] if text.startswith("#") else []
+    at = text.find("\n#")
+    while at != -1:
+        starts.append(at + 1)
+        at = text.find("\n#", at + 1)
+    for start in starts:
+        hit = _TOP_COMMENT.match(text, start)
+        if hit is not None:  # always: a `#` that starts a line
+            yield hit
 
 
 _DOC_START = re.compile(r"""^[rRuU]?(\"\"\"|''')""")

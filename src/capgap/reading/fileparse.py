@@ -125,26 +125,35 @@ class _Whole:
         self._text = text
         self._raw = raw  # the UTF-8 bytes `text` decodes from, if at hand
         self._lines: list[str] | None = None
+        self._newlines_only: bool | None = None
 
     def lines(self) -> list[str]:
         if self._lines is None:
             self._lines = self._text.splitlines()
         return self._lines
 
+    def _plain(self) -> bool:
+        """Are newlines the text's only line breaks?"""
+        if self._newlines_only is None:
+            self._newlines_only = not any(brk in self._text for brk in self._BREAKS)
+        return self._newlines_only
+
     def joined(self) -> str:
         """`"\n".join(self.lines())`, without splitting a text that has only newlines in it (the
         join drops one last newline)."""
-        text = self._text
-        if any(brk in text for brk in self._BREAKS):
+        if not self._plain():
             return "\n".join(self.lines())
+        text = self._text
         return text[:-1] if text.endswith("\n") else text
 
     def lowered(self) -> str | bytes:
-        """The file lowercased, for `in` tests of ASCII words: its UTF-8 bytes when at hand (ASCII
-        lowercasing of bytes is a fraction of str.lower; the only characters str.lower makes
-        ASCII letters of, the Kelvin sign and the dotted I, give a 'k' and an 'i' followed by a
-        combining dot, which put no such word together)."""
-        return self._raw.lower() if self._raw is not None else self._text.lower()
+        """The file lowercased, for `in` tests of ASCII words: its UTF-8 bytes when at hand and its
+        lines are the text's (ASCII lowercasing of bytes is a fraction of str.lower; the only
+        characters str.lower makes ASCII letters of, the Kelvin sign and the dotted I, give a 'k'
+        and an 'i' followed by a combining dot, which put no such word together)."""
+        if self._raw is not None and self._plain():
+            return self._raw.lower()
+        return self._text.lower()
 
 
 def _parse(text: str, rel: str, strict: bool = False) -> ast.Module | None:
