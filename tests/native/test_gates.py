@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from capgap.arch import parse_arch
-from capgap.native import envs, expr, reader
+from capgap.native import envs, expr, judge, reader
 from capgap.native.judge import findings
 from capgap.native.macros import NO_ARM, Table
 from capgap.native.records import CODE, EMPTY, ERROR, TRAP
@@ -226,6 +226,19 @@ def test_findings_for_sm120(tmp_path: Path) -> None:
     refused = got[("refuse", "kernel-body-missing-arch")]
     assert "#error" in refused.consequence and refused.present == ("9.0",)
     assert not any(sym in {"copy", "pick"} for sym, _ in got)
+
+
+def test_a_file_read_for_its_needs_is_let_go_and_read_again_for_the_next_arch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Judging keeps what each file's arms need, not the file's bytes: the findings for two archs
+    are those judged with every file kept in memory."""
+    files = _read(tmp_path, {"config.h": CONFIG_H, "csrc/kernels.cu": KERNELS_CU})
+    archs = (parse_arch("12.0"), parse_arch("11.0"))
+    released = findings(files, archs, vendored=False)
+    monkeypatch.setattr(judge._Texts, "release", lambda self: None)
+    assert findings(files, archs, vendored=False) == released
+    assert released
 
 
 def test_vendored_gates_only_with_all(tmp_path: Path) -> None:
