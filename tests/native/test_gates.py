@@ -328,3 +328,25 @@ def test_a_long_chain_of_macros_is_no_crash(tmp_path: Path) -> None:
     chain = "".join(f"#define M{i} M{i + 1}\n" for i in range(3000)) + "#define M3000 __CUDA_ARCH__\n"
     src = chain + "__global__ void k(int* x) {\n#if M0 == 1000\n  x[0] = 1;\n#endif\n}\n"
     findings(_read(tmp_path, {"m.cu": src}), (parse_arch("12.0"),), vendored=False)
+
+
+def test_the_native_analysis_started_ahead_in_a_child_finds_what_it_finds_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from capgap.native import analyzer
+    from capgap.reading import forked
+    from capgap.scan.analyzers import ScanOptions
+    from capgap.scan.run import run_scan
+
+    if not forked.can_fork():
+        pytest.skip("no fork on this platform")
+    root = _tree(tmp_path / "t", {"config.h": CONFIG_H, "kernels.cu": KERNELS_CU, "m.py": "x = 1\n"})
+    monkeypatch.setattr(analyzer, "_POOL_MIN_BYTES", 1)  # a tree this small is worth a child too
+    started: list[object] = []
+    start = analyzer.start_ahead
+    monkeypatch.setattr(analyzer, "start_ahead", lambda t, o: started.append(start(t, o)) or started[-1])
+    here = run_scan([str(root)], ScanOptions(archs=(parse_arch("12.0"),), use_cache=False, jobs=1))
+    assert started == [None]
+    ahead = run_scan([str(root)], ScanOptions(archs=(parse_arch("12.0"),), use_cache=False, jobs=2))
+    assert isinstance(started[-1], forked.Ahead)
+    assert ahead.to_json() == here.to_json() and here.findings
