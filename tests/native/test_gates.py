@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from capgap.arch import parse_arch
-from capgap.native import envs, expr, reader
+from capgap.native import envs, expr, judge, reader
 from capgap.native.judge import findings
 from capgap.native.macros import NO_ARM, Table
 from capgap.native.records import CODE, EMPTY, ERROR, TRAP
@@ -228,6 +228,19 @@ def test_findings_for_sm120(tmp_path: Path) -> None:
     assert not any(sym in {"copy", "pick"} for sym, _ in got)
 
 
+def test_a_file_read_for_its_needs_is_let_go_and_read_again_for_the_next_arch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Judging keeps what each file's arms need, not the file's bytes: the findings for two archs
+    are those judged with every file kept in memory."""
+    files = _read(tmp_path, {"config.h": CONFIG_H, "csrc/kernels.cu": KERNELS_CU})
+    archs = (parse_arch("12.0"), parse_arch("11.0"))
+    released = findings(files, archs, vendored=False)
+    monkeypatch.setattr(judge._Texts, "release", lambda self: None)
+    assert findings(files, archs, vendored=False) == released
+    assert released
+
+
 def test_vendored_gates_only_with_all(tmp_path: Path) -> None:
     files = _read(
         tmp_path, {"3rdparty/cutlass/include/k.cu": KERNELS_CU.replace('#include "config.h"', CONFIG_H)}
@@ -315,3 +328,25 @@ def test_a_long_chain_of_macros_is_no_crash(tmp_path: Path) -> None:
     chain = "".join(f"#define M{i} M{i + 1}\n" for i in range(3000)) + "#define M3000 __CUDA_ARCH__\n"
     src = chain + "__global__ void k(int* x) {\n#if M0 == 1000\n  x[0] = 1;\n#endif\n}\n"
     findings(_read(tmp_path, {"m.cu": src}), (parse_arch("12.0"),), vendored=False)
+
+
+def test_the_native_analysis_started_ahead_in_a_child_finds_what_it_finds_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from capgap.native import analyzer
+    from capgap.reading import forked
+    from capgap.scan.analyzers import ScanOptions
+    from capgap.scan.run import run_scan
+
+    if not forked.can_fork():
+        pytest.skip("no fork on this platform")
+    root = _tree(tmp_path / "t", {"config.h": CONFIG_H, "kernels.cu": KERNELS_CU, "m.py": "x = 1\n"})
+    monkeypatch.setattr(analyzer, "_POOL_MIN_BYTES", 1)  # a tree this small is worth a child too
+    started: list[object] = []
+    start = analyzer.start_ahead
+    monkeypatch.setattr(analyzer, "start_ahead", lambda t, o: started.append(start(t, o)) or started[-1])
+    here = run_scan([str(root)], ScanOptions(archs=(parse_arch("12.0"),), use_cache=False, jobs=1))
+    assert started == [None]
+    ahead = run_scan([str(root)], ScanOptions(archs=(parse_arch("12.0"),), use_cache=False, jobs=2))
+    assert isinstance(started[-1], forked.Ahead)
+    assert ahead.to_json() == here.to_json() and here.findings

@@ -93,3 +93,17 @@ def test_a_guard_of_the_targets_own_decides_for_it() -> None:
         """
     ).encode()
     assert hostjudge.findings("c.h", host.read(src), (parse_arch("12.0"),), {"where": "runtime"}) == []
+
+
+def test_only_nodes_around_a_comparison_or_a_switch_are_walked_and_nothing_is_lost(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The walk skips subtrees with no arch comparison and no `switch` in their text: the same
+    decisions as a walk of every node, here beside unrelated functions and a comparison that
+    only the whole identifier (`use_sm_arch`) reaches."""
+    unrelated = "".join(f"void f{i}(int x) {{ if (x > {i}) {{ g(x); }} }}\n" for i in range(50))
+    src = unrelated.encode() + DISPATCH + b"void h(int use_sm_arch) { if (use_sm_arch >= 90) { k(); } }\n"
+    walked = host.read(src)
+    assert len(walked) == 5
+    monkeypatch.setattr(host, "_marks", lambda data: list(range(len(data))))  # every node walked
+    assert host.read(src) == walked

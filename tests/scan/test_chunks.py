@@ -82,6 +82,22 @@ def test_an_irrelevant_clause_keeps_a_pass_so_the_cut_still_parses() -> None:
     assert [ast.unparse(s) for s in block.orelse] == ["arch = get_arch(data)"]
 
 
+def test_a_long_function_named_for_an_arch_is_cut_though_its_body_names_none() -> None:
+    """A generated kernel of thousands of lines (`def kernel_vsa_sm90_...`) is not parsed whole
+    for the name: its body is cut to its returns (or a `pass`); a shorter one stays whole."""
+    body = "".join(f"    x_{i} = cute.arch.thread_idx()[{i}]\n" for i in range(420))
+    long_def = "@cute.kernel\ndef kernel_sm90(a):\n" + body + "    return x_0\n"
+    cut = select(long_def.encode())
+    kept = [line.strip() for line in cut.text.decode().splitlines() if line.strip()]
+    assert kept == ["@cute.kernel", "def kernel_sm90(a):", "return x_0"]
+    assert cut.ends == {2: long_def.count("\n")}
+    no_return = select(long_def.replace("    return x_0\n", "").encode()).text.decode()
+    assert [line.strip() for line in no_return.splitlines() if line.strip()][2:] == ["pass"]
+    ast.parse(no_return)
+    short_def = "def kernel_sm90(a):\n" + body[: body.index("    x_300")]
+    assert select(short_def.encode()).text.decode() == short_def
+
+
 def test_a_gate_deep_in_a_long_block_is_found(tmp_path: Path) -> None:
     line = DEEP.splitlines().index("        if major == 9:") + 1
     assert _scan(tmp_path, DEEP) == [("gate-excludes-arch", line, "major", "medium")]

@@ -76,6 +76,10 @@ def _edge_cases() -> list[bytes]:
         BIG_CLASS.replace("class Big(Base):", "class Big(Base):  # a: b"),
         "class Small:\n" + lines(HIT, "    y = 1", *FILLER[:30], indent="    "),  # under the class threshold
         "def small():\n" + lines("ok = major >= 9", *FILLER[:25], indent="    "),  # under the def threshold
+        # named for an arch, its body names none: whole up to 400 lines, cut past them
+        "def kernel_sm90(a):\n" + lines(*(FILLER * 8)[:300], indent="    "),
+        "@cute.kernel\ndef kernel_sm90(a):\n" + lines('"""doc"""', *(FILLER * 10)[:420], indent="    "),
+        "def kernel_sm90(a):\n" + lines(*(FILLER * 10)[:420], "return a", indent="    "),
         "for i in x:\n" + lines("v = major >= 9", *FILLER[:10], indent="    "),  # under the block threshold
         "if a:\n"
         + lines(*FILLER[:14], "v = major >= 9", indent="    ")

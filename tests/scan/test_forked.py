@@ -46,3 +46,33 @@ def test_one_core_small_work_or_a_failing_child_leave_it_all_here() -> None:
 
     out = forked.in_two(fails_in_a_child, list(range(1000)), lambda _: 1, jobs=2)
     assert out == [(i * i, me) for i in range(1000)]
+
+
+def test_a_step_started_ahead_answers_from_its_child_and_holds_back_in_two() -> None:
+    r, w = os.pipe()
+
+    def step() -> list[tuple[int, int]]:
+        os.read(r, 1)  # the child waits until the test lets it finish
+        return _step(list(range(5000)))  # a result larger than a pipe's buffer
+
+    started = forked.Ahead(step)
+    assert started.running() and forked.ahead_running()
+    me = os.getpid()  # while it runs, in_two keeps all the work here
+    assert {pid for _, pid in forked.in_two(_step, list(range(1000)), lambda _: 1, jobs=2)} == {me}
+    os.write(w, b"x")
+    out = started.result()
+    assert [v for v, _ in out] == [i * i for i in range(5000)] and {pid for _, pid in out} != {me}
+    assert not forked.ahead_running()
+    os.close(r)
+    os.close(w)
+
+
+def test_a_step_whose_child_fails_is_done_here() -> None:
+    parent = os.getpid()
+
+    def step() -> int:
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return 7
+
+    assert forked.Ahead(step).result() == 7

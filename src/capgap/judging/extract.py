@@ -4,7 +4,9 @@ that may be capability predicates, and gate sites. Nothing is judged against an 
 from __future__ import annotations
 
 import ast
+import codecs
 import re
+from collections.abc import Iterator
 from typing import Protocol
 
 from capgap.judging import evidence, outcomes, remarks
@@ -81,6 +83,10 @@ class Whole(Protocol):
 
     def lines(self) -> list[str]: ...
 
+    def joined(self) -> str: ...  # "\n".join(self.lines())
+
+    def lowered(self) -> str | bytes: ...  # the file lowercased, for `in` tests of ASCII words
+
 
 def extract(
     tree: ast.Module,
@@ -96,13 +102,13 @@ def extract(
     _Walker(facts, lines, whole, data).block(tree.body, [], facts.module_scope, None, is_module=True)
     # what the statement cut drops (imports, feature checks, source names) is read on the file's own
     # text, joined and lowercased once
-    own = whole.lines() if whole is not None else lines
-    text = "\n".join(own)
-    low = text.lower()
+    text = whole.joined() if whole is not None else "\n".join(lines)
+    low = whole.lowered() if whole is not None else text.lower()
     _import_needs(facts, text, low)
     _own_kernels(facts, text)
     remarks.add_path_needs(facts)
     if remarks.may_state(low):
+        own = whole.lines() if whole is not None else lines
         remarks.add_module_needs(facts, own, text)
         remarks.add_statement_needs(facts, own)
     _native_sources(facts, text)  # a JIT module without decisions still tells its importers what they run
@@ -124,8 +130,13 @@ _FEATURE_TEST = re.compile(
 )
 
 
-def _feature_guards(facts: FileFacts, text: str, low: str) -> None:
-    if "multicast" not in low and "nvls" not in low and "mnnvl" not in low:
+def _holds(low: str | bytes, word: str) -> bool:
+    """Is the ASCII `word` in the lowercased text (`Whole.lowered`: str or bytes)?"""
+    return (word.encode() if isinstance(low, bytes) else word) in low
+
+
+def _feature_guards(facts: FileFacts, text: str, low: str | bytes) -> None:
+    if not (_holds(low, "multicast") or _holds(low, "nvls") or _holds(low, "mnnvl")):
         return
     for hit in _FEATURE_TEST.finditer(text):
         needs, _ = evidence.needs_with_evidence(hit[0].lower())
@@ -141,10 +152,23 @@ def _native_sources(facts: FileFacts, text: str) -> None:
     """The `.cu` / `.cuh` files the module names; an f-string's `{...}` part matches anything."""
     if ".cu" not in text:
         return
-    for hit in _SOURCE_NAME.finditer(text):
+    for hit in _on_lines_with(_SOURCE_NAME, text, ".cu"):
         name = re.sub(r"\{[^}]*\}", "*", hit[1])
         if name not in facts.sources and name.rsplit("/", 1)[-1] not in {"*.cu", "*.cuh"}:
             facts.sources.append(name)
+
+
+def _on_lines_with(pattern: re.Pattern[str], text: str, literal: str) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)` for a pattern whose matches hold `literal` and never span a line:
+    searched only on the lines that hold it (a regex led by a character class tries every
+    position of a file; `str.find` jumps to the few lines worth it)."""
+    at = text.find(literal)
+    while at != -1:
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end == -1 else end
+        yield from pattern.finditer(text, start, end)
+        at = text.find(literal, end)
 
 
 _SIBLING_IMPORT = re.compile(r"^[ \t]*from[ \t]+\.(\w+(?:\.\w+)*|)[ \t]+import[ \t]+\(?([\w, \t]*)", re.M)
@@ -158,7 +182,7 @@ def _sibling_imports(facts: FileFacts, text: str) -> None:
     package = facts.module.split(".")
     if not facts.path.endswith("__init__.py"):
         package = package[:-1]
-    for hit in _SIBLING_IMPORT.finditer(text):
+    for hit in _on_lines_with(_SIBLING_IMPORT, text, "from"):
         names = [hit[1]] if hit[1] else [n.split(" as ")[0].strip() for n in hit[2].split(",")]
         for name in filter(None, names):
             module = ".".join([*package, name])
@@ -177,10 +201,10 @@ _NEED_IMPORT = re.compile(
 _IMPORT_WORDS = ("tcgen05", "warpgroup", "wgmma", "tmem", "umma", "multimem")
 
 
-def _import_needs(facts: FileFacts, text: str, low: str) -> None:
-    if not any(word in low for word in _IMPORT_WORDS):  # a plain `in` rules out nearly every file
+def _import_needs(facts: FileFacts, text: str, low: str | bytes) -> None:
+    if not any(_holds(low, word) for word in _IMPORT_WORDS):  # a plain `in` rules out nearly every file
         return
-    for hit in _NEED_IMPORT.finditer(text):
+    for hit in _import_lines(text, low):
         needs, _ = evidence.needs_with_evidence(hit[1].lower())
         for need in needs:
             if need not in facts.needs:
@@ -200,6 +224,37 @@ def _own_kernels(facts: FileFacts, text: str) -> None:
     hit = _KERNEL_DEF.search(text)
     if hit is not None:
         facts.kernels = f"its own @{hit[1]} code (line {_line_at(text, hit.start())})"
+
+
+_IMPORT_BYTES = tuple(word.encode() for word in _IMPORT_WORDS)
+
+
+def _import_lines(text: str, low: str | bytes) -> Iterator[re.Match[str]]:
+    """`_NEED_IMPORT.finditer(text)`, searched only on the lines that start with `from` or `import`
+    and hold one of its words, when `low` is the file's lowercased UTF-8 bytes, line for line the
+    text's (`Whole.lowered`): the regex (a `^` and re.I) tried every position of the file. Its
+    matches never span a line; the dotless i and the dotted I, which it takes for an `i`, send the
+    search to the regex itself."""
+    if not isinstance(low, bytes) or b"\xc4\xb1" in low or b"\xc4\xb0" in low:
+        yield from _NEED_IMPORT.finditer(text)
+        return
+    starts: set[int] = set()
+    for word in _IMPORT_BYTES:
+        at = low.find(word)
+        while at != -1:
+            bol = low.rfind(b"\n", 0, at) + 1
+            eol = low.find(b"\n", at)
+            eol = len(low) if eol == -1 else eol
+            head = low[bol + 3 if bol == 0 and low.startswith(codecs.BOM_UTF8) else bol : eol]
+            if head.lstrip(b" \t").startswith((b"from", b"import")):
+                starts.add(bol)
+            at = low.find(word, eol)
+    offset, done = 0, 0  # the text offset of byte offset `done` (a line start)
+    for bol in sorted(starts):
+        offset += len(low[done:bol].decode("utf-8-sig" if done == 0 else "utf-8"))
+        done = bol
+        end = text.find("\n", offset)
+        yield from _NEED_IMPORT.finditer(text, offset, len(text) if end == -1 else end)
 
 
 class _Walker:

@@ -9,6 +9,7 @@ a negation ("plain CUDA, no tcgen05") is no need, and TMA or cluster multicast i
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 from capgap.judging.records import FileFacts
 
@@ -84,8 +85,14 @@ _WORDS = (
 )  # fmt: skip
 
 
-def may_state(low: str) -> bool:
-    """Can the file's lowercased text state a need at all? (A plain `in` rules out nearly every file.)"""
+_BYTE_WORDS = tuple(word.encode() for word in _WORDS)
+
+
+def may_state(low: str | bytes) -> bool:
+    """Can the file's lowercased text (or its lowercased UTF-8 bytes) state a need at all? (A
+    plain `in` rules out nearly every file.)"""
+    if isinstance(low, bytes):
+        return any(word in low for word in _BYTE_WORDS)
     return any(word in low for word in _WORDS)
 
 
@@ -99,7 +106,7 @@ def add_module_needs(facts: FileFacts, lines: list[str], text: str) -> None:
     doc = _docstring(lines)
     if doc is not None:
         parts.append((*doc, "docstring"))
-    for hit in _TOP_COMMENT.finditer(text):
+    for hit in _top_comments(text):
         if _STATED.search(hit[0]):
             parts.append((hit[0], text.count("\n", 0, hit.start()) + 1, "comments"))
     for part, line, kind in parts:
@@ -108,6 +115,20 @@ def add_module_needs(facts: FileFacts, lines: list[str], text: str) -> None:
             if need not in facts.needs:
                 facts.needs.append(need)
                 facts.needs_from.append(f"{seen} in the module's {kind}")
+
+
+def _top_comments(text: str) -> Iterator[re.Match[str]]:
+    """`_TOP_COMMENT.finditer(text)`: a `#` at a line's start, found by `str.find` (the regex's
+    `^` was tried at every position of the file)."""
+    starts = [0] if text.startswith("#") else []
+    at = text.find("\n#")
+    while at != -1:
+        starts.append(at + 1)
+        at = text.find("\n#", at + 1)
+    for start in starts:
+        hit = _TOP_COMMENT.match(text, start)
+        if hit is not None:  # always: a `#` that starts a line
+            yield hit
 
 
 _DOC_START = re.compile(r"""^[rRuU]?(\"\"\"|''')""")

@@ -9,6 +9,7 @@ judged only with --all.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -21,6 +22,7 @@ from capgap.native.records import NativeFacts
 from capgap.scan.analyzers import AnalyzerResult, ScanOptions
 
 if TYPE_CHECKING:
+    from capgap.reading.forked import Ahead
     from capgap.targets import Target
 
 ANALYZER_ID = "native"
@@ -147,6 +149,28 @@ def _pooled(
         for fut in futures:
             out.extend(fut.result())
     return out
+
+
+def start_ahead(target: Target, options: ScanOptions) -> Ahead[AnalyzerResult] | None:
+    """The analysis started now in a child process, beside the source analyzer, when its sources
+    are worth a core (as many bytes as would start the reading pool) and there is one to spare.
+    The child reads in one process: the source analyzer's two take the cores."""
+    from capgap.reading import forked, workers
+
+    if workers.default_jobs(options.jobs) < 2 or not forked.can_fork():
+        return None
+    total = 0
+    for _, path in native_files(target):
+        try:
+            total += os.stat(path).st_size
+        except OSError:
+            continue
+        if total >= _POOL_MIN_BYTES:
+            break
+    else:
+        return None
+    one = dataclasses.replace(options, jobs=1)
+    return forked.Ahead(lambda: analyze(target, one))
 
 
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:

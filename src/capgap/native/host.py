@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,10 +79,14 @@ def read(data: bytes) -> list[HostDecision]:
     except ImportError:
         return []
     tree = parser.parse(data)
+    marks = _marks(data)
     out: list[HostDecision] = []
     stack = [(tree.root_node, "", "")]
     while stack:
         node, fn, ctx = stack.pop()
+        i = bisect_left(marks, node.start_byte)
+        if i == len(marks) or marks[i] >= node.end_byte:
+            continue  # nothing under it can be an arch decision: not walked (most of a file)
         if node.type == "function_definition":
             fn = _function_name(node) or fn
             ctx = _text(node)[:16000]
@@ -99,6 +104,23 @@ def read(data: bytes) -> list[HostDecision]:
         stack.extend((c, fn, ctx) for c in reversed(node.children))
     out.sort(key=lambda d: d.line)
     return out
+
+
+# Where an arch decision can be: each place a comparison of an arch-named variable starts (the
+# dispatch pattern less its word boundaries, so none is lost to what surrounds a node's text), and
+# each `switch` (its variable is tested by name). A node holding neither holds no decision.
+_MARK = re.compile(
+    rb"(?:sm_?version|smversion|sm_?ver|sm_?arch|getsmversion\(\)|get_sm_version\(\)|sm|major|arch)"
+    rb"\s*(?:==|>=|<=|!=|<|>)\s*\d|switch",
+    re.I,
+)
+
+
+def _marks(data: bytes) -> list[int]:
+    """Offsets of `_MARK`'s matches. A decision's condition (a chain's, a check's) is text of its
+    node and a _DISPATCH match in it is a _MARK match there; the match finditer reports instead
+    can only start earlier in the same identifier (`sm_arch` for `arch`), which no node splits."""
+    return [m.start() for m in _MARK.finditer(data)]
 
 
 def _text(node: Any) -> str:

@@ -75,6 +75,8 @@ def findings(files: list[NativeFacts], archs: tuple[ArchSpec, ...], vendored: bo
                     continue
                 if found is not None:
                     out.append(found)
+            if fi in texts:  # what the file's arms need stays; its bytes go (a scan read them all)
+                texts[fi].release()
     return out
 
 
@@ -189,6 +191,10 @@ class _Texts:
         self.f = f
         self._data: bytes | None = None
         self._memo: dict[tuple[str, int], Needs] = {}
+
+    def release(self) -> None:
+        """Let the file's bytes go (read again if a later arch asks what is not remembered)."""
+        self._data = None
 
     def data(self) -> bytes:
         if self._data is None:

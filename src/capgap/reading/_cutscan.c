@@ -862,6 +862,7 @@ fail:
 #define BIG_CLASS_LINES 40
 #define BIG_DEF_LINES 30
 #define BIG_BLOCK_LINES 12
+#define WHOLE_DEF_LINES 400 /* chunks._WHOLE_DEF_LINES */
 
 /* bytes-regex `\w`: ASCII letters, digits and `_` */
 static int re_word(unsigned char c) { return is_word(LOWER[c]); }
@@ -1287,8 +1288,12 @@ static int cut_members(Cutter *c, Py_ssize_t a, Py_ssize_t b, int class_header, 
     Py_ssize_t head = class_header ? class_header_end(c->s, c->len, a, b) : def_header_end(c->s, c->len, a, b);
     Py_ssize_t body, body_indent;
     if (head < 0 || !body_search(c->s, c->len, head + 1, b, &body, &body_indent)) return 0;
+    int long_unnamed = 0; /* a long function whose body names no capability: cut all the same */
     if (in_def) {
-        if (!has_hit(c, body, b)) return 0;
+        if (!has_hit(c, body, b)) {
+            long_unnamed = count_nl(c, a, b) > WHOLE_DEF_LINES;
+            if (!long_unnamed) return 0;
+        }
         Py_ssize_t k = a; /* _decorator_hit: `@skipIf(capability < 9)`: what the function does is read whole */
         while (k < c->len && blank(c->s[k])) k++;
         if (k < c->len && c->s[k] == '@') {
@@ -1299,6 +1304,11 @@ static int cut_members(Cutter *c, Py_ssize_t a, Py_ssize_t b, int class_header, 
     Py_ssize_t mark = c->keep.len;
     if (pieces_push(&c->keep, a, body, 0, 0, 0) < 0) return -1;
     int kept = cut_body(c, body, b, body, body_indent - body, in_def);
+    if (kept == 0 && long_unnamed) { /* nothing in it to keep: its first line becomes a `pass` */
+        Py_ssize_t e = line_end(c->s, body, clamp(b, c->len));
+        if (pieces_push(&c->keep, body, e, 1, body, body_indent) < 0) return -1;
+        kept = 1;
+    }
     if (kept <= 0) c->keep.len = mark;
     return kept;
 }
@@ -1581,7 +1591,7 @@ static struct PyModuleDef cutscan_module = {
 
 /* Bumped with every change of what the scans return: chunks.py ignores a build of older source
  * (an editable install does not rebuild by itself). */
-#define CUTSCAN_VERSION 5
+#define CUTSCAN_VERSION 6
 
 PyMODINIT_FUNC PyInit__cutscan(void) {
     init_tables();

@@ -21,7 +21,7 @@ try:  # the same byte scans in C (setup.py builds it when a compiler is there); 
     from capgap.reading import _cutscan
 except ImportError:  # pragma: no cover - depends on the build
     _cutscan = None
-if getattr(_cutscan, "VERSION", None) != 5:  # a stale build of older C source: not to be trusted
+if getattr(_cutscan, "VERSION", None) != 6:  # a stale build of older C source: not to be trusted
     _cutscan = None  # (fileparse.relevance and hintlines use its other scans: all or none of them)
 
 _SIMPLE_ASSIGN = re.compile(rb"[ \t]*[A-Za-z_][\w.]*[ \t]*(?::[^=\n]+)?=[^=]")
@@ -29,6 +29,10 @@ _QUOTES = (re.compile(rb'"""'), re.compile(rb"'''"))  # one literal each: search
 _BIG_CLASS_LINES = 40
 _BIG_DEF_LINES = 30
 _BIG_BLOCK_LINES = 12
+# A function whose body names no capability (only its name or parameters do) is kept whole up to
+# this many lines; a longer one is generated kernel code (FlashInfer's CuTe kernels run to 10,000
+# lines): its body is cut as any function's is, to its returns and the assignments hit lines read.
+_WHOLE_DEF_LINES = 400
 Piece = tuple[int, int, "bytes | None"]  # [a, b) of the source, or a replacement for it
 _STARTS: dict[bytes, re.Pattern[bytes]] = {}
 
@@ -252,9 +256,17 @@ class _Cutter:
         body = _BODY.search(self.data, header.end() + 1, b)
         if body is None:
             return []
-        if in_def and (not _has_hit(self.hits, body.start(), b) or self._decorator_hit(a, b)):
+        long_unnamed = False  # a long function whose body names no capability: cut all the same
+        if in_def and not _has_hit(self.hits, body.start(), b):
+            long_unnamed = self.data.count(b"\n", a, b) > _WHOLE_DEF_LINES
+            if not long_unnamed:
+                return []
+        if in_def and self._decorator_hit(a, b):
             return []  # `@skipIf(capability < 9)`: what the function does is read whole
         kept = self._body(body.start(), b, body[1], in_def)
+        if kept is None and long_unnamed:  # nothing in it to keep: its first line becomes a `pass`
+            eol = self.data.find(b"\n", body.start(), b)
+            kept = [(body.start(), b if eol == -1 else eol, body[1] + b"pass")]
         return [(a, body.start(), None), *kept] if kept else []
 
     def _decorator_hit(self, a: int, b: int) -> bool:

@@ -69,7 +69,7 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
                 facts.skipped = _syntax_reason(source, exc)
                 return facts
         assert tree is not None
-        whole = _Whole(text, ends)
+        whole = _Whole(text, ends, data if encoding == "utf-8-sig" else None)
         try:
             extracted = extract(tree, source.splitlines(), rel, facts.module, whole, data=source_bytes)
         except RecursionError:  # a pathologically nested file: skipped with its reason, the scan goes on
@@ -117,15 +117,43 @@ class _Whole:
     """The file's own lines (split only when a gate reads what it guards), and where each
     statement the cut kept in part ends."""
 
-    def __init__(self, text: str, ends: dict[int, int]) -> None:
+    # What str.splitlines splits at besides "\n": a text with none of them joins back as it was.
+    _BREAKS = "\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029"
+
+    def __init__(self, text: str, ends: dict[int, int], raw: bytes | None = None) -> None:
         self.ends = ends
         self._text = text
+        self._raw = raw  # the UTF-8 bytes `text` decodes from, if at hand
         self._lines: list[str] | None = None
+        self._newlines_only: bool | None = None
 
     def lines(self) -> list[str]:
         if self._lines is None:
             self._lines = self._text.splitlines()
         return self._lines
+
+    def _plain(self) -> bool:
+        """Are newlines the text's only line breaks?"""
+        if self._newlines_only is None:
+            self._newlines_only = not any(brk in self._text for brk in self._BREAKS)
+        return self._newlines_only
+
+    def joined(self) -> str:
+        """`"\n".join(self.lines())`, without splitting a text that has only newlines in it (the
+        join drops one last newline)."""
+        if not self._plain():
+            return "\n".join(self.lines())
+        text = self._text
+        return text[:-1] if text.endswith("\n") else text
+
+    def lowered(self) -> str | bytes:
+        """The file lowercased, for `in` tests of ASCII words: its UTF-8 bytes when at hand and its
+        lines are the text's (ASCII lowercasing of bytes is a fraction of str.lower; the only
+        characters str.lower makes ASCII letters of, the Kelvin sign and the dotted I, give a 'k'
+        and an 'i' followed by a combining dot, which put no such word together)."""
+        if self._raw is not None and self._plain():
+            return self._raw.lower()
+        return self._text.lower()
 
 
 def _parse(text: str, rel: str, strict: bool = False) -> ast.Module | None:

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import os
 import pickle  # nosec: only a child of this process writes what is read back
+import threading
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -26,8 +27,8 @@ def in_two(
     (when `jobs`, the cores the user allows, is more than one)."""
     weights = [weight(item) for item in items]
     total = sum(weights)
-    if jobs < 2 or total < MIN_WEIGHT or not _can_fork():
-        return step(items)
+    if jobs < 2 or total < MIN_WEIGHT or not _can_fork() or ahead_running():
+        return step(items)  # (a child started ahead holds the other core: no gain in a second one)
     cut, done = 0, 0
     while cut < len(items) and done + weights[cut] <= total * CHILD_SHARE:
         done += weights[cut]
@@ -54,6 +55,62 @@ def in_two(
     if status != 0:  # the child failed: its part is done here
         return step(items[:cut]) + rest
     return pickle.loads(data) + rest  # nosec: written by our own forked child
+
+
+class Ahead(Generic[R]):
+    """`step()` started now in a forked child, its answer taken later (`result`): the native
+    analyzer reads and judges FlashInfer's 313 MB of CUDA sources while this process reads its
+    Python. A thread drains the pipe as the child writes, so the child ends when it is done (and
+    `in_two` can tell the second core is free again). Where the child fails, `result` computes
+    the step here."""
+
+    def __init__(self, step: Callable[[], R]) -> None:
+        self._step = step
+        self._data: list[bytes] = []
+        read_end, write_end = os.pipe()
+        self._pid = os.fork()
+        if self._pid == 0:  # the child: the step, pickled to the pipe, then out without any teardown
+            os.close(read_end)
+            code = 1
+            try:
+                data = pickle.dumps(step(), protocol=pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(write_end, "wb") as pipe:
+                    pipe.write(data)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        self._reader = threading.Thread(target=self._drain, args=(read_end,), daemon=True)
+        self._reader.start()
+        _AHEAD.append(self)
+
+    def _drain(self, fd: int) -> None:
+        with os.fdopen(fd, "rb") as pipe:
+            while chunk := pipe.read(1 << 20):
+                self._data.append(chunk)
+
+    def running(self) -> bool:
+        return self._reader.is_alive()
+
+    def result(self) -> R:
+        self._reader.join()
+        _, status = os.waitpid(self._pid, 0)
+        _AHEAD.remove(self)
+        if status != 0:  # the child failed: the step is done here
+            return self._step()
+        return pickle.loads(b"".join(self._data))  # type: ignore[no-any-return]  # nosec: our own child
+
+
+_AHEAD: list[Ahead[object]] = []  # children started and not yet answered
+
+
+def ahead_running() -> bool:
+    """Is a child started ahead still at work (the cores it uses are taken)?"""
+    return any(a.running() for a in _AHEAD)
+
+
+def can_fork() -> bool:
+    return _can_fork()
 
 
 def _can_fork() -> bool:

@@ -23,6 +23,8 @@ _MAX_SOURCES = 12  # sources read per module: a family of generated kernels says
 _MAX_BYTES = 4 << 20
 # What a source must spell to show an arch-specific need (library names are not enough here).
 _NATIVE_NEEDS = re.compile(r"tcgen05|\bumma\b|\btmem\b|tmem_|wgmma|warpgroup|multimem", re.I)
+# The literal (lowercase) each of its alternatives starts at: a match begins where one is found.
+_NEED_LITERALS = (b"tcgen05", b"umma", b"tmem", b"wgmma", b"warpgroup", b"multimem")
 # Each spelling's feature (`TMEM_NCOLS`: the `tmem_` spelling, which the name readers of
 # `evidence` do not take for TMEM, so the mapping is direct).
 _NATIVE_FEATURE: dict[str, tuple[str, ...]] = {
@@ -147,8 +149,36 @@ def _needs_of(rel: str, path: str) -> tuple[list[tuple[str, ...]], list[str]]:
         data = boundedread.read_regular(path, _MAX_BYTES)
     except (OSError, boundedread.TooLarge):
         return [], []
-    text = data.decode("utf-8", "replace")
-    hit = _NATIVE_NEEDS.search(text)
+    hit = first_need(data)
     if hit is None:
         return [], []
     return [_NATIVE_FEATURE[hit[0].lower().rstrip("_")]], [f"'{hit[0]}' in {rel}"]
+
+
+def first_need(data: bytes) -> re.Match[str] | None:
+    """`_NATIVE_NEEDS.search` over the source's text (decoded with replacement), found faster: the
+    case-insensitive regex tries every position of a 4 MB source (~6 ms a file); here `find`
+    jumps between the places one of its literals starts at (in the bytes, ASCII lowercased), and
+    the regex is matched on the text only there. The same answer: the regex matches ASCII letters
+    only, but for the dotless i and the dotted I, which send the search to the regex itself."""
+    ascii_only = data.isascii()
+    if not ascii_only and (b"\xc4\xb0" in data or b"\xc4\xb1" in data):  # U+0130, U+0131 in UTF-8
+        return _NATIVE_NEEDS.search(data.decode("utf-8", "replace"))
+    low = data.lower()
+    next_at = {lit: low.find(lit) for lit in _NEED_LITERALS}
+    text: str | None = None
+    while True:
+        found = [i for i in next_at.values() if i >= 0]
+        if not found:
+            return None
+        i = min(found)
+        if text is None:
+            text = data.decode("utf-8", "replace")
+        # an ASCII byte ends any broken sequence before it: the prefix decodes as the text begins
+        at = i if ascii_only else len(data[:i].decode("utf-8", "replace"))
+        hit = _NATIVE_NEEDS.match(text, at)
+        if hit is not None:
+            return hit
+        for lit, pos in next_at.items():  # none matched at i: each literal found there looks further
+            if pos == i:
+                next_at[lit] = low.find(lit, i + 1)

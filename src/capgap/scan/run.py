@@ -102,8 +102,11 @@ def run_scan(specs: list[str], options: ScanOptions, python: str | None = None) 
     targets = [resolve_target(spec, python) for spec in specs]  # all errors before any work
     for ti, target in enumerate(targets):
         files = 0
+        # an analyzer may start its work now in a child process (native sources beside Python ones)
+        ahead = {a.__name__: getattr(a, "start_ahead", lambda t, o: None)(target, options) for a in analyzers}
         for analyzer in analyzers:
-            result = analyzer.analyze(target, options)
+            started = ahead[analyzer.__name__]
+            result = started.result() if started is not None else analyzer.analyze(target, options)
             files = max(files, result.files)
             report.findings.extend(result.findings)
             report.finding_targets.extend([ti] * len(result.findings))

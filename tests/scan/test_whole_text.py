@@ -1,0 +1,72 @@
+"""The file's own text as the extractor reads it: joined and lowercased without splitting or
+str.lower where they give the same answer, and line-bound regexes searched only on their lines."""
+
+from __future__ import annotations
+
+import pytest
+
+from capgap.judging import extract, remarks
+from capgap.reading.fileparse import _Whole
+
+TEXTS = [
+    "",
+    "\n",
+    "a\n\nb\n\n",
+    "x = 1",
+    "a\r\nb\rc\x0bd\x0ce\x1cf\x1dg\x1eh\x85i\u2028j\u2029k\n",  # every break splitlines knows
+    "# tcgen05 \u212a\u0130 é\nfrom .x import (a, b)\n",
+]
+
+
+@pytest.mark.parametrize("text", TEXTS)
+def test_joined_is_the_lines_joined(text: str) -> None:
+    whole = _Whole(text, {}, text.encode())
+    assert whole.joined() == "\n".join(text.splitlines())
+
+
+@pytest.mark.parametrize("word", ["tcgen05", "multimem", "nvls", "multicast", "warp-group"])
+@pytest.mark.parametrize(
+    "text", ["TCGEN05 and MultiMem", "\u212a", "mult\u0130mem", "nvls\u0130", "é warp-group", "plain"]
+)
+def test_lowered_bytes_hold_an_ascii_word_as_the_lowered_text_does(text: str, word: str) -> None:
+    """Kelvin and dotted I are what str.lower makes ASCII letters of ('k', 'i' + a combining dot)."""
+    lowered = _Whole(text, {}, text.encode()).lowered()
+    assert isinstance(lowered, bytes)
+    assert extract._holds(lowered, word) == (word in text.lower())
+    assert remarks.may_state(lowered) == remarks.may_state(text.lower())
+
+
+def test_a_line_bound_regex_finds_on_its_lines_what_it_finds_in_the_text() -> None:
+    text = (
+        'a = "k.cu"\nb = 1\nsrc = ["x/{n}_kernel.cu", \'y.cuh\', "z.cu"]  # .cu\n'
+        "from .sib import (p, q)\nfrom . import r\n  from .t import s\n.cu"
+    )
+    for pattern, literal in ((extract._SOURCE_NAME, ".cu"), (extract._SIBLING_IMPORT, "from")):
+        found = [(m.span(), m.groups()) for m in extract._on_lines_with(pattern, text, literal)]
+        assert found == [(m.span(), m.groups()) for m in pattern.finditer(text)]
+        assert found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "from cutlass.cute.nvgpu import tcgen05\nx = 1\n  import tmem_alloc as t\nFrom a import UMMA_x\n",
+        "\ufefffrom x import wgmma\n",  # a byte-order mark before the first line
+        "é = 1\nfrom y import multimem_st\n# from z import warpgroup\n",
+        "x = 'tmem'\nimport a, tcgen05",
+        "from a import mult\u0131mem\n",  # the dotless i: the regex itself
+    ],
+)
+def test_import_lines_are_those_the_regex_finds(text: str) -> None:
+    whole = _Whole(text.removeprefix("\ufeff"), {}, text.encode())
+    joined, low = whole.joined(), whole.lowered()
+    found = [(m.span(), m[1]) for m in extract._import_lines(joined, low)]
+    assert found == [(m.span(), m[1]) for m in extract._NEED_IMPORT.finditer(joined)]
+    assert found
+
+
+@pytest.mark.parametrize("text", ["", "#", "#a\n#b", "x\n#c\n y #d\n#e", "\n#", "#x\n\n#y\n"])
+def test_top_comments_are_those_the_regex_finds(text: str) -> None:
+    assert [m.span() for m in remarks._top_comments(text)] == [
+        m.span() for m in remarks._TOP_COMMENT.finditer(text)
+    ]
