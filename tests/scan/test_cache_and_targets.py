@@ -40,6 +40,27 @@ def test_warm_scan_reads_nothing_and_finds_the_same(tmp_path: Path, monkeypatch:
     assert "SYMM_MAX_SIZES" not in {f.symbol for f in after.findings}
 
 
+def test_another_capgap_judges_an_unchanged_tree_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from capgap.judging import rules
+    from capgap.reading import cache
+
+    write_tree(tmp_path)
+    run_scan([str(tmp_path)], OPTS)
+    judged: list[int] = []
+    real = rules.table_findings
+    monkeypatch.setattr(rules, "table_findings", lambda *a: judged.append(1) or real(*a))
+    run_scan([str(tmp_path)], OPTS)
+    assert judged == []  # the same capgap: the last answer stands
+    # an edited or upgraded capgap (its code stamp differs): the facts are reused, the rules run
+    monkeypatch.setattr(cache, "code_stamp", lambda: "another-build")
+    monkeypatch.setattr("capgap.scan.source.code_stamp", lambda: "another-build")
+    parsed: list[str] = []
+    real_work = workers.work
+    monkeypatch.setattr(workers, "work", lambda item, h=True: parsed.append(item[0]) or real_work(item, h))
+    again = run_scan([str(tmp_path)], OPTS)
+    assert judged == [1] and parsed == [] and len(_keys(again)) == 17
+
+
 def test_no_cache_parses_everything(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_tree(tmp_path)
     run_scan([str(tmp_path)], OPTS)

@@ -9,6 +9,7 @@ touched-but-unchanged or renamed file is not parsed again; facts are arch-indepe
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import pickle  # nosec: our own cache file, written by this module only
@@ -20,6 +21,24 @@ from capgap.judging.records import FileFacts
 from capgap.paths import cache_dir
 
 VERSION = 39  # bump when extraction changes what it records
+
+
+@functools.lru_cache(maxsize=1)
+def code_stamp() -> str:
+    """What capgap's own code is: its modules' names, sizes and mtimes. Findings are kept per
+    stamp, so an edited or upgraded capgap judges an unchanged tree again (its file facts, which
+    only VERSION changes, are reused)."""
+    h = hashlib.sha1(usedforsecurity=False)
+    todo = [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]
+    while todo:
+        with os.scandir(todo.pop()) as entries:
+            for e in sorted(entries, key=lambda e: e.name):
+                if e.is_dir(follow_symlinks=False) and e.name != "__pycache__":
+                    todo.append(e.path)
+                elif e.name.endswith((".py", ".so")):
+                    st = e.stat()
+                    h.update(f"{e.path}:{st.st_size}:{st.st_mtime_ns};".encode())
+    return h.hexdigest()[:12]
 
 
 @dataclass

@@ -16,7 +16,7 @@ from capgap.judging.builds import is_build_file
 from capgap.judging.records import FileFacts
 from capgap.judging.rules import RULES as RULE_MODULES
 from capgap.reading import workers
-from capgap.reading.cache import ScanCache
+from capgap.reading.cache import ScanCache, code_stamp
 from capgap.reading.grepfilter import Stream
 from capgap.scan.analyzers import AnalyzerResult, ScanOptions
 
@@ -228,7 +228,7 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     links: set[str] = set()
     streams = grepfilter.started(str(target.root)) if target.files is None else False
     stats, paths, unreadable = _stat_all(target, links, python_later=streams and cache.path is None)
-    key = ",".join(a.cc + a.suffix for a in options.archs)
+    key = ",".join(a.cc + a.suffix for a in options.archs) + "@" + code_stamp()  # findings of this capgap
     if cache.unchanged(stats) and key in cache.results and not unreadable:
         grepfilter.discard(str(target.root))
         findings, skipped = cache.results[key]  # nothing changed: the last answer stands
