@@ -40,7 +40,9 @@ def test_warm_scan_reads_nothing_and_finds_the_same(tmp_path: Path, monkeypatch:
     assert "SYMM_MAX_SIZES" not in {f.symbol for f in after.findings}
 
 
-def test_another_capgap_judges_an_unchanged_tree_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_another_capgap_judges_an_unchanged_tree_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from capgap.judging import rules
     from capgap.reading import cache
 
