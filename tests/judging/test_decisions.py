@@ -935,3 +935,23 @@ def test_a_backend_chosen_by_name_the_target_cannot_run_is_high(tmp_path: Path) 
     admits = [f for f in found if f.rule == "gate-admits-unsupported"]
     assert [(f.severity, f.line) for f in admits] == [("high", 9)]
     assert admits[0].extra["evidence"] == "'fa3' (line 10)"
+
+
+def test_an_inline_lookup_is_a_table(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/lora.py": """
+        import torch
+
+        def overlap(x, t):
+            device_major = torch.cuda.get_device_capability(x.device)[0]
+            max_overlap_tokens = {9: 32, 10: 16}.get(device_major, 0)
+            return t <= max_overlap_tokens
+    """
+        },
+    )
+    assert [(f.rule, f.severity, f.symbol, f.line) for f in found] == [
+        ("table-missing-arch", "medium", "{9: 32, 10: 16}", 5)
+    ]
+    assert found[0].consequence.startswith(".get() returns 0 on 12.0")

@@ -797,7 +797,9 @@ class _Walker:
                         sub.value, sub.slice, "subscript", sub.lineno, scope, "KeyError at run time on {arch}"
                     )
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "get":
-                if (
+                if sub.args and capish_key(sub.args[0]) and isinstance(sub.func.value, ast.Dict):
+                    self.inline_table(sub, sub.func.value, scope, stmt, siblings, index)
+                elif (
                     sub.args
                     and capish_key(sub.args[0])
                     and isinstance(sub.func.value, (ast.Name, ast.Attribute))
@@ -829,6 +831,29 @@ class _Walker:
                 quoted = _in_messages(node) if quoted is None else quoted
                 if id(sub) not in quoted:
                     self.ifexp_decision(sub, scope)
+
+    def inline_table(
+        self,
+        call: ast.Call,
+        value: ast.Dict,
+        scope: Scope,
+        stmt: ast.stmt,
+        siblings: list[ast.stmt],
+        index: int,
+    ) -> None:
+        """`{9: 32, 10: 16}.get(major, 0)`: a table written where it is read, named by its text."""
+        classified = classify_keys(value.keys, self.lines)
+        if classified is None:
+            return
+        style, keys = classified
+        for key, node in zip(keys, value.values, strict=False):
+            key.value = resolve_value(node, scope)
+        name = short(ast.unparse(value), 60)
+        line = call.lineno
+        self.facts.tables.append(TableDef(name, name, line, style, keys, True, self.src(line)))
+        default = ast.unparse(call.args[1]) if len(call.args) > 1 else "None"
+        text = f".get() returns {short(default, 20)} on {{arch}}" + self._after(stmt, siblings, index)
+        self.facts.uses.append(TableUse(name, line, "get", call.args[0], scope, text))
 
     def _after(self, stmt: ast.stmt, siblings: list[ast.stmt], index: int, body_runs: bool = False) -> str:
         """What the code does when the lookup comes up empty, as far as the code shows."""
