@@ -87,8 +87,13 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
                 consequence=(
                     f"{arch.cc} is let into code that needs {what} (read from {seen}), "
                     f"which {arch.cc} lacks: "
-                    f"expect 'no kernel image is available' or an illegal instruction"
-                    + (f" where the other outcome {other}" if other else "")
+                    + (
+                        f"the engine {arm.summary} for {arch.cc}, which fails when first used"
+                        if picked
+                        else "expect 'no kernel image is available' or an illegal instruction"
+                    )
+                    + (f", where the other outcome {other}" if other and picked else "")
+                    + (f" where the other outcome {other}" if other and not picked else "")
                 ),
                 message=f"{symbol} admits {arch.cc} with {', '.join(with_it)}, but the path needs {what}",
                 arch=arch.cc,
