@@ -367,7 +367,10 @@ def test_tests_and_model_files_carry_where_they_sit(tmp_path: Path) -> None:
 
 
 def test_a_decorator_listing_capabilities_is_a_decision(tmp_path: Path) -> None:
-    found = _scan(tmp_path, {"eng/router.py": """
+    found = _scan(
+        tmp_path,
+        {
+            "eng/router.py": """
         from eng.utils import supported_compute_capability
 
         @supported_compute_capability([90, 100, 103])
@@ -377,14 +380,19 @@ def test_a_decorator_listing_capabilities_is_a_decision(tmp_path: Path) -> None:
         @supported_compute_capability([80, 90, 100, 120])
         def _rmsnorm_checks(x):
             return x.is_contiguous()
-    """})
+    """
+        },
+    )
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/router.py", 3)]
     assert found[0].present == ("9.0", "10.0", "10.3")
     assert found[0].extra["instead"] == "refuses _router_gemm_checks(): 'unsupported compute capability'"
 
 
 def test_an_arch_list_in_a_message_or_an_f_string_is_no_build_list(tmp_path: Path) -> None:
-    found = _scan(tmp_path, {"eng/build.py": """
+    found = _scan(
+        tmp_path,
+        {
+            "eng/build.py": """
         import os
 
         import torch
@@ -401,7 +409,9 @@ def test_an_arch_list_in_a_message_or_an_f_string_is_no_build_list(tmp_path: Pat
             )
 
         os.environ["TORCH_CUDA_ARCH_LIST"] = "8.0 9.0"
-    """})
+    """
+        },
+    )
     assert [(f.rule, f.line, f.missing) for f in found if f.rule == "build-missing-arch"] == [
         ("build-missing-arch", 16, "12.0")
     ]
@@ -955,3 +965,29 @@ def test_an_inline_lookup_is_a_table(tmp_path: Path) -> None:
         ("table-missing-arch", "medium", "{9: 32, 10: 16}", 5)
     ]
     assert found[0].consequence.startswith(".get() returns 0 on 12.0")
+
+
+def test_an_admitted_path_that_checks_the_feature_itself_is_no_crash(tmp_path: Path) -> None:
+    files = {
+        "eng/symm.py": """
+        import torch
+
+        class SymmMem:
+            def __init__(self, buf, group):
+                cap = torch.cuda.get_device_capability()[0]
+                if cap < 9:
+                    self.disabled = True
+                    return
+                handle = rendezvous(buf, group)  # a multimem all-reduce over NVLS multicast
+                if handle.multicast_ptr == 0:
+                    self.disabled = True
+                    return
+                self.disabled = False
+    """
+    }
+    # 12.0 (no NVLS multicast) is admitted, but the path checks multicast itself and turns off
+    assert [f for f in _scan(tmp_path, files) if f.rule == "gate-admits-unsupported"] == []
+    bare = {
+        "eng/symm.py": files["eng/symm.py"].replace("if handle.multicast_ptr == 0:", "if handle is None:")
+    }
+    assert [f.rule for f in _scan(tmp_path / "b", bare)] == ["gate-admits-unsupported"]

@@ -114,7 +114,7 @@ def extract(
     _native_sources(facts, text)  # a JIT module without decisions still tells its importers what they run
     if facts.tables or facts.decisions:
         _sibling_imports(facts, text)
-    if facts.uses:
+    if facts.uses or facts.decisions:  # a path that checks the feature itself turns off, not crashes
         _feature_guards(facts, text, low)
     return facts
 

@@ -3,8 +3,9 @@ target lacks, which a sibling admitted with it has, while other archs get anothe
 
 Emitted only with direct evidence in the guarded code (tcgen05, TMEM, UMMA, wgmma, warpgroup,
 multimem / multicast, an `sm_100a`-only target): a library's name is not enough (DeepGEMM and
-FlashMLA have paths for several archs). High when the arm selects that path by name (`backend =
-"fa3"`): the engine's own choice fails on first use; medium otherwise.
+FlashMLA have paths for several archs), and not when the module checks that feature at run time
+(`if handle.multicast_ptr == 0:`): the path turns itself off there. High when the arm selects that
+path by name (`backend = "fa3"`): the engine's own choice fails on first use; medium otherwise.
 """
 
 from __future__ import annotations
@@ -57,6 +58,8 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
                 continue
             if not any(facts[cc].has(feat) for cc in with_it for feat in need):
                 continue
+            if any(need in g.needs for g in f.guards):
+                continue  # the module checks the feature at run time (`if handle.multicast_ptr == 0:`)
             names = r.names(i) if arm.test is not None else r.names(0)
             symbol = names[0] if names else d.source[:60]
             other = next((d.arms[j].summary for j in range(len(d.arms)) if j not in r.reach[target.cc]), "")
