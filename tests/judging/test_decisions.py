@@ -991,3 +991,19 @@ def test_an_admitted_path_that_checks_the_feature_itself_is_no_crash(tmp_path: P
         "eng/symm.py": files["eng/symm.py"].replace("if handle.multicast_ptr == 0:", "if handle is None:")
     }
     assert [f.rule for f in _scan(tmp_path / "b", bare)] == ["gate-admits-unsupported"]
+
+
+def test_handing_a_library_its_per_arch_knobs_is_tuning(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/mxfp4.py": """
+        import torch
+
+        def setup(opt_flags):
+            if torch.cuda.get_device_capability()[0] == 10:
+                opt_flags.update_opt_flags_constraints({"is_persistent": True})
+    """
+        },
+    )
+    assert [(f.severity, f.extra.get("tuning")) for f in found] == [("low", True)]

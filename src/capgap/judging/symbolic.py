@@ -160,8 +160,10 @@ def _eval(node: ast.AST, ctx: Context) -> Sym:  # noqa: C901 - one dispatch over
         if all(i.kind == "const" for i in items):
             vals = [i.value for i in items]
             return Sym("const", set(vals) if isinstance(node, ast.Set) else tuple(vals))
-        if isinstance(node, ast.Tuple) and any(i.kind == "cap" for i in items) and all(
-            i.kind in {"cap", "const"} for i in items
+        if (
+            isinstance(node, ast.Tuple)
+            and any(i.kind == "cap" for i in items)
+            and all(i.kind in {"cap", "const"} for i in items)
         ):  # `(major, minor)`: the capability put back together
             fns = [i.value if i.kind == "cap" else (lambda a, v=i.value: v) for i in items]
             names = tuple(n for i in items for n in i.names)

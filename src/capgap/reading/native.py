@@ -89,8 +89,10 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
 def _named_for(source: str, module: str, package: str) -> bool:
     """Is `source` a module of a subpackage named after `module` (its JIT or kernel module)?"""
     stem, name = module.rpartition(".")[2], source.rpartition(".")[2]
-    return source.startswith(package + ".") and min(len(stem), len(name)) >= 5 and (
-        name.startswith(stem) or stem.startswith(name)
+    return (
+        source.startswith(package + ".")
+        and min(len(stem), len(name)) >= 5
+        and (name.startswith(stem) or stem.startswith(name))
     )
 
 

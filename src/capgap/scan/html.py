@@ -77,10 +77,10 @@ def _finding(report: ScanReport, item: Item, lines: _Lines, n: int) -> str:
     near = lines.around(root, f.path, f.line)
     if near:
         src = "".join(
-            f'<span{" class=at" if k == f.line else ""}><i>{k}</i>{escape(t)}</span>' for k, t in near
+            f"<span{' class=at' if k == f.line else ''}><i>{k}</i>{escape(t)}</span>" for k, t in near
         )
     elif f.source:
-        src = f"<span class=\"at\"><i>{f.line if f.line >= 1 else ''}</i>{escape(f.source[:300])}</span>"
+        src = f'<span class="at"><i>{f.line if f.line >= 1 else ""}</i>{escape(f.source[:300])}</span>'
     else:
         src = ""
     model = model_of(f)
@@ -102,9 +102,11 @@ def _finding(report: ScanReport, item: Item, lines: _Lines, n: int) -> str:
 def _todo(report: ScanReport, top: list[Item], highs: int) -> str:
     archs = escape(", ".join(report.archs))
     if not highs:
-        return (f'<section id="todo" class="calm"><h2>What to do first</h2><p>Nothing high for {archs}: '
-                "no path here fails outright. The findings below are paths the arch never takes "
-                "and tables that lack it.</p></section>")
+        return (
+            f'<section id="todo" class="calm"><h2>What to do first</h2><p>Nothing high for {archs}: '
+            "no path here fails outright. The findings below are paths the arch never takes "
+            "and tables that lack it.</p></section>"
+        )
     out = [f'<section id="todo"><h2>What to do first: {highs} high for {archs}</h2>']
     current = ""
     for item in top:
@@ -140,14 +142,25 @@ def _filters(report: ScanReport, items: list[Item]) -> str:
     subs = Counter(i.subsystem for i in items)
     models = Counter(model_of(i.finding) for i in items if model_of(i.finding))
     return (
-        '<form id="filters" autocomplete="off">' + boxes
+        '<form id="filters" autocomplete="off">'
+        + boxes
         + _select("rule", "rule", [("all", "all rules")] + [(r, f"{r} ({n})") for r, n in rules])
-        + _select("subsystem", "subsystem", [("all", "all")]
-                  + [(s, f"{s} ({subs[s]})") for s in SUBSYSTEMS if subs.get(s)])
-        + _select("model", "model", [("all", "all models"), ("none", "no model's files")]
-                  + [(m, f"{m} ({n}) and the runtime") for m, n in sorted(models.items())])
-        + _select("where", "where", [("runtime", "runtime"), ("test", "tests, examples, vendored"),
-                                     ("all", "everywhere")])
+        + _select(
+            "subsystem",
+            "subsystem",
+            [("all", "all")] + [(s, f"{s} ({subs[s]})") for s in SUBSYSTEMS if subs.get(s)],
+        )
+        + _select(
+            "model",
+            "model",
+            [("all", "all models"), ("none", "no model's files")]
+            + [(m, f"{m} ({n}) and the runtime") for m, n in sorted(models.items())],
+        )
+        + _select(
+            "where",
+            "where",
+            [("runtime", "runtime"), ("test", "tests, examples, vendored"), ("all", "everywhere")],
+        )
         + '<span id="count"></span></form>'
     )
 
@@ -173,39 +186,55 @@ def render_html(report: ScanReport, opts: ViewOptions) -> str:
         key = (item.target, item.finding.path)
         if key != current:
             spec = f"{report.targets[key[0]].target.spec}: " if len(report.targets) > 1 else ""
-            body.append(("</section>" if current else "") + '<section class="file"><h3>'
-                        + escape(spec + key[1]) + "</h3>")
+            body.append(
+                ("</section>" if current else "")
+                + '<section class="file"><h3>'
+                + escape(spec + key[1])
+                + "</h3>"
+            )
             current = key
         body.append(_finding(report, item, lines, n))
     body.append(("</section>" if current else "") + "</main>")
     counts = Counter(i.finding.severity for i in items)
     files = sum(t.files for t in report.targets)
-    summary = (f"{len(items)} findings for {', '.join(report.archs)}: "
-               + ", ".join(f"{counts.get(s, 0)} {s}" for s in reversed(SEVERITIES))
-               + f"; {files} files scanned" + (f", {len(report.skipped)} skipped" if report.skipped else ""))
+    summary = (
+        f"{len(items)} findings for {', '.join(report.archs)}: "
+        + ", ".join(f"{counts.get(s, 0)} {s}" for s in reversed(SEVERITIES))
+        + f"; {files} files scanned"
+        + (f", {len(report.skipped)} skipped" if report.skipped else "")
+    )
     severities = "high,medium,low" if opts.show_all or opts.where == "test" else "high,medium"
     # --model as the user spelled it (llama-x) -> the name the files carry (llama_x)
-    model = next((model_of(i.finding) for i in items if opts.model
-                  and model_name(model_of(i.finding)) == model_name(opts.model)), "all")
+    model = next(
+        (
+            model_of(i.finding)
+            for i in items
+            if opts.model and model_name(model_of(i.finding)) == model_name(opts.model)
+        ),
+        "all",
+    )
     defaults = f"severity={severities}&where={quote(opts.where)}&model={quote(model)}"
     css, js = _asset("report.css"), _asset("report.js")
     policy = f"default-src 'none'; style-src {_hash(css)}; script-src {_hash(js)}; img-src data:"
     scanned = "".join(f"<p>scanned {escape(t.resolved or t.target.spec)}</p>" for t in report.targets)
     scanned += "".join(f"<p>notice: {escape(n)}</p>" for n in report.notices)
-    skipped = "".join(f"<li><code>{escape(s.path)}</code>: {escape(s.reason)}</li>"
-                      for s in report.skipped[:200])
+    skipped = "".join(
+        f"<li><code>{escape(s.path)}</code>: {escape(s.reason)}</li>" for s in report.skipped[:200]
+    )
     if skipped:
         n = len(report.skipped)
         more = f"<li>&hellip; and {n - 200} more</li>" if n > 200 else ""
         skipped = f"<details><summary>{n} skipped</summary><ul>{skipped}{more}</ul></details>"
     return (
-        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         f'<meta http-equiv="Content-Security-Policy" content="{_a(policy)}">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>capgap scan for {escape(', '.join(report.archs))}</title><style>{css}</style></head>"
         f'<body data-defaults="{_a(defaults)}"><header class="page"><h1>capgap scan for '
         f"{escape(', '.join(report.archs))}</h1>{scanned}</header>"
-        + _todo(report, view.top, highs) + _filters(report, items) + "".join(body)
+        + _todo(report, view.top, highs)
+        + _filters(report, items)
+        + "".join(body)
         + f'<footer id="summary">{escape(summary)} · capgap {escape(__version__)}{skipped}</footer>'
         + f"<script>{js}</script></body></html>\n"
     )

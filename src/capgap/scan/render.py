@@ -51,8 +51,10 @@ def _opening(report: ScanReport, view: View) -> None:
     archs = ", ".join(report.archs)
     highs = sum(1 for i in (*view.top, *view.rest) if i.finding.severity == "high")
     if not highs:
-        _show(f"\n[bold]What to do first[/bold]: nothing high for {archs} "
-              "(no runtime path shown here fails outright)")
+        _show(
+            f"\n[bold]What to do first[/bold]: nothing high for {archs} "
+            "(no runtime path shown here fails outright)"
+        )
     else:
         _show(f"\n[bold]What to do first[/bold]: {highs} high for {escape(archs)}, by subsystem")
     subsystem = ""
@@ -81,8 +83,10 @@ def _opening(report: ScanReport, view: View) -> None:
         import shlex
 
         cmds = " ; ".join(shlex.join(["capgap", "fix", spec, "--arch", a, "--dry-run"]) for a in report.archs)
-        _show(f"  {view.tables} table(s) below lack an entry (medium): [green]{escape(cmds)}[/green] "
-              "shows the entries capgap fix can add")
+        _show(
+            f"  {view.tables} table(s) below lack an entry (medium): [green]{escape(cmds)}[/green] "
+            "shows the entries capgap fix can add"
+        )
 
 
 def _by_file(report: ScanReport, view: View) -> None:

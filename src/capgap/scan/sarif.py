@@ -40,24 +40,24 @@ def to_sarif(report: ScanReport) -> dict[str, Any]:
         if finding.line >= 1:
             location["physicalLocation"]["region"] = {"startLine": finding.line}
         result: dict[str, Any] = {
-                "ruleId": finding.rule,
-                "ruleIndex": index[finding.rule],
-                "level": _LEVEL.get(finding.severity, "warning"),
-                "message": {"text": f"{finding.message}. Consequence: {finding.consequence}"},
-                "locations": [location],
-                # stable across line moves and reformatting (scan/fingerprint.py): code scanning
-                # matches results of two runs by it
-                "partialFingerprints": {"capgap/v2": report.fingerprints[i]},
-                "properties": {
-                    "severity": finding.severity,
-                    "fingerprint": report.fingerprints[i],
-                    "symbol": finding.symbol,
-                    "arch": finding.arch,
-                    "present": list(finding.present),
-                    "missing": finding.missing,
-                    "consequence": finding.consequence,
-                },
-            }
+            "ruleId": finding.rule,
+            "ruleIndex": index[finding.rule],
+            "level": _LEVEL.get(finding.severity, "warning"),
+            "message": {"text": f"{finding.message}. Consequence: {finding.consequence}"},
+            "locations": [location],
+            # stable across line moves and reformatting (scan/fingerprint.py): code scanning
+            # matches results of two runs by it
+            "partialFingerprints": {"capgap/v2": report.fingerprints[i]},
+            "properties": {
+                "severity": finding.severity,
+                "fingerprint": report.fingerprints[i],
+                "symbol": finding.symbol,
+                "arch": finding.arch,
+                "present": list(finding.present),
+                "missing": finding.missing,
+                "consequence": finding.consequence,
+            },
+        }
         if report.diff is not None:  # --baseline / --against: SARIF's own word for it
             result["baselineState"] = "new" if i in new else "unchanged"
         reason = report.acknowledged.get(report.fingerprints[i])

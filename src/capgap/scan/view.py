@@ -95,8 +95,10 @@ def build_view(report: ScanReport, opts: ViewOptions, fixes: bool = True) -> Vie
     if model and not any(model_name(model_of(f)) == model for f in report.findings):
         named = sorted({model_of(f) for f in report.findings if model_of(f)})
         some = ", ".join(named[:12]) + (", ..." if len(named) > 12 else "")
-        view.notes.append(f"--model {opts.model}: no finding is in a file of that model"
-                          + (f" (models with findings: {some})" if named else ""))
+        view.notes.append(
+            f"--model {opts.model}: no finding is in a file of that model"
+            + (f" (models with findings: {some})" if named else "")
+        )
     items: list[Item] = []
     new = set(report.diff.new) if report.diff is not None else set()  # shown first, as new
     for i, (f, ti) in enumerate(zip(report.findings, report.finding_targets, strict=True)):
@@ -108,8 +110,10 @@ def build_view(report: ScanReport, opts: ViewOptions, fixes: bool = True) -> Vie
         else:
             items.append(Item(f, ti, subsystem(f)))
     order = {name: i for i, name in enumerate(SUBSYSTEMS)}
-    highs = sorted((i for i in items if i.finding.severity == "high"),
-                   key=lambda i: (order[i.subsystem], i.target, i.finding.path, i.finding.line))
+    highs = sorted(
+        (i for i in items if i.finding.severity == "high"),
+        key=lambda i: (order[i.subsystem], i.target, i.finding.path, i.finding.line),
+    )
     per: Counter[str] = Counter()
     opening: set[int] = set()  # ids of the items the opening block takes
     for item in highs:
@@ -117,23 +121,35 @@ def build_view(report: ScanReport, opts: ViewOptions, fixes: bool = True) -> Vie
         if per[item.subsystem] <= TOP_PER_SUBSYSTEM:
             opening.add(id(item))
             view.top.append(_with_fix(report, item) if fixes else item)
-    view.rest = sorted((i for i in items if id(i) not in opening),
-                       key=lambda i: (i.target, i.finding.path, i.finding.line,
-                                      -severity_rank(i.finding.severity), i.finding.rule))
+    view.rest = sorted(
+        (i for i in items if id(i) not in opening),
+        key=lambda i: (
+            i.target,
+            i.finding.path,
+            i.finding.line,
+            -severity_rank(i.finding.severity),
+            i.finding.rule,
+        ),
+    )
     if opts.max:
         over = max(view.shown - opts.max, 0)
         view.top = view.top[: opts.max]
         view.rest = view.rest[: max(opts.max - len(view.top), 0)]
         view.hidden["max"] += over
-    view.tables = sum(1 for i in view.rest if i.finding.rule == "table-missing-arch"
-                      and i.finding.severity == "medium")
+    view.tables = sum(
+        1 for i in view.rest if i.finding.rule == "table-missing-arch" and i.finding.severity == "medium"
+    )
     return view
 
 
 def hidden_text(view: View) -> str:
     """`38 low (expected gaps; --all shows them), 7 outside the runtime (...)`; "" if none hidden."""
-    labels = {"where": "outside the runtime (tests, benchmarks, examples", "model": "of other models (",
-              "low": "low (expected gaps", "max": "past --max ("}
+    labels = {
+        "where": "outside the runtime (tests, benchmarks, examples",
+        "model": "of other models (",
+        "low": "low (expected gaps",
+        "max": "past --max (",
+    }
     parts = []
     for key, flag in SHOWN_BY.items():
         if view.hidden.get(key):

@@ -225,7 +225,7 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
                 f"; the kernels read ({f.kernels}) use no tcgen05, wgmma or multicast: "
                 "the path looks portable"
             )
-    elif _value(taken) and all(_value(d.arms[i].summary) for i in mine):
+    elif (_value(taken) and all(_value(d.arms[i].summary) for i in mine)) or _tunes_a_library(taken):
         # `16 if is_sm103 else 8`, `return (32, 1)` / `return (8, 4)`: each arch gets a number of its own
         severity = "low"
         extra["tuning"] = True
@@ -270,6 +270,17 @@ _NUMBER = r"-?\d[\d_.]*(?:e-?\d+)?"
 _VALUE = re.compile(
     rf"^(?:carries on \()?(?:gives|returns|sets [\w.]+ =) (?:{_NUMBER}|\((?:{_NUMBER}, )+{_NUMBER}\))\)?$"
 )
+
+
+# `calls update_opt_flags_constraints()`, `calls set_tuning_config()`: an arm that only hands a
+# library its per-arch knobs
+_KNOBS = re.compile(
+    r"^(?:carries on \()?(?:calls \w*(?:constraint|opt_flag|tuning|tune_|autotune)\w*\(\)(?:, |\)?$))+$"
+)
+
+
+def _tunes_a_library(summary: str) -> bool:
+    return bool(_KNOBS.match(summary))
 
 
 def _value(summary: str) -> bool:

@@ -77,9 +77,7 @@ def _expected(f: FileFacts, table: TableDef, arch: ArchSpec) -> tuple[str, str] 
 
     def lack(needs: list[tuple[str, ...]]) -> int:
         for i, need in enumerate(needs):
-            if evidence.lacking([need], arch.facts) and (
-                not keyed or evidence.had_by(need, keyed)
-            ):
+            if evidence.lacking([need], arch.facts) and (not keyed or evidence.had_by(need, keyed)):
                 return i
         return -1
 
