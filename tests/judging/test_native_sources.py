@@ -118,3 +118,20 @@ def test_a_launcher_s_included_kernel_and_a_glob_of_its_own_directory_decide(tmp
         "'TMEM_' in eng/data/csrc/kda/prefill_chain.cu (included by "
         "eng/data/csrc/kda/prefill_chain_binding.cu)" in evidence
     )
+
+
+def test_a_pipeline_whose_heavy_stages_need_tcgen05_needs_it(tmp_path: Path) -> None:
+    # one op's kernels: two tcgen05 GEMM stages beside four plain top-k / scheduling kernels and a
+    # shared header; a quarter of the kernels is enough, the header is not one of them
+    names = [f"mqa/mqa_{i}_kernel.cu" for i in range(6)]
+    jit = _JIT.replace(
+        '"fmha_a": {"sources": ["fmha/fmha_a_kernel.cu", "fmha/fmha_a_binding.cu"]},',
+        f'"mqa": {{"sources": {names + ["flashinfer/layout.cuh"]}}},',
+    ).replace('    "fmha_b": {"sources": ["fmha/fmha_b_kernel.cu", "fmha/fmha_b_binding.cu"]},\n', "")
+    tree = {"eng/jit/fmha.py": jit, "eng/data/include/flashinfer/layout.cuh": "struct Layout {};\n"}
+    for i in range(6):
+        body = 'asm volatile("tcgen05.commit.cta_group::1");\n' if i in (1, 4) else ""
+        tree[f"eng/data/csrc/mqa/mqa_{i}_kernel.cu"] = body + "__global__ void k() {}\n"
+    found = _scan(tmp_path, tree)
+    assert _brief(found) == [("table-missing-arch", "low", "eng/jit/fmha.py", 6)]
+    assert "(2 of 6 sources it names)" in found[0].extra["evidence"]

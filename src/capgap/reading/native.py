@@ -29,6 +29,10 @@ from capgap.judging.records import FileFacts
 NATIVE_SUFFIXES = (".cu", ".cuh")
 _MAX_SOURCES = 12  # sources read per module: a family of generated kernels says it in a few
 _MAX_BYTES = 4 << 20
+# A need counts when this share of the kernels a module compiles spell it: one op's pipeline (its
+# tcgen05 GEMM stages beside the top-k and scheduling kernels that feed them) needs what its
+# heaviest stages need.
+_SHARE = 4  # 1 in _SHARE
 _MAX_INCLUDES = 6  # local headers followed per source
 _MAX_DIR_SOURCES = 400  # a directory with more sources than this is a tree's csrc root, not a family's
 _MAX_DIR_READS = 48  # sources read of a family's directory, evenly over its sorted names
@@ -73,6 +77,8 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
         if not found:
             continue
         kernels = [hit for hit in found if not _LAUNCHER.search(hit[0].rsplit("/", 1)[-1])]
+        # a shared header (`include/layout.cuh`) beside kernel sources is not one of them
+        kernels = [hit for hit in kernels if hit[0].endswith(".cu")] or kernels
         counted = kernels or found
         counts: dict[tuple[str, ...], list[str]] = defaultdict(list)
         for rel, path in counted:
@@ -81,7 +87,7 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
             follow = not kernels
             for need, where in zip(*reader.needs_of(rel, path, follow), strict=True):
                 counts[need].append(where)
-        needs = [n for n, wheres in counts.items() if 2 * len(wheres) >= len(counted)]
+        needs = [n for n, wheres in counts.items() if _SHARE * len(wheres) >= len(counted)]
         where = [f"{counts[n][0]} ({len(counts[n])} of {len(counted)} sources it names)" for n in needs]
         named_kernels = sum(1 for hit in hits if not _LAUNCHER.search(hit[0].rsplit("/", 1)[-1]))
         if not needs and 2 * named_kernels < len(hits):
@@ -295,15 +301,14 @@ def _give(f: FileFacts, needs: list[tuple[str, ...]], where: list[str]) -> None:
 
 
 def _sample(found: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """At most _MAX_SOURCES distinct sources, kernels before launchers and headers."""
-    unique = list(dict.fromkeys(found))
-
-    def key(hit: tuple[str, str]) -> tuple[bool, bool, str]:
-        name = hit[0].rsplit("/", 1)[-1]
-        return (bool(_LAUNCHER.search(name)), "kernel" not in name, hit[0])
-
-    unique.sort(key=key)
-    return unique[:_MAX_SOURCES]
+    """At most _MAX_SOURCES distinct sources, kernels before launchers and headers, picked evenly
+    over their sorted names (a family's generated kernels are named by hash, in no order of kind)."""
+    unique = sorted(dict.fromkeys(found))
+    kernels = [hit for hit in unique if not _LAUNCHER.search(hit[0].rsplit("/", 1)[-1])]
+    rest = [hit for hit in unique if _LAUNCHER.search(hit[0].rsplit("/", 1)[-1])]
+    if len(kernels) > _MAX_SOURCES:
+        kernels = [kernels[i * len(kernels) // _MAX_SOURCES] for i in range(_MAX_SOURCES)]
+    return (kernels + rest)[:_MAX_SOURCES]
 
 
 def _resolve(pattern: str, by_name: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
