@@ -135,3 +135,37 @@ def test_a_pipeline_whose_heavy_stages_need_tcgen05_needs_it(tmp_path: Path) -> 
     found = _scan(tmp_path, tree)
     assert _brief(found) == [("table-missing-arch", "low", "eng/jit/fmha.py", 6)]
     assert "(2 of 6 sources it names)" in found[0].extra["evidence"]
+
+
+def test_a_host_module_inherits_the_needs_of_the_jit_module_of_its_name(tmp_path: Path) -> None:
+    # the host in `eng/ops/blackwell/` imports the registry of the same name in `eng/jit/`
+    # through a relative import three dots up; the registry names tcgen05 kernels
+    tree = {
+        "eng/__init__.py": "",
+        "eng/ops/__init__.py": "",
+        "eng/ops/blackwell/__init__.py": "",
+        "eng/jit/__init__.py": "",
+        "eng/jit/prefill_backend.py": (
+            'KERNELS = ["cp/cp_a_kernel.cu", "cp/cp_b_kernel.cu"]\n'
+            '_ARCH_FLAGS = {"sm_100a": ["-arch=sm_100a"], "sm_103a": ["-arch=sm_103a"]}\n'
+        ),
+        "eng/ops/blackwell/prefill_backend.py": """
+        import torch
+
+        from ...jit.prefill_backend import (
+            KERNELS,
+        )
+
+
+        def _arch_for(device):
+            capability = torch.cuda.get_device_capability(device)
+            if capability == (10, 0):
+                return KERNELS
+            raise ValueError(f"CP-prefill is not built for {capability}")
+    """,
+        "eng/data/csrc/cp/cp_a_kernel.cu": 'asm volatile("tcgen05.alloc.cta_group::1");\n',
+        "eng/data/csrc/cp/cp_b_kernel.cu": "#define TMEM_COLS 64\n",
+    }
+    found = [f for f in _scan(tmp_path, tree) if f.path == "eng/ops/blackwell/prefill_backend.py"]
+    assert [(f.rule, f.severity) for f in found] == [("gate-excludes-arch", "low")]
+    assert "via eng.jit.prefill_backend" in found[0].extra["evidence"]

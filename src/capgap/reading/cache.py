@@ -19,7 +19,7 @@ from typing import Any
 from capgap.judging.records import FileFacts
 from capgap.paths import cache_dir
 
-VERSION = 40  # bump when extraction changes what it records
+VERSION = 41  # bump when extraction changes what it records
 
 
 @dataclass

@@ -261,13 +261,15 @@ def _home(hits: list[tuple[str, str]], reader: _Reader) -> str:
 
 
 def _named_for(source: str, module: str, package: str) -> bool:
-    """Is `source` a module of a subpackage named after `module` (its JIT or kernel module)?"""
+    """Is `source` a module of a subpackage named after `module` (its JIT or kernel module), or a
+    module of the same name elsewhere in its top package (`gdn_kernels/blackwell/cake_gdn_cp_backend`
+    importing `jit.cake_gdn_cp_backend`, the registry that builds its kernels)?"""
     stem, name = module.rpartition(".")[2], source.rpartition(".")[2]
-    return (
-        source.startswith(package + ".")
-        and min(len(stem), len(name)) >= 5
-        and (name.startswith(stem) or stem.startswith(name))
-    )
+    if min(len(stem), len(name)) < 5:
+        return False
+    if name == stem and "_" in stem and source.split(".")[0] == module.split(".")[0]:
+        return True
+    return source.startswith(package + ".") and (name.startswith(stem) or stem.startswith(name))
 
 
 def add_build_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]]) -> None:
