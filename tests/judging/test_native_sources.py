@@ -44,3 +44,128 @@ def test_plain_cuda_kernels_leave_the_table_a_gap(tmp_path: Path) -> None:
     found = _scan(tmp_path, _tree("__global__ void k(float* x) { x[threadIdx.x] *= 2.f; }\n"))
     assert _brief(found) == [("table-missing-arch", "medium", "eng/jit/fmha.py", 7)]
     assert "evidence" not in found[0].extra
+
+
+_FAMILY_JIT = """
+import torch
+
+_LAUNCHERS = ["jit/attn_decode_jit_binding.cu", "jit/attn_context_jit_binding.cu"]
+_TARGET_FLAGS = {"sm100a": ["-arch=sm_100a"], "sm103a": ["-arch=sm_103a"]}
+
+
+def flags():
+    major, minor = torch.cuda.get_device_capability()
+    return _TARGET_FLAGS.get(f"sm{major}{minor}a", [])
+"""
+
+
+def _family(kernel_body: str, tcgen05_bodies: int) -> dict[str, str]:
+    # the module names only launchers; the kernel bodies it runs sit in the family's directory
+    tree = {
+        "eng/jit/attn.py": _FAMILY_JIT,
+        "eng/data/csrc/attn/jit/attn_decode_jit_binding.cu": '#include "include/attn.h"\nvoid run();\n',
+        "eng/data/csrc/attn/jit/attn_context_jit_binding.cu": '#include "include/attn.h"\nvoid run();\n',
+        "eng/data/csrc/attn/include/attn.h": "void run();\n",
+        "eng/data/csrc/norm.cu": "__global__ void norm() {}\n",
+    }
+    for i in range(6):
+        body = kernel_body if i < tcgen05_bodies else "__global__ void k() {}\n"
+        tree[f"eng/data/csrc/attn/cuda/variant_{i}/attn_{i}.cu"] = body
+    return tree
+
+
+def test_launchers_only_are_judged_by_their_family_s_directory(tmp_path: Path) -> None:
+    found = _scan(tmp_path, _family('__global__ void k() { asm("tcgen05.mma.cta_group::1"); }\n', 4))
+    assert _brief(found) == [("table-missing-arch", "low", "eng/jit/attn.py", 4)]
+    assert "'tcgen05' in 4 of 8 sources under eng/data/csrc/attn/" in found[0].extra["evidence"]
+
+
+def test_a_family_directory_mostly_plain_cuda_leaves_the_table_a_gap(tmp_path: Path) -> None:
+    found = _scan(tmp_path, _family('__global__ void k() { asm("tcgen05.mma.cta_group::1"); }\n', 2))
+    assert _brief(found) == [("table-missing-arch", "medium", "eng/jit/attn.py", 4)]
+
+
+_INCLUDING_JIT = """
+import torch
+
+_VARIANTS = {"chain": "prefill_chain_binding.cu", "prep": "prefill_prep_binding.cu"}
+_GENERATED = "{ident}_binding.cu"
+_FLAGS = {"sm100a": ["-arch=sm_100a"], "sm103a": ["-arch=sm_103a"]}
+
+
+def flags():
+    major, minor = torch.cuda.get_device_capability()
+    return _FLAGS.get(f"sm{major}{minor}a", [])
+"""
+
+
+def test_a_launcher_s_included_kernel_and_a_glob_of_its_own_directory_decide(tmp_path: Path) -> None:
+    tree = {
+        "eng/jit/prefill.py": _INCLUDING_JIT.replace('"{ident}', 'f"{ident}'),
+        "eng/data/csrc/kda/prefill_chain_binding.cu": '#include "prefill_chain.cu"\nvoid run();\n',
+        "eng/data/csrc/kda/prefill_prep_binding.cu": '#include "prefill_prep.cu"\nvoid run();\n',
+        "eng/data/csrc/kda/prefill_chain.cu": "#define TMEM_COLS 128\n__global__ void chain() {}\n",
+        "eng/data/csrc/kda/prefill_prep.cu": "#define TMEM_COLS 64\n__global__ void prep() {}\n",
+    }
+    # `f"{ident}_binding.cu"` matches launchers all over the tree: only the module's own
+    # directory counts, so plain launchers elsewhere do not outvote the kernels it includes
+    for i in range(6):
+        tree[f"eng/data/csrc/other{i}/other{i}_binding.cu"] = "void run();\n"
+    found = _scan(tmp_path, tree)
+    assert _brief(found) == [("table-missing-arch", "low", "eng/jit/prefill.py", 5)]
+    evidence = found[0].extra["evidence"]
+    assert (
+        "'TMEM_' in eng/data/csrc/kda/prefill_chain.cu (included by "
+        "eng/data/csrc/kda/prefill_chain_binding.cu)" in evidence
+    )
+
+
+def test_a_pipeline_whose_heavy_stages_need_tcgen05_needs_it(tmp_path: Path) -> None:
+    # one op's kernels: two tcgen05 GEMM stages beside four plain top-k / scheduling kernels and a
+    # shared header; a quarter of the kernels is enough, the header is not one of them
+    names = [f"mqa/mqa_{i}_kernel.cu" for i in range(6)]
+    jit = _JIT.replace(
+        '"fmha_a": {"sources": ["fmha/fmha_a_kernel.cu", "fmha/fmha_a_binding.cu"]},',
+        f'"mqa": {{"sources": {names + ["flashinfer/layout.cuh"]}}},',
+    ).replace('    "fmha_b": {"sources": ["fmha/fmha_b_kernel.cu", "fmha/fmha_b_binding.cu"]},\n', "")
+    tree = {"eng/jit/fmha.py": jit, "eng/data/include/flashinfer/layout.cuh": "struct Layout {};\n"}
+    for i in range(6):
+        body = 'asm volatile("tcgen05.commit.cta_group::1");\n' if i in (1, 4) else ""
+        tree[f"eng/data/csrc/mqa/mqa_{i}_kernel.cu"] = body + "__global__ void k() {}\n"
+    found = _scan(tmp_path, tree)
+    assert _brief(found) == [("table-missing-arch", "low", "eng/jit/fmha.py", 6)]
+    assert "(2 of 6 sources it names)" in found[0].extra["evidence"]
+
+
+def test_a_host_module_inherits_the_needs_of_the_jit_module_of_its_name(tmp_path: Path) -> None:
+    # the host in `eng/ops/blackwell/` imports the registry of the same name in `eng/jit/`
+    # through a relative import three dots up; the registry names tcgen05 kernels
+    tree = {
+        "eng/__init__.py": "",
+        "eng/ops/__init__.py": "",
+        "eng/ops/blackwell/__init__.py": "",
+        "eng/jit/__init__.py": "",
+        "eng/jit/prefill_backend.py": (
+            'KERNELS = ["cp/cp_a_kernel.cu", "cp/cp_b_kernel.cu"]\n'
+            '_ARCH_FLAGS = {"sm_100a": ["-arch=sm_100a"], "sm_103a": ["-arch=sm_103a"]}\n'
+        ),
+        "eng/ops/blackwell/prefill_backend.py": """
+        import torch
+
+        from ...jit.prefill_backend import (
+            KERNELS,
+        )
+
+
+        def _arch_for(device):
+            capability = torch.cuda.get_device_capability(device)
+            if capability == (10, 0):
+                return KERNELS
+            raise ValueError(f"CP-prefill is not built for {capability}")
+    """,
+        "eng/data/csrc/cp/cp_a_kernel.cu": 'asm volatile("tcgen05.alloc.cta_group::1");\n',
+        "eng/data/csrc/cp/cp_b_kernel.cu": "#define TMEM_COLS 64\n",
+    }
+    found = [f for f in _scan(tmp_path, tree) if f.path == "eng/ops/blackwell/prefill_backend.py"]
+    assert [(f.rule, f.severity) for f in found] == [("gate-excludes-arch", "low")]
+    assert "via eng.jit.prefill_backend" in found[0].extra["evidence"]

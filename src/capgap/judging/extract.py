@@ -171,11 +171,12 @@ def _on_lines_with(pattern: re.Pattern[str], text: str, literal: str) -> Iterato
         at = text.find(literal, end)
 
 
-_SIBLING_IMPORT = re.compile(r"^[ \t]*from[ \t]+\.(\w+(?:\.\w+)*|)[ \t]+import[ \t]+\(?([\w, \t]*)", re.M)
+_SIBLING_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.+)(\w+(?:\.\w+)*|)[ \t]+import[ \t]+\(?([\w, \t]*)", re.M)
 
 
 def _sibling_imports(facts: FileFacts, text: str) -> None:
     """The modules of its own package it imports (`from .cake_jit import ...`, `from . import x`),
+    and those a relative import names further up (`from ...jit.cake_gdn_cp_backend import ...`),
     read on the file's own lines: the cut drops imports that name no capability."""
     if "from ." not in text:
         return
@@ -183,9 +184,13 @@ def _sibling_imports(facts: FileFacts, text: str) -> None:
     if not facts.path.endswith("__init__.py"):
         package = package[:-1]
     for hit in _on_lines_with(_SIBLING_IMPORT, text, "from"):
-        names = [hit[1]] if hit[1] else [n.split(" as ")[0].strip() for n in hit[2].split(",")]
+        up = len(hit[1]) - 1
+        if up >= len(package):
+            continue
+        base = package[: len(package) - up]
+        names = [hit[2]] if hit[2] else [n.split(" as ")[0].strip() for n in hit[3].split(",")]
         for name in filter(None, names):
-            module = ".".join([*package, name])
+            module = ".".join([*base, name])
             if module not in facts.siblings:
                 facts.siblings.append(module)
 

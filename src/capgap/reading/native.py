@@ -3,13 +3,21 @@
 A JIT module names the `.cu` / `.cuh` files it builds (`"cake_kda_decode_kernel.cu"`,
 f"cake_lm_head_loss/{unit}_kernel.cu"); whether they issue tcgen05, UMMA, TMEM, wgmma or
 multimem instructions says whether leaving an arch out of the module's tables is expected. The
-files are found in the target by name (a `{...}` part matches anything), a sample of them read
-bounded; a need counts when at least half of them spell it.
+files are found in the target by name (a `{...}` part matches anything; a glob only in the
+directories the module's plain names lead to), a sample of them read bounded with the local headers
+each includes (`#include "x.cuh"`, one level); a need counts when at least half of them spell it,
+the thin launchers (`*_binding.cu`) left out of the count when kernel sources are named too. A
+module whose named sources are only launchers (the kernel bodies picked at run time from a registry)
+is judged by the directory they live in, when that directory is its own (a `csrc/<family>/`, not the
+csrc root): the need counts when at least half of the sources under it spell it.
 """
 
 from __future__ import annotations
 
+import bisect
 import fnmatch
+import os
+import posixpath
 import re
 from collections import defaultdict
 from collections.abc import Iterable
@@ -21,10 +29,19 @@ from capgap.judging.records import FileFacts
 NATIVE_SUFFIXES = (".cu", ".cuh")
 _MAX_SOURCES = 12  # sources read per module: a family of generated kernels says it in a few
 _MAX_BYTES = 4 << 20
+# A need counts when this share of the kernels a module compiles spell it: one op's pipeline (its
+# tcgen05 GEMM stages beside the top-k and scheduling kernels that feed them) needs what its
+# heaviest stages need.
+_SHARE = 4  # 1 in _SHARE
+_MAX_INCLUDES = 6  # local headers followed per source
+_MAX_DIR_SOURCES = 400  # a directory with more sources than this is a tree's csrc root, not a family's
+_MAX_DIR_READS = 48  # sources read of a family's directory, evenly over its sorted names
 # What a source must spell to show an arch-specific need (library names are not enough here).
-_NATIVE_NEEDS = re.compile(r"tcgen05|\bumma\b|\btmem\b|tmem_|wgmma|warpgroup|multimem", re.I)
-# The literal (lowercase) each of its alternatives starts at: a match begins where one is found.
-_NEED_LITERALS = (b"tcgen05", b"umma", b"tmem", b"wgmma", b"warpgroup", b"multimem")
+_NATIVE_NEEDS = re.compile(rb"tcgen05|\bumma\b|\btmem\b|tmem_|wgmma|warpgroup|multimem")
+_NEED_WORDS = (b"tcgen05", b"umma", b"tmem", b"wgmma", b"warpgroup", b"multimem")
+_LOCAL_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
+# A thin launcher: what it runs lives in a kernel source (`x_binding.cu`, `x_jit_binding.cu`, `x_ops.cu`).
+_LAUNCHER = re.compile(r"(?:^|_)(?:bindings?|pybind|ops|api|launch|launcher)(?:_common)?\.cuh?$")
 # Each spelling's feature (`TMEM_NCOLS`: the `tmem_` spelling, which the name readers of
 # `evidence` do not take for TMEM, so the mapping is direct).
 _NATIVE_FEATURE: dict[str, tuple[str, ...]] = {
@@ -48,28 +65,43 @@ def index(paths: Iterable[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
 
 def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]]) -> None:
     """Give each module the needs most of the native sources it names spell (kernel sources
-    first, a sample of them), and a module with none of its own those of the sibling modules it
-    imports (`cake_backend.py` importing `cake_jit.py`, which names the sources or states them)."""
-    seen: dict[str, tuple[list[tuple[str, ...]], list[str]]] = {}
+    first, a sample of them, with the local headers they include), or, where it names only
+    launchers, most of the sources of the directory they live in; and a module with none of its
+    own those of the sibling modules it imports (`cake_backend.py` importing `cake_jit.py`, which
+    names the sources or states them)."""
+    reader = _Reader(by_name)
     own: dict[str, tuple[list[tuple[str, ...]], list[str]]] = {}
     for f in files:
-        found = _sample([hit for pattern in f.sources for hit in _resolve(pattern, by_name)])
+        hits = _module_hits(f.sources, by_name)
+        found = _sample(hits)
         if not found:
             continue
+        kernels = [hit for hit in found if not _LAUNCHER.search(hit[0].rsplit("/", 1)[-1])]
+        # a shared header (`include/layout.cuh`) beside kernel sources is not one of them
+        kernels = [hit for hit in kernels if hit[0].endswith(".cu")] or kernels
+        counted = kernels or found
         counts: dict[tuple[str, ...], list[str]] = defaultdict(list)
-        for rel, path in found:
-            if rel not in seen:
-                seen[rel] = _needs_of(rel, path)
-            for need, where in zip(*seen[rel], strict=True):
+        for rel, path in counted:
+            # a launcher's kernels are in what it includes; a kernel source's own includes are
+            # shared dispatch headers that name every arch
+            follow = not kernels
+            for need, where in zip(*reader.needs_of(rel, path, follow), strict=True):
                 counts[need].append(where)
-        needs = [n for n, wheres in counts.items() if 2 * len(wheres) >= len(found)]
-        where = [f"{counts[n][0]} ({len(counts[n])} of {len(found)} sources it names)" for n in needs]
+        needs = [n for n, wheres in counts.items() if _SHARE * len(wheres) >= len(counted)]
+        where = [f"{counts[n][0]} ({len(counts[n])} of {len(counted)} sources it names)" for n in needs]
+        named_kernels = sum(1 for hit in hits if not _LAUNCHER.search(hit[0].rsplit("/", 1)[-1]))
+        if not needs and 2 * named_kernels < len(hits):
+            # mostly launchers: the kernels they run are picked elsewhere (a registry), from the
+            # family's directory
+            home = _home(hits, reader)
+            if home:
+                needs, where = reader.directory_needs(home)
         own[f.module] = (needs, where)
         _give(f, needs, where)
         f.kernels = f.kernels or f"{len(found)} of the sources it names ({found[0][0]}, ...)"
     # what a module states or imports it needs passes to its siblings as what its sources spell does
     own.update({f.module: (f.needs, f.needs_from) for f in files if f.needs and f.module not in own})
-    kernels = {f.module: f.kernels for f in files if f.kernels}
+    kernels_of = {f.module: f.kernels for f in files if f.kernels}
     for f in files:
         if f.module in own:
             continue
@@ -82,18 +114,162 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
             if source in own:
                 needs, where = own[source]
                 _give(f, needs, [f"{w}, via {source}" for w in where])
-            if not f.kernels and source in kernels and _named_for(source, f.module, package):
-                f.kernels = f"{kernels[source]}, via {source}"
+            if not f.kernels and source in kernels_of and _named_for(source, f.module, package):
+                f.kernels = f"{kernels_of[source]}, via {source}"
+
+
+class _Reader:
+    """What native sources spell, each file read once, bounded."""
+
+    def __init__(self, by_name: dict[str, list[tuple[str, str]]]) -> None:
+        self.by_name = by_name
+        self.spelled: dict[str, tuple[str, str] | None] = {}  # rel -> (its first need word, rel)
+        self.includes: dict[str, list[tuple[str, str]]] = {}
+        self.dirs: dict[str, tuple[list[tuple[str, ...]], list[str]]] = {}
+        self._sorted: list[tuple[str, str]] | None = None
+
+    def under(self, home: str) -> list[tuple[str, str]]:
+        """The sources below directory `home`, by name."""
+        if self._sorted is None:
+            self._sorted = sorted(hit for found in self.by_name.values() for hit in found)
+        prefix = home + "/"
+        lo = bisect.bisect_left(self._sorted, (prefix, ""))
+        hi = bisect.bisect_left(self._sorted, (home + "0", ""))  # "0" follows "/"
+        return self._sorted[lo:hi]
+
+    def _read(self, rel: str, path: str) -> tuple[str, str] | None:
+        if rel in self.spelled:
+            return self.spelled[rel]
+        try:
+            data = boundedread.read_regular(path, _MAX_BYTES)
+        except (OSError, boundedread.TooLarge):
+            data = b""
+        self.spelled[rel] = _spelled(data, rel)
+        self.includes[rel] = _local_includes(data, rel, path)
+        return self.spelled[rel]
+
+    def needs_of(self, rel: str, path: str, follow: bool) -> tuple[list[tuple[str, ...]], list[str]]:
+        """What the source spells, or else (`follow`) one of the local headers it includes."""
+        hit = self._read(rel, path)
+        if hit is None and follow:
+            for inc_rel, inc_path in self.includes.get(rel, []):
+                got = self._read(inc_rel, inc_path)
+                if got is not None:
+                    hit = (got[0], f"{got[1]} (included by {rel})")
+                    break
+        if hit is None:
+            return [], []
+        word, where = hit
+        return [_feature(word)], [f"'{word}' in {where}"]
+
+    def directory_needs(self, home: str) -> tuple[list[tuple[str, ...]], list[str]]:
+        """The needs at least half the sources under `home` spell (read evenly, at most
+        _MAX_DIR_READS of them)."""
+        if home in self.dirs:
+            return self.dirs[home]
+        under = self.under(home)
+        step = max(1, -(-len(under) // _MAX_DIR_READS))
+        read = under[::step]
+        counts: dict[str, int] = defaultdict(int)  # the word as most sources spell it
+        for rel, path in read:
+            got = self._read(rel, path)
+            if got is not None:
+                counts[got[0]] += 1
+        by_need: dict[tuple[str, ...], int] = defaultdict(int)
+        for word, n in counts.items():
+            by_need[_feature(word)] += n
+        needs: list[tuple[str, ...]] = []
+        where: list[str] = []
+        for need, n in by_need.items():
+            if read and 2 * n >= len(read):
+                word = max((w for w in counts if _feature(w) == need), key=counts.__getitem__)
+                needs.append(need)
+                of = f"{n} of {len(read)} sources" + (
+                    f" read of {len(under)}" if len(read) < len(under) else ""
+                )
+                where.append(f"'{word}' in {of} under {home}/")
+        self.dirs[home] = (needs, where)
+        return needs, where
+
+
+def _spelled(data: bytes, rel: str) -> tuple[str, str] | None:
+    """The first need word the source spells (found by plain byte searches first: most sources
+    spell none, and a case-folding regular expression over megabytes is slow)."""
+    low = data.lower()
+    if not any(word in low for word in _NEED_WORDS):
+        return None
+    hit = _NATIVE_NEEDS.search(low)
+    if hit is None:
+        return None
+    return data[hit.start() : hit.end()].decode("ascii", "replace"), rel  # as the source spells it
+
+
+def _local_includes(data: bytes, rel: str, path: str) -> list[tuple[str, str]]:
+    """The `#include "x"` headers of a source that lie beside it or below it in the tree (the
+    path as written, from the source's own directory), at most _MAX_INCLUDES of them."""
+    if b"#" not in data:
+        return []
+    base = path[: len(path) - len(rel)]
+    here = rel.rpartition("/")[0]
+    # the source's own directory, then the two above it (a family's `-I csrc/<family>`)
+    dirs = [here, posixpath.dirname(here), posixpath.dirname(posixpath.dirname(here))]
+    out: list[tuple[str, str]] = []
+    for hit in _LOCAL_INCLUDE.finditer(data):
+        name = hit[1].decode("utf-8", "replace")
+        if posixpath.isabs(name):
+            continue
+        for d in dict.fromkeys(dirs):
+            joined = posixpath.normpath(posixpath.join(d, name))
+            if joined.startswith("../") or joined == ".." or not os.path.isfile(base + joined):
+                continue
+            out.append((joined, base + joined))
+            break
+        if len(out) >= _MAX_INCLUDES:
+            break
+    return out
+
+
+def _module_hits(patterns: list[str], by_name: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
+    """The sources a module's names resolve to: plain names anywhere (narrowed by their path), a
+    glob only in the directories the plain names lead to when there are any (`f"{ident}_binding.cu"`
+    is the module's own launcher, not every launcher of the tree)."""
+    plain = [hit for p in patterns if "*" not in p.rsplit("/", 1)[-1] for hit in _resolve(p, by_name)]
+    dirs = {rel.rpartition("/")[0] for rel, _ in plain}
+    hits = list(plain)
+    for p in patterns:
+        if "*" not in p.rsplit("/", 1)[-1]:
+            continue
+        found = _resolve(p, by_name)
+        if dirs and "/" not in p:  # a path of its own narrows the glob already
+            found = [hit for hit in found if hit[0].rpartition("/")[0] in dirs]
+        hits += found
+    return hits
+
+
+def _home(hits: list[tuple[str, str]], reader: _Reader) -> str:
+    """The directory all of a module's sources live in, when it is a family's own: not the root,
+    and holding at most _MAX_DIR_SOURCES sources (a csrc root holds thousands). A directory of
+    launchers alone (`csrc/attn/jit/`) stands for the family directory above it."""
+    home = posixpath.commonpath([rel.rpartition("/")[0] or "." for rel, _ in hits])
+    while home not in ("", ".") and all(
+        _LAUNCHER.search(rel.rsplit("/", 1)[-1]) for rel, _ in reader.under(home)
+    ):
+        home = posixpath.dirname(home)
+    if home in ("", ".") or not reader.under(home):
+        return ""
+    return home if len(reader.under(home)) <= _MAX_DIR_SOURCES else ""
 
 
 def _named_for(source: str, module: str, package: str) -> bool:
-    """Is `source` a module of a subpackage named after `module` (its JIT or kernel module)?"""
+    """Is `source` a module of a subpackage named after `module` (its JIT or kernel module), or a
+    module of the same name elsewhere in its top package (`gdn_kernels/blackwell/cake_gdn_cp_backend`
+    importing `jit.cake_gdn_cp_backend`, the registry that builds its kernels)?"""
     stem, name = module.rpartition(".")[2], source.rpartition(".")[2]
-    return (
-        source.startswith(package + ".")
-        and min(len(stem), len(name)) >= 5
-        and (name.startswith(stem) or stem.startswith(name))
-    )
+    if min(len(stem), len(name)) < 5:
+        return False
+    if name == stem and "_" in stem and source.split(".")[0] == module.split(".")[0]:
+        return True
+    return source.startswith(package + ".") and (name.startswith(stem) or stem.startswith(name))
 
 
 def add_build_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]]) -> None:
@@ -127,10 +303,14 @@ def _give(f: FileFacts, needs: list[tuple[str, ...]], where: list[str]) -> None:
 
 
 def _sample(found: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """At most _MAX_SOURCES distinct sources, kernels before bindings and headers."""
-    unique = list(dict.fromkeys(found))
-    unique.sort(key=lambda hit: ("kernel" not in hit[0].rsplit("/", 1)[-1], hit[0]))
-    return unique[:_MAX_SOURCES]
+    """At most _MAX_SOURCES distinct sources, kernels before launchers and headers, picked evenly
+    over their sorted names (a family's generated kernels are named by hash, in no order of kind)."""
+    unique = sorted(dict.fromkeys(found))
+    kernels = [hit for hit in unique if not _LAUNCHER.search(hit[0].rsplit("/", 1)[-1])]
+    rest = [hit for hit in unique if _LAUNCHER.search(hit[0].rsplit("/", 1)[-1])]
+    if len(kernels) > _MAX_SOURCES:
+        kernels = [kernels[i * len(kernels) // _MAX_SOURCES] for i in range(_MAX_SOURCES)]
+    return (kernels + rest)[:_MAX_SOURCES]
 
 
 def _resolve(pattern: str, by_name: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
@@ -151,36 +331,11 @@ def _needs_of(rel: str, path: str) -> tuple[list[tuple[str, ...]], list[str]]:
         data = boundedread.read_regular(path, _MAX_BYTES)
     except (OSError, boundedread.TooLarge):
         return [], []
-    hit = first_need(data)
+    hit = _spelled(data, rel)
     if hit is None:
         return [], []
-    return [_NATIVE_FEATURE[hit[0].lower().rstrip("_")]], [f"'{hit[0]}' in {rel}"]
+    return [_feature(hit[0])], [f"'{hit[0]}' in {rel}"]
 
 
-def first_need(data: bytes) -> re.Match[str] | None:
-    """`_NATIVE_NEEDS.search` over the source's text (decoded with replacement), found faster: the
-    case-insensitive regex tries every position of a 4 MB source (~6 ms a file); here `find`
-    jumps between the places one of its literals starts at (in the bytes, ASCII lowercased), and
-    the regex is matched on the text only there. The same answer: the regex matches ASCII letters
-    only, but for the dotless i and the dotted I, which send the search to the regex itself."""
-    ascii_only = data.isascii()
-    if not ascii_only and (b"\xc4\xb0" in data or b"\xc4\xb1" in data):  # U+0130, U+0131 in UTF-8
-        return _NATIVE_NEEDS.search(data.decode("utf-8", "replace"))
-    low = data.lower()
-    next_at = {lit: low.find(lit) for lit in _NEED_LITERALS}
-    text: str | None = None
-    while True:
-        found = [i for i in next_at.values() if i >= 0]
-        if not found:
-            return None
-        i = min(found)
-        if text is None:
-            text = data.decode("utf-8", "replace")
-        # an ASCII byte ends any broken sequence before it: the prefix decodes as the text begins
-        at = i if ascii_only else len(data[:i].decode("utf-8", "replace"))
-        hit = _NATIVE_NEEDS.match(text, at)
-        if hit is not None:
-            return hit
-        for lit, pos in next_at.items():  # none matched at i: each literal found there looks further
-            if pos == i:
-                next_at[lit] = low.find(lit, i + 1)
+def _feature(word: str) -> tuple[str, ...]:
+    return _NATIVE_FEATURE[word.lower().rstrip("_")]
