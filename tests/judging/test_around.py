@@ -135,3 +135,13 @@ def test_a_refusal_naming_hopper_and_blackwell_together_implies_no_need(tmp_path
     text = _SUPPORT.format(major=10, message="requires SM90 or SM100")
     found = _scan(tmp_path, {"eng/kern.py": text})
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/kern.py", 7)]
+
+
+def test_every_arch_a_refusal_s_sentence_names_counts(tmp_path: Path) -> None:
+    text = (
+        _SUPPORT.format(major=10, message="requires Hopper SM90 or Blackwell SM100/SM103")
+        .replace('return False, "requires', 'raise RuntimeError("requires')
+        .replace('Blackwell SM100/SM103"', 'Blackwell "\n                f"SM100/SM103; found {cls}")')
+    )
+    # Hopper and Blackwell named in one sentence share no MMA generation: no need, still a loss
+    assert [f.severity for f in _scan(tmp_path, {"eng/kern.py": text})] == ["medium"]

@@ -915,16 +915,27 @@ _REQUIREMENT = re.compile(
 )
 
 
+_JOINED = re.compile(r"""["']\s*\n\s*[rbfuRBFU]{0,2}["']""")
+
+
 def _requirement(code: str) -> str:
     """The words of a refusal that name the archs it requires, with what precedes them in the
     sentence ("requires SM100/SM103"); "" when it names none ("Unsupported compute capability")."""
     hit = _REQUIREMENT.search(code)
     if hit is None:
         return ""
+    code = _JOINED.sub("", code)  # "... or Blackwell " f"SM100/SM103": one message, one sentence
+    hit = _REQUIREMENT.search(code)
+    if hit is None:
+        return ""
     start = max(code.rfind(c, 0, hit.start()) for c in "\"'(\n") + 1
-    ends = [i for i in (code.find(c, hit.end()) for c in "\"'\n.;") if i >= 0]
-    end = min([*ends, hit.end() + 40])
-    return code[start:end].strip()[:100]
+    # to the end of the sentence: every arch it names counts ("SM90 or Blackwell SM100/SM103")
+    ends = [i for i in (code.find(c, hit.end()) for c in "\"'\n;") if i >= 0]
+    stop = re.search(r"\.(?:\s|$)", code[hit.end() :])
+    if stop is not None:
+        ends.append(hit.end() + stop.start())
+    end = min([*ends, hit.end() + 120])
+    return code[start:end].strip().rstrip(".")[:160]
 
 
 _MESSAGE_CALL = re.compile(r"(?:^|\.)(?:\w*(?:Error|Exception|Warning)|warn\w*|info\w*|debug|error|print)$")
