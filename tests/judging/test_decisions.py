@@ -1007,3 +1007,28 @@ def test_handing_a_library_its_per_arch_knobs_is_tuning(tmp_path: Path) -> None:
         },
     )
     assert [(f.severity, f.extra.get("tuning")) for f in found] == [("low", True)]
+
+
+def test_numbers_a_sibling_gets_where_the_target_keeps_the_defaults_are_tuning(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/norm.py": """
+        import torch
+
+        def launch(d):
+            b_t = 1
+            if torch.cuda.get_device_capability() == (10, 0):
+                b_t = 2
+            return b_t
+
+        def thresholds():
+            if torch.cuda.get_device_capability()[0] == 10:
+                return (36864, 4096)
+            return (None, None)
+    """
+        },
+    )
+    # a B200 launch override, GB200-measured thresholds: 12.0 keeps the kernel's defaults
+    brief = [(f.line, f.severity, f.extra.get("tuning")) for f in found]
+    assert brief == [(5, "low", True), (10, "low", True)]

@@ -225,7 +225,9 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
                 f"; the kernels read ({f.kernels}) use no tcgen05, wgmma or multicast: "
                 "the path looks portable"
             )
-    elif (_value(taken) and all(_value(d.arms[i].summary) for i in mine)) or _tunes_a_library(taken):
+    elif (_value(taken) and all(_value(d.arms[i].summary) or _default(d.arms[i].summary) for i in mine)) or (
+        _tunes_a_library(taken)
+    ):
         # `16 if is_sm103 else 8`, `return (32, 1)` / `return (8, 4)`: each arch gets a number of its own
         severity = "low"
         extra["tuning"] = True
@@ -281,6 +283,15 @@ _KNOBS = re.compile(
 
 def _tunes_a_library(summary: str) -> bool:
     return bool(_KNOBS.match(summary))
+
+
+# What keeps the defaults where a sibling gets numbers of its own: the tuned branch skipped, or
+# `return (None, None)` (let the kernel pick)
+_DEFAULTS = re.compile(r"^(?:skips the branch|(?:carries on \()?(?:gives|returns) \((?:None, )+None\)\)?)$")
+
+
+def _default(summary: str) -> bool:
+    return bool(_DEFAULTS.match(summary))
 
 
 def _value(summary: str) -> bool:
