@@ -19,6 +19,7 @@ from capgap.judging.records import (
     HelperDef,
     Scope,
     TableDef,
+    TableKey,
     TableUse,
     bind,
 )
@@ -557,12 +558,10 @@ class _Walker:
             chain = chain[:-1]  # self.X in a method: a class attribute
         else:
             return
-        classified = classify_keys(value.keys, self.lines)
+        classified = self._keys(value, scope)
         if classified is None:
             return
         style, keys = classified
-        for key, node in zip(keys, value.values, strict=False):
-            key.value = resolve_value(node, scope)
         above = self._comments_above(line)
         named = bool(CAP_NAME.search(name) or re.search(r"ARCH|(^|_)SM(_|$)|CAPAB|(^|_)CC(_|$)", name))
         self.facts.tables.append(
@@ -809,10 +808,7 @@ class _Walker:
                     and capish_key(sub.args[0])
                     and isinstance(sub.func.value, (ast.Name, ast.Attribute))
                 ):
-                    default = ast.unparse(sub.args[1]) if len(sub.args) > 1 else "None"
-                    text = f".get() returns {short(default, 20)} on {{arch}}" + self._after(
-                        stmt, siblings, index
-                    )
+                    text = self._missed_get(sub, stmt, siblings, index)
                     self.use(sub.func.value, sub.args[0], "get", sub.lineno, scope, text)
             elif (
                 isinstance(sub, ast.Compare)
@@ -847,18 +843,30 @@ class _Walker:
         index: int,
     ) -> None:
         """`{9: 32, 10: 16}.get(major, 0)`: a table written where it is read, named by its text."""
-        classified = classify_keys(value.keys, self.lines)
+        classified = self._keys(value, scope)
         if classified is None:
             return
         style, keys = classified
-        for key, node in zip(keys, value.values, strict=False):
-            key.value = resolve_value(node, scope)
         name = short(ast.unparse(value), 60)
         line = call.lineno
         self.facts.tables.append(TableDef(name, name, line, style, keys, True, self.src(line)))
-        default = ast.unparse(call.args[1]) if len(call.args) > 1 else "None"
-        text = f".get() returns {short(default, 20)} on {{arch}}" + self._after(stmt, siblings, index)
+        text = self._missed_get(call, stmt, siblings, index)
         self.facts.uses.append(TableUse(name, line, "get", call.args[0], scope, text))
+
+    def _keys(self, value: ast.Dict, scope: Scope) -> tuple[str, list[TableKey]] | None:
+        """A dict literal's capability keys (their style, each with its value resolved), if it has them."""
+        classified = classify_keys(value.keys, self.lines)
+        if classified is None:
+            return None
+        style, keys = classified
+        for key, node in zip(keys, value.values, strict=False):
+            key.value = resolve_value(node, scope)
+        return style, keys
+
+    def _missed_get(self, call: ast.Call, stmt: ast.stmt, siblings: list[ast.stmt], index: int) -> str:
+        """What `T.get(key[, default])` missing the key does: its default, then what follows."""
+        default = ast.unparse(call.args[1]) if len(call.args) > 1 else "None"
+        return f".get() returns {short(default, 20)} on {{arch}}" + self._after(stmt, siblings, index)
 
     def _after(self, stmt: ast.stmt, siblings: list[ast.stmt], index: int, body_runs: bool = False) -> str:
         """What the code does when the lookup comes up empty, as far as the code shows."""

@@ -33,19 +33,7 @@ def in_two(
     while cut < len(items) and done + weights[cut] <= total * CHILD_SHARE:
         done += weights[cut]
         cut += 1
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: its part, pickled to the pipe, then out without any teardown
-        os.close(read_end)
-        code = 1
-        try:
-            data = pickle.dumps(step(items[:cut]), protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write_end, "wb") as pipe:
-                pipe.write(data)
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write_end)
+    pid, read_end = _forked(lambda: step(items[:cut]))
     try:
         rest = step(items[cut:])
     finally:
@@ -55,6 +43,25 @@ def in_two(
     if status != 0:  # the child failed: its part is done here
         return step(items[:cut]) + rest
     return pickle.loads(data) + rest  # nosec: written by our own forked child
+
+
+def _forked(step: Callable[[], object]) -> tuple[int, int]:
+    """(pid, read end of a pipe) of a forked child that runs `step`, writes its answer pickled to
+    the pipe and leaves without any teardown (exit status 1 where the step failed)."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        code = 1
+        try:
+            data = pickle.dumps(step(), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(data)
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    return pid, read_end
 
 
 class Ahead(Generic[R]):
@@ -67,19 +74,7 @@ class Ahead(Generic[R]):
     def __init__(self, step: Callable[[], R]) -> None:
         self._step = step
         self._data: list[bytes] = []
-        read_end, write_end = os.pipe()
-        self._pid = os.fork()
-        if self._pid == 0:  # the child: the step, pickled to the pipe, then out without any teardown
-            os.close(read_end)
-            code = 1
-            try:
-                data = pickle.dumps(step(), protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(write_end, "wb") as pipe:
-                    pipe.write(data)
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(write_end)
+        self._pid, read_end = _forked(step)
         self._reader = threading.Thread(target=self._drain, args=(read_end,), daemon=True)
         self._reader.start()
         _AHEAD.append(self)
