@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Protocol
 
-from capgap.judging import evidence, outcomes, remarks
+from capgap.judging import callees, evidence, outcomes, remarks
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
     Arm,
@@ -105,19 +105,25 @@ def extract(
     # text, joined and lowercased once
     text = whole.joined() if whole is not None else "\n".join(lines)
     low = whole.lowered() if whole is not None else text.lower()
-    _import_needs(facts, text, low)
-    _own_kernels(facts, text)
-    remarks.add_path_needs(facts)
-    if remarks.may_state(low):
-        own = whole.lines() if whole is not None else lines
-        remarks.add_module_needs(facts, own, text)
-        remarks.add_statement_needs(facts, own)
+    kernel_facts(facts, text, low, whole.lines() if whole is not None else lines)
     _native_sources(facts, text)  # a JIT module without decisions still tells its importers what they run
     if facts.tables or facts.decisions:
         _sibling_imports(facts, text)
     if facts.uses or facts.decisions:  # a path that checks the feature itself turns off, not crashes
         _feature_guards(facts, text, low)
     return facts
+
+
+def kernel_facts(facts: FileFacts, text: str, low: str | bytes, lines: list[str] | None = None) -> None:
+    """What the module evidently needs, read from its imports, its own kernels, its path and its
+    docstring and comments (`lines`: the file's own; split from `text` when not given)."""
+    _import_needs(facts, text, low)
+    _own_kernels(facts, text)
+    remarks.add_path_needs(facts)
+    if remarks.may_state(low):
+        own = lines if lines is not None else text.splitlines()
+        remarks.add_module_needs(facts, own, text)
+        remarks.add_statement_needs(facts, own)
 
 
 def _line_at(text: str, offset: int) -> int:
@@ -273,6 +279,8 @@ class _Walker:
         self._gate_hints = HintLines(lines, _GATE_HINTS, data)
         self._def_line: dict[int, int] = {}  # a function's first statement line -> its `def` line
         self._use_hints = HintLines(lines, _HINTS, data)
+        self._imports: dict[str, str] | None = None  # every import of the file (callees.import_map)
+        self._text = ""  # the file's own text, joined once for the callees of its arms
 
     @staticmethod
     def _span(node: ast.AST) -> tuple[int, int]:
@@ -675,8 +683,8 @@ class _Walker:
         arms: list[Arm] = []
         for test, arm_line, _stmts, span, action, what in specs:
             text = self.file_text(span) if span else ""
-            code = _COMMENT.sub("", text)  # "no tcgen05 here" is no need: comments are read as words
-            code = _PREDICATE_NAMES.sub("", code)
+            plain = _COMMENT.sub("", text)  # "no tcgen05 here" is no need: comments are read as words
+            code = _PREDICATE_NAMES.sub("", plain)
             low = code.lower()
             needs, where = evidence.needs_with_evidence(low, span[0][0] if span else 0)
             if _stmts is not None and span:
@@ -696,9 +704,20 @@ class _Walker:
             named = tuple(dict.fromkeys(_ARCH_NAMED.findall(low))) if "sm" in low else ()
             stated = _requirement(code) if action == "error" else ""
             source = self.src(arm_line)
-            arms.append(Arm(test, arm_line, action, what, needs, where, source, body, named, stated))
+            reaches = self._reaches(plain, chain) if action == "positive" and plain.strip() else ()
+            arms.append(Arm(test, arm_line, action, what, needs, where, source, body, named, stated, reaches))
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
         self.facts.decisions.append(Decision(line, kind, arms, scope, self.src(line), ".".join(chain), end))
+
+    def _reaches(self, code: str, chain: list[str]) -> tuple[str, ...]:
+        """The other modules a positive arm's code calls into (judging.callees)."""
+        lines = self.whole.lines() if self.whole is not None else self.lines
+        package = self.facts.path.endswith("__init__.py")
+        if self._imports is None:
+            self._text = self.whole.joined() if self.whole is not None else "\n".join(lines)
+            self._imports = callees.import_map(self._text, self.facts.module, package)
+        own = chain[-1] if chain else ""
+        return callees.reached(code, self._imports, lines, self._text, self.facts.module, package, own)
 
     def _arm_comments(self, first: int, text: str) -> tuple[list[tuple[str, ...]], list[str]]:
         lines = self.whole.lines() if self.whole is not None else self.lines

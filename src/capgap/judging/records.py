@@ -250,6 +250,8 @@ class Arm:
     archs: tuple[str, ...] = ()  # the arch numbers its code names (`load_sm120_kernel`: "120")
     # a refusal's words naming the archs it requires ("requires SM100/SM103", "Hopper-only")
     stated: str = ""
+    # the other modules its code calls into (judging.callees): where the kernels it runs live
+    reaches: tuple[str, ...] = ()
 
 
 @dataclass

@@ -12,10 +12,11 @@ import re
 import warnings
 
 from capgap.judging import builds
-from capgap.judging.extract import extract
+from capgap.judging.extract import extract, kernel_facts
 from capgap.judging.records import FileFacts
 from capgap.judging.statements import CAPISH
 from capgap.reading import chunks, prefilter
+from capgap.reading.tokens import KERNEL_TOKENS
 
 MAX_BYTES = 4 * 1024 * 1024  # larger .py files are generated tables, not engine logic
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
@@ -46,7 +47,7 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
     jit_majors = is_python and b"supported_major_versions" in data  # a JIT flag builder's arch list
     relevant_build = relevant_build or jit_majors
     if not (relevant_build or relevant_py):
-        return None
+        return _kernel_module(rel, facts, data) if is_python else None
     if max(size, len(data)) > MAX_BYTES:
         facts.skipped = f"too large to be hand-written source ({size // (1024 * 1024)} MB); not parsed"
         return facts
@@ -85,6 +86,19 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
     # a module of constants another module's tests read (`SUPPORTED_CUDA_ARCHS = ((9, 0), ...)`)
     useful = useful or any(CAPISH.search(name) for name in facts.module_scope.names)
     return facts if useful else None
+
+
+def _kernel_module(rel: str, facts: FileFacts, data: bytes) -> FileFacts | None:
+    """A module that tests no capability but imports an arch-specific instruction set or defines
+    kernels: what it needs (or that its kernels need nothing) is what its callers' paths run."""
+    low = data.lower()
+    if not any(tok in low for tok in KERNEL_TOKENS) or len(data) > MAX_BYTES:
+        return None
+    text, _ = _decode_with(data)
+    if text is None:
+        return None
+    kernel_facts(facts, text, low)
+    return facts if facts.needs or facts.kernels else None
 
 
 def _parse_cut(

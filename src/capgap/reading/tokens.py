@@ -17,3 +17,7 @@ CAP_TOKENS = (
 # Dict entries keyed like a compute capability: `9: `, `10: `, `"9.0": `, `(9, 0): `, `"sm_90": `,
 # and `90: ` / `100: ` (vLLM's `capability.to_int()` keys).
 CC_KEY_TOKENS = (b"9: ", b"10: ", b'.0": ', b".0': ", b", 0): ", b"90: ", b"100: ")
+
+# What a kernel module spells, though it tests no capability: an arch-specific instruction set it
+# imports, or a kernel it defines. Such a module is read for what its callers run (judging.callees).
+KERNEL_TOKENS = (b"tcgen05", b"wgmma", b"warpgroup", b"multimem", b"cute.kernel", b"triton.jit")

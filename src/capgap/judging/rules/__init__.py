@@ -8,6 +8,7 @@ import re
 
 from capgap.arch import ArchSpec
 from capgap.findings import Finding
+from capgap.judging.callees import Callees
 from capgap.judging.reach import Reached, reached
 from capgap.judging.records import Decision, FileFacts
 from capgap.judging.registry import Registry
@@ -40,6 +41,7 @@ def build_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[
 def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry) -> list[Finding]:
     """Every decision evaluated once for all archs, then judged for each target arch."""
     out: list[Finding] = []
+    calls = Callees(files)
     for f in files:
         place = placement(f.path)
         found = [(d, reached(d, reg.context(d.scope, f))) for d in f.decisions]
@@ -50,7 +52,7 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
             here = dict(place, where="backward") if _BACKWARD.search(decision.context) else place
             for arch in archs:
                 for rule in DECISION_RULES:
-                    finding = rule.check(r, f, arch, here)
+                    finding = rule.check(r, f, arch, here, calls)
                     if finding is not None:
                         out.append(finding)
                         break  # one finding per decision and arch

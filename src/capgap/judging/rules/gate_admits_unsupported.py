@@ -17,6 +17,7 @@ from capgap.arch import ArchSpec, all_facts
 from capgap.findings import Finding
 from capgap.judging import evidence
 from capgap.judging.basis import decision_text
+from capgap.judging.callees import Callees
 from capgap.judging.reach import Reached
 from capgap.judging.records import FileFacts
 
@@ -42,7 +43,9 @@ _DIRECT = (
 )
 
 
-def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Finding | None:
+def check(
+    r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str], calls: Callees | None = None
+) -> Finding | None:
     d, target = r.decision, arch.facts
     facts = all_facts()
     for i in r.reach[target.cc]:

@@ -17,6 +17,7 @@ from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
 from capgap.judging import evidence, remarks
 from capgap.judging.basis import decision_text
+from capgap.judging.callees import Callees
 from capgap.judging.reach import Reached, pure
 from capgap.judging.records import Decision, FileFacts
 
@@ -111,7 +112,9 @@ _ANSWERS = {"returns True", "returns False", "carries on (returns True)", "carri
 _YES = {"returns True", "carries on (returns True)"}
 
 
-def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Finding | None:
+def check(
+    r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str], calls: Callees | None = None
+) -> Finding | None:
     d, target = r.decision, arch.facts
     if d.kind == "return" and pure(r, 0):
         return None  # a predicate's definition: its callers hold the decisions
@@ -193,6 +196,12 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
         needs, seen_in = _around(d, f)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
+    portable = ""
+    if not lack and calls is not None and arm.reaches:
+        # what the modules the path calls into need: where its kernels live
+        needs, seen_in, portable = calls.needs(arm.reaches)
+        lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
+        seen = seen_in[needs.index(lack[0])] if lack else ""
     if not lack and refused and not kin and not f.kernels:
         # `return False, "Machete requires compute capability of 90 (Hopper)"`, `raise
         # RuntimeError("requires SM100/SM103")`: the target is turned away in words naming the
@@ -238,6 +247,9 @@ def check(r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str]) -> Fi
     else:
         severity = "medium"
         consequence = f"{arch.cc} never gets this path ({taken}); it {instead} instead"
+        if portable:
+            extra["evidence"] = portable
+            consequence += f"; the kernels it runs ({portable}) need nothing {arch.cc} lacks"
     if (
         severity == "medium"
         and not f.kernels  # a module whose own kernels were read and need nothing: a portable path

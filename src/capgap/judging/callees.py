@@ -1,0 +1,152 @@
+"""What the code an arm runs reaches in other modules, and what those modules need.
+
+A gate's arm often says nothing about what it needs by itself: `return True` in
+`_supports_current_device`, `_warmup_router_gemm(model)`, `fmha_plan(...)`. The kernels it runs
+live in the modules it calls into. Extraction records, per arm, the modules its names come from
+(the file's imports, imports inside the arm, and one level of the file's own functions it calls);
+judging reads what those modules evidently need (their imports of tcgen05, their docstrings,
+their paths, the sources they compile) or that their kernels were read and need nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from capgap.judging import remarks
+from capgap.judging.records import FileFacts
+
+_IDENT = re.compile(r"[A-Za-z_]\w*")
+# `from .x import (a, b as c)` (the parenthesised list may run over lines) / `import a.b as c`
+_FROM = re.compile(r"^[ \t]*from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+_IMPORT = re.compile(
+    r"^[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)", re.M
+)
+_MAX_MODULES = 16
+_MAX_DEF_LINES = 200  # of a function the arm calls, what is read for the modules it reaches
+
+
+def import_map(text: str, module: str, is_package: bool) -> dict[str, str]:
+    """Each name the file's imports bind (at any depth: engines import lazily, inside functions)
+    -> the dotted name it stands for (`from a.b import c` -> `a.b.c`: a module or a name in `a.b`)."""
+    out: dict[str, str] = {}
+    if "import" not in text:
+        return out
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    for hit in _FROM.finditer(text):
+        dots, base = hit[1], hit[2]
+        if dots:
+            up = len(dots) - 1
+            if up > len(package):
+                continue
+            base = ".".join([*package[: len(package) - up], base] if base else package[: len(package) - up])
+        names = re.sub(r"#[^\n]*", "", hit[3]).strip("()")
+        for part in names.split(","):
+            words = part.split()
+            if not words or words[0] == "*":
+                continue
+            local = words[2] if len(words) == 3 and words[1] == "as" else words[0]
+            out.setdefault(local, f"{base}.{words[0]}" if base else words[0])
+    for hit in _IMPORT.finditer(text):
+        for part in hit[1].split(","):
+            words = part.split()
+            if not words:
+                continue
+            if len(words) == 3 and words[1] == "as":
+                out.setdefault(words[2], words[0])
+            else:
+                out.setdefault(words[0].split(".")[0], words[0].split(".")[0])
+    return out
+
+
+def _def_text(lines: list[str], name: str) -> str:
+    """The text of `def name(` in the file (its first definition), up to _MAX_DEF_LINES lines."""
+    head = re.compile(rf"^([ \t]*)(?:async[ \t]+)?def[ \t]+{re.escape(name)}[ \t]*\(")
+    for i, line in enumerate(lines):
+        if f"def {name}" not in line:
+            continue
+        m = head.match(line)
+        if m is None:
+            continue
+        indent = len(m[1].expandtabs())
+        out = [line]
+        for more in lines[i + 1 : i + _MAX_DEF_LINES]:
+            stripped = more.strip()
+            dedented = stripped and len(more) - len(more.lstrip()) <= indent
+            if dedented and not stripped.startswith(("#", ")", "]", "}")):
+                break
+            out.append(more)
+        return "\n".join(out)
+    return ""
+
+
+def reached(
+    code: str,
+    imports: dict[str, str],
+    lines: list[str],
+    text: str,
+    module: str,
+    is_package: bool,
+    own: str = "",
+) -> tuple[str, ...]:
+    """The dotted names of other modules that the arm's `code` reaches: names it uses that an
+    import binds, what it imports itself, and the same for the file's own functions it calls
+    (one level; not `own`, the function the decision sits in). `text`: `lines` joined."""
+    found: list[str] = []
+
+    def add(names: Iterable[str], local: dict[str, str]) -> None:
+        for name in names:
+            target = local.get(name)
+            if target and target != module and target not in found:
+                found.append(target)
+
+    idents = list(dict.fromkeys(_IDENT.findall(code)))
+    inner = import_map(code, module, is_package) if "import" in code else {}
+    add(idents, {**imports, **inner})
+    for name in idents:
+        if len(found) >= _MAX_MODULES:
+            break
+        if name == own or name in imports or name in inner or f"def {name}" not in text:
+            continue
+        body = _def_text(lines, name)
+        if body:
+            local = {**imports, **import_map(body, module, is_package)}
+            add(dict.fromkeys(_IDENT.findall(body)), local)
+    return tuple(found[:_MAX_MODULES])
+
+
+class Callees:
+    """The scanned modules by dotted name, to read what an arm's callees need."""
+
+    def __init__(self, files: Iterable[FileFacts]) -> None:
+        self.by_module = {f.module: f for f in files}
+
+    def resolve(self, dotted: str) -> FileFacts | None:
+        """`a.b.c` is module `a.b.c`, or the name `c` in module `a.b` (or its package)."""
+        parts = dotted.split(".")
+        for end in range(len(parts), 1, -1):
+            f = self.by_module.get(".".join(parts[:end]))
+            if f is not None:
+                return f
+        return None
+
+    def needs(self, modules: Iterable[str]) -> tuple[list[tuple[str, ...]], list[str], str]:
+        """What the modules reached need, each with where it was read, and the kernels read in
+        those that need nothing ("" when none was read)."""
+        needs: list[tuple[str, ...]] = []
+        where: list[str] = []
+        kernels = ""
+        for dotted in modules:
+            f = self.resolve(dotted)
+            if f is None:
+                # a module the scan kept no facts of still says by its path what it is written
+                # for (`third_party.fmha_sm100.api`)
+                f = FileFacts(dotted.replace(".", "/") + ".py", dotted)
+                remarks.add_path_needs(f)
+            for need, seen in zip(f.needs, f.needs_from, strict=True):
+                if need not in needs:
+                    needs.append(need)
+                    where.append(f"{seen} in {f.module}, which it calls")
+            if f.kernels and not f.needs and not kernels:
+                kernels = f"{f.kernels} in {f.module}, which it calls"
+        return needs, where, kernels

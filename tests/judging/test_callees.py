@@ -1,0 +1,129 @@
+"""Evidence read in the modules a path calls into: the kernels it runs live there (judging.callees).
+A kernel module that tests no capability is still read for what it needs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from capgap.judging.callees import Callees, import_map, reached
+from capgap.judging.records import FileFacts
+from tests.judging.test_decisions import _brief, _scan
+
+_CALLER = """
+import torch
+
+
+def _warm_router(model):
+    from eng.kernels.router_gemm import warm
+
+    warm(model)
+
+
+def warmup(model):
+    if torch.cuda.get_device_capability()[0] == 10:
+        _warm_router(model)
+"""
+
+_TCGEN05 = '''
+"""Router GEMM accumulating in TMEM."""
+import cutlass
+from cutlass.cute.nvgpu import tcgen05
+
+
+def warm(model):
+    return tcgen05
+'''
+
+_TRITON = """
+import triton
+
+
+@triton.jit
+def _router_kernel(x):
+    pass
+
+
+def warm(model):
+    return _router_kernel
+"""
+
+
+def test_a_path_whose_callee_imports_tcgen05_is_expected(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/warmup.py": _CALLER, "eng/kernels/router_gemm.py": _TCGEN05})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/warmup.py", 11)]
+    assert found[0].extra["evidence"] == (
+        "'tcgen05' imported at line 3 in eng.kernels.router_gemm, which it calls"
+    )
+
+
+def test_a_path_whose_callee_runs_portable_kernels_stays_a_loss(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/warmup.py": _CALLER, "eng/kernels/router_gemm.py": _TRITON})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/warmup.py", 11)]
+    assert (
+        found[0].extra["evidence"].startswith("its own @triton.jit code (line 4) in eng.kernels.router_gemm")
+    )
+    assert "need nothing 12.0 lacks" in found[0].consequence
+
+
+def test_without_the_callee_module_the_path_is_judged_as_before(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/warmup.py": _CALLER})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/warmup.py", 11)]
+    assert "evidence" not in found[0].extra
+
+
+def test_a_callee_path_named_for_its_arch_is_evidence_without_its_file(tmp_path: Path) -> None:
+    caller = """
+    import torch
+
+    from eng.third_party.fmha_sm100.api import plan
+
+
+    def decode(q):
+        if torch.cuda.get_device_capability()[0] == 10:
+            return plan(q)
+        return None
+    """
+    found = _scan(tmp_path, {"eng/decode.py": caller})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/decode.py", 7)]
+    assert "fmha_sm100" in found[0].extra["evidence"]
+
+
+def test_import_map_reads_every_form() -> None:
+    text = (
+        "import os, numpy as np\n"
+        "from . import sib\n"
+        "from ..up import (\n    a,  # note\n    b as c,\n)\n"
+        "def f():\n    from x.y import z\n"
+    )
+    got = import_map(text, "pkg.sub.mod", is_package=False)
+    assert got == {
+        "os": "os",
+        "np": "numpy",
+        "sib": "pkg.sub.sib",
+        "a": "pkg.up.a",
+        "c": "pkg.up.b",
+        "z": "x.y.z",
+    }
+
+
+def test_reached_follows_one_level_of_the_files_own_functions() -> None:
+    lines = [
+        "from k.gemm import run",
+        "def helper():",
+        "    from k.other import go",
+        "    return go()",
+        "def caller():",
+        "    return helper()",
+    ]
+    text = "\n".join(lines)
+    imports = import_map(text, "m", is_package=False)
+    assert reached("run(x)", imports, lines, text, "m", False) == ("k.gemm.run",)
+    assert reached("helper()", imports, lines, text, "m", False) == ("k.other.go",)
+
+
+def test_callees_resolve_a_name_to_the_module_that_holds_it() -> None:
+    kern = FileFacts("k/gemm.py", "k.gemm", needs=[("tcgen05",)], needs_from=["'tcgen05' imported at line 1"])
+    needs, where, kernels = Callees([kern]).needs(["k.gemm.run", "other.mod"])
+    assert needs == [("tcgen05",)]
+    assert where == ["'tcgen05' imported at line 1 in k.gemm, which it calls"]
+    assert kernels == ""
