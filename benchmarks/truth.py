@@ -5,7 +5,8 @@ lists arch decisions in one engine wheel, judged by reading the source: kind gap
 not-a-gap | noise, the right severity and the statement's line span. This script downloads that wheel
 (`pip download --no-deps`, cached in ~/.cache/capgap-truth/wheels), scans it with capgap in a fresh
 process and matches findings to cases: same path, and the same symbol (when both have one) or the
-finding's line within the case's span with 2 lines of slack. It prints per engine and in total:
+finding's line within the case's span with 2 lines of slack (a gate finding's symbol is the
+predicate it tests, which a file tests in many places: gate findings match by line only). It prints per engine and in total:
 
 - recall: gap cases matched by a medium/high finding (any finding, for a gap whose right severity
   is low) / gap cases
@@ -242,10 +243,16 @@ def _relative(path: str, roots: Iterable[str]) -> str:
 # --- matching and counting -----------------------------------------------------------------------
 
 
+# A decision's symbol is the predicate it tests (`is_sm100`), which a file may test in dozens of
+# places: a gate finding matches a case by its line. A table's or build list's symbol is its own name.
+_BY_LINE_ONLY = ("gate-excludes-arch", "gate-admits-unsupported")
+
+
 def matches(finding: Finding, case: Case) -> bool:
     if finding.path != case.path:
         return False
-    if finding.symbol and case.symbol and finding.symbol == case.symbol:
+    named = finding.rule not in _BY_LINE_ONLY
+    if named and finding.symbol and case.symbol and finding.symbol == case.symbol:
         return True
     return case.span[0] - SLACK <= finding.line <= case.span[1] + SLACK
 

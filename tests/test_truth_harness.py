@@ -30,8 +30,14 @@ def case(path: str = "pkg/a.py", span: tuple[int, int] = (10, 12), symbol: str |
     return truth.Case(path, span, symbol, kind, severity, f"{kind} at {span[0]}")
 
 
-def finding(path: str = "pkg/a.py", line: int = 10, symbol: str | None = None, severity: str = "medium"):
-    return truth.Finding(path, line, symbol, "gate-excludes-arch", severity, "major admits 9.0")
+def finding(
+    path: str = "pkg/a.py",
+    line: int = 10,
+    symbol: str | None = None,
+    severity: str = "medium",
+    rule: str = "gate-excludes-arch",
+):
+    return truth.Finding(path, line, symbol, rule, severity, "major admits 9.0")
 
 
 def test_line_matches_within_two_lines_of_the_span() -> None:
@@ -47,10 +53,18 @@ def test_line_matches_within_two_lines_of_the_span() -> None:
 
 def test_same_symbol_matches_far_from_the_span_but_another_path_never_does() -> None:
     table = case(span=(3, 16), symbol="MAX_SIZES")
-    assert truth.matches(finding(line=200, symbol="MAX_SIZES"), table)
-    assert not truth.matches(finding(line=200, symbol="major"), table)
-    assert not truth.matches(finding(line=200), table)
-    assert not truth.matches(finding(path="pkg/b.py", line=3, symbol="MAX_SIZES"), table)
+    rule = "table-missing-arch"
+    assert truth.matches(finding(line=200, symbol="MAX_SIZES", rule=rule), table)
+    assert not truth.matches(finding(line=200, symbol="major", rule=rule), table)
+    assert not truth.matches(finding(line=200, rule=rule), table)
+    assert not truth.matches(finding(path="pkg/b.py", line=3, symbol="MAX_SIZES", rule=rule), table)
+
+
+def test_a_gate_finding_matches_by_line_only() -> None:
+    # `is_sm100` is tested in many places of one file: the name says nothing about which one
+    gate = case(span=(40, 44), symbol="is_sm100")
+    assert not truth.matches(finding(line=200, symbol="is_sm100"), gate)
+    assert truth.matches(finding(line=42, symbol="is_sm100"), gate)
 
 
 def test_a_finding_without_symbol_falls_back_to_the_line() -> None:

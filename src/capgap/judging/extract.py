@@ -766,6 +766,8 @@ class _Walker:
         it, or a name the scope binds to such a read (`cap = torch.cuda.get_device_capability()`)."""
         if self._gate_hints.any_in(*self._span(test)) and capish_key(test, _GATEISH):
             return True
+        if self._calls_own_helper(test):
+            return True
         if scope is None:
             return False
         for node in walk(test):
@@ -780,6 +782,16 @@ class _Walker:
                 ):
                     return True
         return False
+
+    def _calls_own_helper(self, test: ast.expr) -> bool:
+        """Does the test call a module-level function of this file that reads a capability
+        (`if _nvfp4_kv_on_fa2():`, whose body is `any(family(f) for f in (80, 90, 120))`)?"""
+        own = {h.name for h in self.facts.helpers if h.kind == "def" and not h.method}
+        if not own:
+            return False
+        return any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in own for n in walk(test)
+        )
 
     def _tested_later(self, flag: str, after: tuple[int, int]) -> bool:
         """Does a later `if` / `elif` / `while` / conditional expression in the block read the flag?

@@ -306,6 +306,12 @@ def _eval_call(node: ast.Call, ctx: Context) -> Sym:
         return Sym("const", False)
     if TRUE_ON_CUDA.match(short):
         return Sym("const", True)
+    if (
+        short in {"any", "all"}
+        and len(node.args) == 1
+        and isinstance(node.args[0], (ast.GeneratorExp, ast.ListComp))
+    ):
+        return _eval_quantified(node.args[0], short == "all", ctx)  # type: ignore[arg-type]
     if short in {"tuple", "list", "frozenset", "set", "bool"} and len(node.args) == 1:
         return _eval(node.args[0], ctx)
     if short in {"int"} and len(node.args) == 1:
@@ -347,20 +353,43 @@ def _eval_binop(node: ast.BinOp, ctx: Context) -> Sym:
     return UNKNOWN
 
 
+def _eval_quantified(comp: ast.GeneratorExp | ast.ListComp, conj: bool, ctx: Context) -> Sym:
+    """`any(is_family(f) for f in (80, 90, 120))`: the element test for each constant the loop
+    runs over, joined as an `or` (`all`: an `and`)."""
+    if len(comp.generators) != 1:
+        return UNKNOWN
+    gen = comp.generators[0]
+    if gen.ifs or gen.is_async or not isinstance(gen.target, ast.Name):
+        return UNKNOWN
+    seq = _eval(gen.iter, ctx)
+    if seq.kind != "const" or not isinstance(seq.value, (tuple, set, frozenset)) or len(seq.value) > 32:
+        return UNKNOWN
+    name, outer = gen.target.id, ctx.lookup
+    parts = []
+    for value in seq.value:
+        bound = Sym("const", value)
+        sub = ctx.deeper(lambda n, b=bound: b if n == name else outer(n))
+        parts.append(_eval(comp.elt, sub))
+    return _joined(parts, conj)
+
+
 def _eval_boolop(node: ast.BoolOp, ctx: Context) -> Sym:
     """Three-valued: a part that is no function of the arch (a flag, a dtype) is None for every arch,
     so `flag and major >= 9` is False below 9.0 and None (it depends) from 9.0 on."""
-    parts = [_eval(v, ctx) for v in node.values]
+    return _joined([_eval(v, ctx) for v in node.values], isinstance(node.op, ast.And))
+
+
+def _joined(parts: list[Sym], conj_of: bool) -> Sym:
     preds = [p for p in parts if p.kind == "pred"]
     names = tuple(n for p in preds for n in p.names)
     if not preds:
         consts = [p for p in parts if p.kind == "const"]
         if len(consts) == len(parts):
-            pick = all if isinstance(node.op, ast.And) else any
+            pick = all if conj_of else any
             return Sym("const", pick(bool(c.value) for c in consts))
         return UNKNOWN
     fns = [tri(p) for p in parts]
-    if isinstance(node.op, ast.And):
+    if conj_of:
 
         def conj(a: ArchFacts) -> bool | None:
             values = [f(a) for f in fns]
