@@ -6,7 +6,8 @@ not-a-gap | noise, the right severity and the statement's line span. This script
 (`pip download --no-deps`, cached in ~/.cache/capgap-truth/wheels), scans it with capgap in a fresh
 process and matches findings to cases: same path, and the same symbol (when both have one) or the
 finding's line within the case's span with 2 lines of slack (a gate finding's symbol is the
-predicate it tests, which a file tests in many places: gate findings match by line only). It prints per engine and in total:
+predicate it tests, which a file tests in many places: gate findings match by line only).
+It prints per engine and in total:
 
 - recall: gap cases matched by a medium/high finding (any finding, for a gap whose right severity
   is low) / gap cases
