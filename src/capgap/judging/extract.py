@@ -801,7 +801,12 @@ class _Walker:
         if flag not in "\n".join(lines):
             return False
         word = re.compile(rf"(?<![\w.]){re.escape(flag)}(?!\w)")
-        return any(flag in line and word.search(line) and _BRANCHES.search(line) for line in lines)
+        for i, line in enumerate(lines):
+            if flag not in line or not word.search(line):
+                continue
+            if _BRANCHES.search(line) or _in_a_branch_test(lines, i):
+                return True
+        return False
 
     def aliases(self, value: ast.Dict) -> None:
         """`{"is_sm90": "is_sm90_supported", ...}`: a platform object that answers attribute reads
@@ -955,6 +960,19 @@ _REQUIREMENT = re.compile(
 
 
 _JOINED = re.compile(r"""["']\s*\n\s*[rbfuRBFU]{0,2}["']""")
+
+
+def _in_a_branch_test(lines: list[str], i: int) -> bool:
+    """Is line i part of a test that runs over lines (`if (\n  x.is_cuda\n  and flag\n):`)? Read
+    back to the line that opened the bracket still open at line i."""
+    depth = 0
+    for back in range(i, max(i - 20, -1), -1):
+        line = lines[back].split("#", 1)[0]
+        if back < i:
+            depth += line.count(")") + line.count("]") - line.count("(") - line.count("[")
+            if depth < 0:  # the bracket open at line i starts on this line
+                return bool(_BRANCHES.match(line.lstrip()))
+    return False
 
 
 def _requirement(code: str) -> str:

@@ -36,6 +36,10 @@ def classify(body: list[ast.stmt]) -> tuple[str, str]:
     what = summary(stmts) or _first_words(stmts)
     last = stmts[-1]
     if isinstance(last, ast.Raise):
+        if _returns_a_value(stmts[:-1]):
+            # `if minor == 0: return (12, "0f")` ... `raise RuntimeError(...)`: the raise is what
+            # is left when none of its own cases matched; the branch serves the arch
+            return "positive", what
         return "error", _raise_text(last)
     if isinstance(last, ast.Assert) and _is_false(last.test):
         return "error", "fails an assert"
@@ -53,6 +57,15 @@ def classify(body: list[ast.stmt]) -> tuple[str, str]:
     if any(_logs_refusal(s) for s in stmts):  # "X needs SM120; falling back to cuDNN SDPA", then a pick
         return "reject", what
     return "positive", what
+
+
+def _returns_a_value(stmts: list[ast.stmt]) -> bool:
+    """Does a nested branch return something that is no refusal?"""
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Return) and node.value is not None and not _refusing_value(node.value):
+                return True
+    return False
 
 
 def _only_logs(stmt: ast.stmt) -> bool:

@@ -11,7 +11,7 @@ their own" is a comparison of sets.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from capgap.arch import ArchFacts, all_facts
 from capgap.judging.records import Decision
@@ -25,6 +25,8 @@ class Reached:
     decision: Decision
     syms: list[Sym | None]  # each arm's test, evaluated (None: the else / rest arm)
     reach: dict[str, tuple[int, ...]]  # cc -> the arms that arch can reach, in order
+    # the other decisions of the same function: a path one of them gives the target is its own
+    peers: list[Reached] = field(default_factory=list)
 
     def names(self, arm: int) -> tuple[str, ...]:
         sym = self.syms[arm]

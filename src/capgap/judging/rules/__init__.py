@@ -45,6 +45,7 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
     for f in files:
         place = placement(f.path)
         found = [(d, reached(d, reg.context(d.scope, f))) for d in f.decisions]
+        _introduce(found)
         for decision, r in found:
             if r is None:
                 continue
@@ -60,6 +61,18 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
 
 
 _BACKWARD = re.compile(r"(?:^|[._])(?:\w*_bwd\w*|backward\w*)(?:$|\.)", re.I)
+
+
+def _introduce(found: list[tuple[Decision, Reached | None]]) -> None:
+    """Each decision learns the others of its function (`Reached.peers`)."""
+    by_context: dict[str, list[Reached]] = {}
+    for d, r in found:
+        if r is not None and d.context:
+            by_context.setdefault(d.context, []).append(r)
+    for group in by_context.values():
+        if len(group) > 1:
+            for r in group:
+                r.peers = [p for p in group if p is not r]
 
 
 _CONTROL = {"chain", "guards", "assert"}  # decisions whose arms are blocks of statements (a flag's are not)

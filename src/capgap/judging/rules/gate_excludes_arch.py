@@ -10,6 +10,7 @@ refusal, a downgrade): being left out of that is good for it.
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
@@ -99,6 +100,24 @@ def _fallback_pick(summary: str) -> bool:
     return bool(picked) and all(p.lower() in _FALLBACKS for p in picked)
 
 
+_CALLS = re.compile(r"\w\(")
+
+
+def _given_elsewhere(r: Reached, arm: int, cc: str) -> bool:
+    """Does another decision of the same function give the target this very path (`return
+    split_h(x)` for Blackwell rows <= 384 above, `return split_h(x)` for Hopper here)?"""
+    summary = r.decision.arms[arm].summary
+    if not _CALLS.search(summary) or summary in _ANSWERS:
+        return False
+    for peer in r.peers:
+        for j in peer.reach.get(cc, ()):
+            other = peer.decision.arms[j]
+            same = other.action == "positive" and other.summary == summary and other.test is not None
+            if same and peer.value(j, cc) is not False:
+                return True
+    return False
+
+
 def facts_of(cc: str) -> ArchFacts:
     return all_facts()[cc]
 
@@ -148,6 +167,7 @@ def check(
         and any(facts_of(cc).major != target.major for cc in sibs)
         and not (_tuning(d.arms[i].summary) and _past_special_case(r, sibs, mine, target))
         and not _fallback_pick(d.arms[i].summary)
+        and not _given_elsewhere(r, i, target.cc)
     }
     if not missed:
         return None
@@ -234,9 +254,13 @@ def check(
                 f"; the kernels read ({f.kernels}) use no tcgen05, wgmma or multicast: "
                 "the path looks portable"
             )
-    elif (_value(taken) and all(_value(d.arms[i].summary) or _default(d.arms[i].summary) for i in mine)) or (
-        _tunes_a_library(taken)
-    ):
+    elif (
+        _value(taken)
+        and all(
+            _value(d.arms[i].summary) or _default(d.arms[i].summary) or _same_shape(taken, d.arms[i].summary)
+            for i in mine
+        )
+    ) or _tunes_a_library(taken):
         # `16 if is_sm103 else 8`, `return (32, 1)` / `return (8, 4)`: each arch gets a number of its own
         severity = "low"
         extra["tuning"] = True
@@ -307,8 +331,42 @@ def _default(summary: str) -> bool:
 
 
 def _value(summary: str) -> bool:
-    """Does the outcome only give a number (or a tuple of them): a tuning value?"""
-    return bool(_VALUE.match(summary))
+    """Does the outcome only give a number (or a tuple of them, or one of two such by a condition:
+    `(2, 2) if self._block_scaled else (4, 4)`): a tuning value?"""
+    if _VALUE.match(summary):
+        return True
+    what = _OUTCOME.match(_unwrapped(summary))
+    if what is None or " if " not in what[1]:
+        return False
+    body, _, rest = what[1].partition(" if ")
+    other = rest.rpartition(" else ")[2]
+    return all(_NUMBERS.match(part.strip()) for part in (body, other))
+
+
+_OUTCOME = re.compile(r"^(?:gives|returns|sets [\w.]+ =) (.*)$")
+
+
+def _unwrapped(summary: str) -> str:
+    """`carries on (returns x)` -> `returns x`."""
+    if summary.startswith("carries on (") and summary.endswith(")"):
+        return summary[len("carries on (") : -1]
+    return summary
+
+
+_NUMBERS = re.compile(rf"^(?:{_NUMBER}|\((?:{_NUMBER}, )+{_NUMBER}\))$")
+
+
+def _same_shape(taken: str, summary: str) -> bool:
+    """Does the target get a tuple of as many values as the sibling's numbers (`(min(next_pow2(v),
+    32), 1)` beside `(4, 1)`): the same knobs, set another way?"""
+    mine, theirs = _OUTCOME.match(_unwrapped(summary)), _OUTCOME.match(_unwrapped(taken))
+    if mine is None or theirs is None or not theirs[1].startswith("("):
+        return False
+    try:
+        a, b = ast.parse(mine[1], mode="eval").body, ast.parse(theirs[1], mode="eval").body
+    except SyntaxError:
+        return False
+    return isinstance(a, ast.Tuple) and isinstance(b, ast.Tuple) and len(a.elts) == len(b.elts)
 
 
 def _names(numbers: tuple[str, ...], target: ArchFacts) -> bool:

@@ -1,0 +1,126 @@
+"""Paths the target has after all: its own branch that returns before a last-resort raise, the
+same call given to it by another decision of the function, a flag read inside a multi-line test
+that also admits it, and per-arch numbers picked by a condition (tuning)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.judging.test_decisions import _brief, _scan
+
+
+def test_a_branch_that_returns_before_its_last_raise_is_the_target_s_own(tmp_path: Path) -> None:
+    body = """
+    import torch
+
+
+    def normalize():
+        major, minor = torch.cuda.get_device_capability()
+        if major == 9:
+            return (major, str(minor) + "a")
+        elif major == 12:
+            if minor == 0:
+                return (major, "0f")
+            raise RuntimeError("SM 12.1+ requires CUDA >= 12.9")
+        elif major >= 10:
+            return (major, str(minor) + "a")
+        return (major, str(minor))
+    """
+    assert _scan(tmp_path, {"eng/ctx.py": body}) == []
+
+
+def test_a_branch_that_only_raises_still_turns_the_target_away(tmp_path: Path) -> None:
+    body = """
+    import torch
+
+
+    def normalize():
+        major, minor = torch.cuda.get_device_capability()
+        if major == 9:
+            return (major, str(minor) + "a")
+        elif major == 12:
+            raise RuntimeError("SM 12.x is not supported")
+        return (major, str(minor))
+    """
+    assert [f.rule for f in _scan(tmp_path, {"eng/ctx.py": body})] == ["gate-excludes-arch"]
+
+
+def test_the_same_call_given_to_the_target_above_is_its_own(tmp_path: Path) -> None:
+    body = """
+    import torch
+
+
+    def post(x, rows):
+        major = torch.cuda.get_device_capability()[0]
+        if major >= 10 and rows <= 384:
+            return split_h(x)
+        if use_tilelang():
+            if major == 9 and rows <= 64:
+                return split_h(x)
+        return plain(x)
+    """
+    found = _scan(tmp_path, {"eng/post.py": body})
+    assert [f.line for f in found] == []
+
+
+def test_without_the_call_above_the_hopper_path_is_a_loss(tmp_path: Path) -> None:
+    body = """
+    import torch
+
+
+    def post(x, rows):
+        major = torch.cuda.get_device_capability()[0]
+        if use_tilelang():
+            if major == 9 and rows <= 64:
+                return split_h(x)
+        return plain(x)
+    """
+    assert _brief(_scan(tmp_path, {"eng/post.py": body})) == [
+        ("gate-excludes-arch", "medium", "eng/post.py", 7)
+    ]
+
+
+def test_a_flag_read_inside_a_multiline_test_is_judged_there(tmp_path: Path) -> None:
+    body = """
+    import torch
+
+
+    def norm(x, is_blackwell):
+        hopper_fused = torch.cuda.get_device_capability()[0] == 9 and x.shape[0] <= 96
+        if (
+            x.is_cuda
+            and (torch.cuda.get_device_capability()[0] >= 10 or hopper_fused)
+        ):
+            return fused(x)
+        return plain(x)
+    """
+    assert _scan(tmp_path, {"eng/norm.py": body}) == []
+
+
+def test_numbers_picked_by_a_condition_are_tuning(tmp_path: Path) -> None:
+    body = """
+    import torch
+
+
+    def factors(fp8, scaled):
+        if torch.cuda.get_device_capability()[0] == 9:
+            return (2, 2) if fp8 else (1, 2)
+        return (2, 2) if scaled else (4, 4)
+    """
+    found = _scan(tmp_path, {"eng/moe.py": body})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/moe.py", 5)]
+    assert found[0].extra["tuning"] is True
+
+
+def test_a_tuple_of_as_many_knobs_set_another_way_is_tuning(tmp_path: Path) -> None:
+    body = """
+    import torch
+
+
+    def tiles(v):
+        if torch.cuda.get_device_capability()[0] == 9:
+            return (4, 1)
+        return (min(next_power_of_2(v), 32), 1)
+    """
+    found = _scan(tmp_path, {"eng/tiles.py": body})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/tiles.py", 5)]
