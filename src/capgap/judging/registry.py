@@ -6,12 +6,15 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 
+from capgap.judging.callees import Callees
 from capgap.judging.records import FileFacts, HelperDef, Scope, TableUse
 from capgap.judging.symbolic import Context
 
 
 class Registry:
     def __init__(self, files: list[FileFacts]) -> None:
+        self.files = files  # every file of the scan (the decision rules may see only a part)
+        self._callees: Callees | None = None
         self.helpers: dict[str, list[tuple[str, HelperDef]]] = defaultdict(list)
         self.uses: dict[str, list[tuple[FileFacts, TableUse]]] = defaultdict(list)
         self.aliases: dict[str, str] = {}
@@ -23,6 +26,13 @@ class Registry:
             for u in f.uses:
                 self.uses[u.name].append((f, u))
             self.aliases.update(f.aliases)
+
+    @property
+    def callees(self) -> Callees:
+        """The scanned modules by name, for what a path's callees need (built on first use)."""
+        if self._callees is None:
+            self._callees = Callees(self.files)
+        return self._callees
 
     def context(self, scope: Scope, f: FileFacts) -> Context:
         """Where the names of an expression at `scope` in file `f` come from: the scope, then a

@@ -8,7 +8,6 @@ import re
 
 from capgap.arch import ArchSpec
 from capgap.findings import Finding
-from capgap.judging.callees import Callees
 from capgap.judging.reach import Reached, reached
 from capgap.judging.records import Decision, FileFacts
 from capgap.judging.registry import Registry
@@ -41,7 +40,7 @@ def build_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[
 def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry) -> list[Finding]:
     """Every decision evaluated once for all archs, then judged for each target arch."""
     out: list[Finding] = []
-    calls = Callees(files)
+    calls = reg.callees
     for f in files:
         place = placement(f.path)
         found = [(d, reached(d, reg.context(d.scope, f))) for d in f.decisions]
