@@ -281,6 +281,7 @@ class _Walker:
         self._use_hints = HintLines(lines, _HINTS, data)
         self._imports: dict[str, str] | None = None  # every import of the file (callees.import_map)
         self._text = ""  # the file's own text, joined once for the callees of its arms
+        self._subjects: list[str] = []  # strings the enclosing if-tests compare a setting with
 
     @staticmethod
     def _span(node: ast.AST) -> tuple[int, int]:
@@ -631,7 +632,12 @@ class _Walker:
         """Table reads in the tests and decisions inside the branches; an elif is part of its chain."""
         self.exprs(stmt.test, stmt, body, i, scope)
         split = self._split(stmt, stmt.orelse)
-        self.block(stmt.body, chain, scope, cls_scope, is_module, split)
+        compared = _compared_strings(stmt.test)
+        self._subjects.extend(compared)
+        try:
+            self.block(stmt.body, chain, scope, cls_scope, is_module, split)
+        finally:
+            del self._subjects[len(self._subjects) - len(compared) :]
         if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If):
             self.walk_if(stmt.orelse[0], stmt.orelse, 0, chain, scope, cls_scope, is_module)
         else:
@@ -707,7 +713,19 @@ class _Walker:
             reaches = self._reaches(plain, chain) if action == "positive" and plain.strip() else ()
             arms.append(Arm(test, arm_line, action, what, needs, where, source, body, named, stated, reaches))
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
-        self.facts.decisions.append(Decision(line, kind, arms, scope, self.src(line), ".".join(chain), end))
+        subjects = [*self._subjects, *(w for t in tests for w in _compared_strings(t))]
+        self.facts.decisions.append(
+            Decision(
+                line,
+                kind,
+                arms,
+                scope,
+                self.src(line),
+                ".".join(chain),
+                end,
+                subjects=tuple(dict.fromkeys(subjects))[:_MAX_SUBJECTS],
+            )
+        )
 
     def _reaches(self, code: str, chain: list[str]) -> tuple[str, ...]:
         """The other modules a positive arm's code calls into (judging.callees)."""
@@ -973,6 +991,32 @@ def _in_a_branch_test(lines: list[str], i: int) -> bool:
             if depth < 0:  # the bracket open at line i starts on this line
                 return bool(_BRANCHES.match(line.lstrip()))
     return False
+
+
+_MAX_SUBJECTS = 8
+
+
+def _setting_word(value: object) -> bool:
+    return isinstance(value, str) and 0 < len(value) <= 40
+
+
+def _compared_strings(test: ast.expr) -> list[str]:
+    """The strings a test asks a setting to be (`backend == "fa3"`, `"trtllm_mha" in (p, d)`,
+    `kind in ("a", "b")`); not what it asks a setting not to be."""
+    out: list[str] = []
+    for node in walk(test):
+        if not isinstance(node, ast.Compare) or not all(isinstance(op, (ast.Eq, ast.In)) for op in node.ops):
+            continue
+        for side in (node.left, *node.comparators):
+            items = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+            out += [
+                item.value
+                for item in items
+                if isinstance(item, ast.Constant)
+                and isinstance(item.value, str)
+                and 0 < len(item.value) <= 40
+            ]
+    return out
 
 
 def _requirement(code: str) -> str:

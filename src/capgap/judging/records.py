@@ -270,6 +270,9 @@ class Decision:
     # what the comments above it and on its tests state a path needs (judging.remarks)
     needs: list[tuple[str, ...]] = field(default_factory=list)
     needs_from: list[str] = field(default_factory=list)
+    # the strings its tests and the tests around it compare a setting with (`backend == "trtllm_mha"`):
+    # what it validates (judging.validations)
+    subjects: tuple[str, ...] = ()
 
 
 @dataclass

@@ -9,12 +9,14 @@ from collections.abc import Callable
 from capgap.judging.callees import Callees
 from capgap.judging.records import FileFacts, HelperDef, Scope, TableUse
 from capgap.judging.symbolic import Context
+from capgap.judging.validations import Validations
 
 
 class Registry:
     def __init__(self, files: list[FileFacts]) -> None:
         self.files = files  # every file of the scan (the decision rules may see only a part)
         self._callees: Callees | None = None
+        self._validations: Validations | None = None
         self.helpers: dict[str, list[tuple[str, HelperDef]]] = defaultdict(list)
         self.uses: dict[str, list[tuple[FileFacts, TableUse]]] = defaultdict(list)
         self.aliases: dict[str, str] = {}
@@ -34,7 +36,14 @@ class Registry:
             self._callees = Callees(self.files)
         return self._callees
 
-    def context(self, scope: Scope, f: FileFacts) -> Context:
+    @property
+    def validations(self) -> Validations:
+        """The decisions that check a setting's string, by string (built on first use)."""
+        if self._validations is None:
+            self._validations = Validations(self)
+        return self._validations
+
+    def context(self, scope: Scope, f: FileFacts, given: frozenset[str] = frozenset()) -> Context:
         """Where the names of an expression at `scope` in file `f` come from: the scope, then a
         constant the file imported (`from .caps import SUPPORTED_CUDA_ARCHS`)."""
 
@@ -45,7 +54,7 @@ class Registry:
                 found = source.names.get(name) if source is not None else None
             return found
 
-        return Context(lookup, self.helper_for(f.module, f.imports), alias=self.aliases.get)
+        return Context(lookup, self.helper_for(f.module, f.imports), alias=self.aliases.get, given=given)
 
     def helper_for(
         self, module: str, imports: dict[str, str] | None = None

@@ -129,9 +129,11 @@ class Context:
     depth: int = 0
     seen: set[str] = field(default_factory=set)
     alias: Callable[[str], str | None] = lambda name: None  # attribute -> the probe function it names
+    # a setting's value taken as given (judging.validations): `backend == "fa3"` holds, `!=` fails
+    given: frozenset[str] = frozenset()
 
     def deeper(self, lookup: Callable[[str], Any] | None = None) -> Context:
-        return Context(lookup or self.lookup, self.helper, self.depth + 1, self.seen, self.alias)
+        return Context(lookup or self.lookup, self.helper, self.depth + 1, self.seen, self.alias, self.given)
 
 
 def call_name(node: ast.AST) -> str:
@@ -405,6 +407,10 @@ def _joined(parts: list[Sym], conj_of: bool) -> Sym:
 
 
 def _eval_compare(node: ast.Compare, ctx: Context) -> Sym:
+    if ctx.given and len(node.ops) == 1:
+        assumed = _assumed(node, ctx.given)
+        if assumed is not None:
+            return Sym("const", assumed)
     recent = _recent_cuda(node, ctx)
     if recent is not None:
         return recent
@@ -427,6 +433,21 @@ def _eval_compare(node: ast.Compare, ctx: Context) -> Sym:
         preds.append(pred)
         names += left.names + right.names
     return Sym("pred", lambda a: all(p(a) for p in preds), names)
+
+
+def _assumed(node: ast.Compare, given: frozenset[str]) -> bool | None:
+    """`x == "fa3"` / `"fa3" in (p, d)` / `x in ("fa3", "fa4")` when "fa3" is given: True (their
+    negations False); None when the comparison is not about a given string."""
+    sides = [node.left, node.comparators[0]]
+    for side in sides:
+        items = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+        if any(isinstance(i, ast.Constant) and i.value in given for i in items):
+            op = node.ops[0]
+            if isinstance(op, (ast.Eq, ast.In)):
+                return True
+            if isinstance(op, (ast.NotEq, ast.NotIn)):
+                return False
+    return None
 
 
 def _const_compare(op: ast.cmpop, left: Any, right: Any) -> bool:

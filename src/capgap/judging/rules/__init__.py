@@ -40,7 +40,6 @@ def build_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[
 def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry) -> list[Finding]:
     """Every decision evaluated once for all archs, then judged for each target arch."""
     out: list[Finding] = []
-    calls = reg.callees
     for f in files:
         place = placement(f.path)
         found = [(d, reached(d, reg.context(d.scope, f))) for d in f.decisions]
@@ -52,7 +51,7 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
             here = dict(place, where="backward") if _BACKWARD.search(decision.context) else place
             for arch in archs:
                 for rule in DECISION_RULES:
-                    finding = rule.check(r, f, arch, here, calls)
+                    finding = rule.check(r, f, arch, here, reg)
                     if finding is not None:
                         out.append(finding)
                         break  # one finding per decision and arch

@@ -17,9 +17,9 @@ from capgap.arch import ArchSpec, all_facts
 from capgap.findings import Finding
 from capgap.judging import evidence
 from capgap.judging.basis import decision_text
-from capgap.judging.callees import Callees
 from capgap.judging.reach import Reached
 from capgap.judging.records import FileFacts
+from capgap.judging.registry import Registry
 
 RULE_ID = "gate-admits-unsupported"
 _DIRECT = (
@@ -44,7 +44,7 @@ _DIRECT = (
 
 
 def check(
-    r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str], calls: Callees | None = None
+    r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str], reg: Registry | None = None
 ) -> Finding | None:
     d, target = r.decision, arch.facts
     facts = all_facts()

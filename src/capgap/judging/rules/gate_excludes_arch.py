@@ -18,9 +18,10 @@ from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
 from capgap.judging import evidence, remarks
 from capgap.judging.basis import decision_text
-from capgap.judging.callees import Callees
 from capgap.judging.reach import Reached, pure
 from capgap.judging.records import Decision, FileFacts
+from capgap.judging.registry import Registry
+from capgap.judging.validations import Verdict
 
 RULE_ID = "gate-excludes-arch"
 
@@ -100,6 +101,13 @@ def _fallback_pick(summary: str) -> bool:
     return bool(picked) and all(p.lower() in _FALLBACKS for p in picked)
 
 
+def _checked(summary: str, cc: str, owners: list[str], reg: Registry) -> Verdict | None:
+    """What the engine's own checks of the names a path picks (`'trtllm_mha'`) say of the target."""
+    names = _PICKED.findall(summary) if _PICKS.match(summary) or "=" in summary else []
+    verdicts = [v for name in dict.fromkeys(names) if (v := reg.validations.verdict(name, cc, owners))]
+    return next((v for v in verdicts if v.refused), verdicts[0] if verdicts else None)
+
+
 _CALLS = re.compile(r"\w\(")
 
 
@@ -132,7 +140,7 @@ _YES = {"returns True", "carries on (returns True)"}
 
 
 def check(
-    r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str], calls: Callees | None = None
+    r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str], reg: Registry | None = None
 ) -> Finding | None:
     d, target = r.decision, arch.facts
     if d.kind == "return" and pure(r, 0):
@@ -217,11 +225,12 @@ def check(
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
     portable = ""
-    if not lack and calls is not None and arm.reaches:
+    if not lack and reg is not None and arm.reaches:
         # what the modules the path calls into need: where its kernels live
-        needs, seen_in, portable = calls.needs(arm.reaches)
+        needs, seen_in, portable = reg.callees.needs(arm.reaches)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
+    checked = _checked(arm.summary, arch.cc, sibs, reg) if not lack and reg is not None else None
     if not lack and refused and not kin and not f.kernels:
         # `return False, "Machete requires compute capability of 90 (Hopper)"`, `raise
         # RuntimeError("requires SM100/SM103")`: the target is turned away in words naming the
@@ -235,7 +244,14 @@ def check(
                 said = f" ('{d.arms[i].stated}')" if d.arms[i].stated else ""
                 lack, seen = [need], f"the refusal naming {', '.join(named)} as what it requires{said}"
                 break
-    if lack:
+    if checked is not None and checked.refused:
+        extra["evidence"] = f"the engine's own check at {checked.where}, which {checked.words} on {arch.cc}"
+        severity = "low"
+        consequence = (
+            f"expected: {arch.cc} is refused this path by the engine itself ({extra['evidence']}); "
+            f"{arch.cc} {instead}"
+        )
+    elif lack:
         need = evidence.describe(lack[0])
         extra["evidence"] = seen
         severity = "low"
@@ -274,6 +290,9 @@ def check(
         if portable:
             extra["evidence"] = portable
             consequence += f"; the kernels it runs ({portable}) need nothing {arch.cc} lacks"
+        elif checked is not None:
+            extra["evidence"] = f"the engine's own check at {checked.where} lets {arch.cc} through"
+            consequence += f"; the engine itself accepts it on {arch.cc} ({checked.where})"
     if (
         severity == "medium"
         and not f.kernels  # a module whose own kernels were read and need nothing: a portable path

@@ -1,0 +1,103 @@
+"""What the engine itself says about a setting on each arch: its own validation of a string.
+
+Engines pick backends by name (`attention_backend = "trtllm_mha"` on SM100) and check the names
+they are given elsewhere (`if backend == "trtllm_mha" and not (is_sm90 or is_sm100 or is_sm120):
+raise ValueError(...)`). A path a sibling gets by name is judged by that check: when the engine
+refuses the name on the target, leaving the target out of it is consistent (expected); when the
+engine lets the target have it while it turns other archs away, the target could have been given
+it (the gap stands, with that check as evidence).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from capgap.judging.reach import Reached, reached
+
+if TYPE_CHECKING:
+    from capgap.judging.records import Decision, FileFacts
+    from capgap.judging.registry import Registry
+
+
+@dataclass(frozen=True)
+class Verdict:
+    refused: bool  # True: the engine turns the target away from the name; False: it lets it in
+    where: str  # "path:line" of the check
+    words: str  # what the check does on the target ("raises ValueError '...'")
+
+
+class Validations:
+    """The scan's decisions that validate a string (they raise on a bad setting), by string; their
+    reach is computed on first use."""
+
+    def __init__(self, reg: Registry) -> None:
+        self._reg = reg
+        self._by_string: dict[str, list[tuple[FileFacts, Decision]]] | None = None
+        self._reached: dict[tuple[int, str], Reached | None] = {}
+
+    def _index(self) -> dict[str, list[tuple[FileFacts, Decision]]]:
+        if self._by_string is None:
+            self._by_string = {}
+            for f in self._reg.files:
+                for d in f.decisions:
+                    if d.subjects and any(a.action == "error" for a in d.arms):
+                        for s in d.subjects:
+                            self._by_string.setdefault(s, []).append((f, d))
+        return self._by_string
+
+    def _reach(self, f: FileFacts, d: Decision, name: str) -> Reached | None:
+        key = (id(d), name)
+        if key not in self._reached:
+            self._reached[key] = reached(d, self._reg.context(d.scope, f, frozenset({name})))
+        return self._reached[key]
+
+    def verdict(self, name: str, target: str, owners: list[str]) -> Verdict | None:
+        """What the engine's checks of `name` do on `target` (the setting taken to be `name`), where
+        they let `owners` through: a refusal wins over an admission (one check that turns the
+        target away is enough). A check admits the target when one of its refusals can turn
+        another arch away and never the target (`not (is_sm90 or is_sm100 or is_sm120)`), and the
+        target gets on."""
+        admitted: Verdict | None = None
+        for f, d in self._index().get(name, []):
+            r = self._reach(f, d, name)
+            if r is None or not r.reach.get(target):
+                continue
+            if not any(_gets_on(d, r.reach.get(cc, ())) for cc in owners):
+                continue  # a check the owners fail as well says nothing about the difference
+            mine = r.reach[target]
+            if not _gets_on(d, mine) and _about(name, d.arms[mine[0]].summary):
+                # every arm the target can reach raises, in words about the name itself
+                return Verdict(True, f"{f.path}:{d.arms[mine[0]].line}", d.arms[mine[0]].summary)
+            refusals = [k for k, a in enumerate(d.arms) if a.action == "error" and a.test is not None]
+            spares = [k for k in refusals if r.value(k, target) is False and _can_refuse_others(r, k, target)]
+            if admitted is None and spares:
+                admitted = Verdict(False, f"{f.path}:{d.arms[spares[0]].line}", "lets it through")
+        return admitted
+
+
+def _gets_on(d: Decision, arms: tuple[int, ...]) -> bool:
+    """Can an arch that reaches these arms get past the check (reach an arm that raises nothing)?"""
+    return any(d.arms[i].action != "error" for i in arms)
+
+
+def _can_refuse_others(r: Reached, arm: int, target: str) -> bool:
+    """Can the refusal turn another arch away (its test holds, or depends on the setting checked)?"""
+    return any(r.value(arm, cc) is not False for cc in r.reach if cc != target)
+
+
+_WORDS = re.compile(r"[a-z0-9]+")
+
+
+def _about(name: str, summary: str) -> bool:
+    """Does the refusal's message lead with the name (`'TRTLLM MHA backend is only supported on
+    ...'` for "trtllm_mha")? One that only mentions it further on is about something else that
+    uses it ('Deterministic inference with ... on the fa4 backend requires ...'), a mode the check
+    sits under."""
+    quoted = summary.partition("'")[2].lower()
+    lead = _WORDS.findall(quoted)[:_LEAD_WORDS]
+    return bool(quoted) and all(word in lead for word in _WORDS.findall(name.lower()))
+
+
+_LEAD_WORDS = 5
