@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Protocol
 
-from capgap.judging import callees, evidence, outcomes, remarks
+from capgap.judging import callees, evidence, outcomes, prose, remarks
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
     Arm,
@@ -282,6 +282,7 @@ class _Walker:
         self._imports: dict[str, str] | None = None  # every import of the file (callees.import_map)
         self._text = ""  # the file's own text, joined once for the callees of its arms
         self._subjects: list[str] = []  # strings the enclosing if-tests compare a setting with
+        self._prose: list[tuple[str, ...]] = []  # arch sentences of the enclosing defs and classes
 
     @staticmethod
     def _span(node: ast.AST) -> tuple[int, int]:
@@ -346,7 +347,11 @@ class _Walker:
                 self.function(stmt, chain, scope, cls_scope, is_module)
             elif isinstance(stmt, ast.ClassDef):
                 inner = Scope({}, scope)
-                self.block(stmt.body, [*chain, stmt.name], inner, inner, end=self.end_of(stmt))
+                self._prose.append(self._def_prose(stmt))
+                try:
+                    self.block(stmt.body, [*chain, stmt.name], inner, inner, end=self.end_of(stmt))
+                finally:
+                    self._prose.pop()
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
                 self.assign(stmt, rest, chain, scope, cls_scope, is_module, after)
             elif isinstance(stmt, ast.ImportFrom) and is_module:
@@ -502,7 +507,17 @@ class _Walker:
                     ]
                 )
                 self.decision("skipif", arms, [*chain, node.name], scope, dec.lineno)  # type: ignore[arg-type]
-        self.block(node.body, [*chain, node.name], local, cls_scope, end=self.end_of(node))
+        self._prose.append(self._def_prose(node))
+        try:
+            self.block(node.body, [*chain, node.name], local, cls_scope, end=self.end_of(node))
+        finally:
+            self._prose.pop()
+
+    def _def_prose(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> tuple[str, ...]:
+        """The sentences naming archs in a def's or class's docstring and leading comments."""
+        lines = self.whole.lines() if self.whole is not None else self.lines
+        text, first = prose.opening(lines, node.lineno)
+        return tuple(f"{node.name} (line {first})\t{s}" for s in prose.arch_sentences(text))
 
     def assign(
         self,
@@ -710,10 +725,18 @@ class _Walker:
             named = tuple(dict.fromkeys(_ARCH_NAMED.findall(low))) if "sm" in low else ()
             stated = _requirement(code) if action == "error" else ""
             source = self.src(arm_line)
-            reaches = self._reaches(plain, chain) if action == "positive" and plain.strip() else ()
-            arms.append(Arm(test, arm_line, action, what, needs, where, source, body, named, stated, reaches))
+            positive = action == "positive" and plain.strip()
+            reaches = self._reaches(plain, chain) if positive else ()
+            said = prose.said(plain) if positive else ""
+            arms.append(
+                Arm(test, arm_line, action, what, needs, where, source, body, named, stated, reaches, said)
+            )
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
         subjects = [*self._subjects, *(w for t in tests for w in _compared_strings(t))]
+        lines = self.whole.lines() if self.whole is not None else self.lines
+        above, start = remarks.comment_block(lines, line) if 0 < line <= len(lines) else ("", line)
+        around = [f"the comment above (line {start})\t{s}" for s in prose.arch_sentences(above)]
+        around += [s for found in reversed(self._prose) for s in found]
         self.facts.decisions.append(
             Decision(
                 line,
@@ -724,6 +747,7 @@ class _Walker:
                 ".".join(chain),
                 end,
                 subjects=tuple(dict.fromkeys(subjects))[:_MAX_SUBJECTS],
+                prose=tuple(dict.fromkeys(around))[: prose.MAX_SENTENCES],
             )
         )
 

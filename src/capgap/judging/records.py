@@ -252,6 +252,8 @@ class Arm:
     stated: str = ""
     # the other modules its code calls into (judging.callees): where the kernels it runs live
     reaches: tuple[str, ...] = ()
+    # words in its own strings that name archs ("Use trtllm_mla ... on SM100/SM103.")
+    said: str = ""
 
 
 @dataclass
@@ -273,6 +275,9 @@ class Decision:
     # the strings its tests and the tests around it compare a setting with (`backend == "trtllm_mha"`):
     # what it validates (judging.validations)
     subjects: tuple[str, ...] = ()
+    # sentences naming archs in the prose around it: the docstrings of the function and class it
+    # sits in, the comments above it and at the function's start ("where\tsentence")
+    prose: tuple[str, ...] = ()
 
 
 @dataclass

@@ -19,8 +19,9 @@ from capgap.findings import Finding
 from capgap.judging import evidence, remarks
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, pure
-from capgap.judging.records import Decision, FileFacts
+from capgap.judging.records import Arm, Decision, FileFacts
 from capgap.judging.registry import Registry
+from capgap.judging.statements import short
 from capgap.judging.validations import Verdict
 
 RULE_ID = "gate-excludes-arch"
@@ -106,6 +107,40 @@ def _checked(summary: str, cc: str, owners: list[str], reg: Registry) -> Verdict
     names = _PICKED.findall(summary) if _PICKS.match(summary) or "=" in summary else []
     verdicts = [v for name in dict.fromkeys(names) if (v := reg.validations.verdict(name, cc, owners))]
     return next((v for v in verdicts if v.refused), verdicts[0] if verdicts else None)
+
+
+# Words that make a sentence about which archs were measured, tuned or validated, not about what the
+# hardware can run: no need is read from them.
+_NOT_A_NEED = re.compile(
+    r"validat|\byet\b|tested|measur|tuned|tuning|faster|slower|benchmark|prefer|default|bit-exact|accuracy",
+    re.I,
+)
+
+
+def _prose(arm: Arm, d: Decision) -> list[tuple[str, str]]:
+    """The sentences naming archs that may say what the path is written for: the branch's own
+    words first, then the comments and docstrings around the decision."""
+    out = [(arm.said, "the branch's own words")] if arm.said else []
+    for entry in d.prose:
+        where, _, sentence = entry.partition("\t")
+        out.append((sentence, where))
+    return [
+        (words, where)
+        for words, where in out
+        if _REQUIRES.search(words) and not _NOT_A_NEED.search(words) and not _OPEN_ENDED.search(words)
+    ]
+
+
+# A sentence states what a path needs when it says so ("requires SM100/SM103", "SM10x only",
+# "supported on Hopper", "built for sm100/sm103"), not when it tells what happens on an arch ("MiMoV2
+# on SM100: attention_backend=fa4"); one that names an arch "and newer" covers the target's too.
+_REQUIRES = re.compile(
+    r"requir|\bonly\b|-only|exclusiv|\bsupport|built (?:only )?for|written for|specific|\bneeds?\b|\bmust\b",
+    re.I,
+)
+_OPEN_ENDED = re.compile(
+    r"\bsm[_ ]?\d{2,3}[af]?\+|>=\s*(?:sm)?[_ ]?\d|(?:or|and) (?:newer|later|above)|onwards|\bplus\b", re.I
+)
 
 
 _CALLS = re.compile(r"\w\(")
@@ -231,6 +266,15 @@ def check(
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
     checked = _checked(arm.summary, arch.cc, sibs, reg) if not lack and reg is not None else None
+    if not lack and not kin and (checked is None or not checked.refused):
+        # the words around it name the archs the path is written for ("for SM100 and SM103")
+        for words, where in _prose(arm, d):
+            need, named = _written_for_archs(f"'{words}'", target)
+            # every arch that gets the path has what it is written with (Hopper beside SM100 says
+            # the path is no tcgen05 kernel, whatever a sentence about SM100 says)
+            if need is not None and all(someone_has(need, [cc]) for cc in sibs):
+                lack, seen = [need], f"'{short(words, 100)}' ({where}), naming {', '.join(named)}"
+                break
     if not lack and refused and not kin and not f.kernels:
         # `return False, "Machete requires compute capability of 90 (Hopper)"`, `raise
         # RuntimeError("requires SM100/SM103")`: the target is turned away in words naming the
@@ -435,7 +479,7 @@ def _around(d: Decision, f: FileFacts) -> tuple[list[tuple[str, ...]], list[str]
 # An arch a refusal names: `sm_100a`, `SM103`, `sm_10x`, `compute capability of 90`, `9.x`, `10.3`,
 # `Hopper`; a generation name that covers both sides (`Blackwell`) names none.
 _NAMED_ARCH = re.compile(
-    r"\bsm_?(?P<sm>\d{2,3})[af]?(?![\dx])|\bsm_?(?P<smx>\d{1,2})x\b"
+    r"\bsm[_ ]?(?P<sm>\d{2,3})[af]?(?![\dx])|\bsm[_ ]?(?P<smx>\d{1,2})x\b"
     r"|capability (?:of )?(?P<num>\d{2,3})\b|\b(?P<fam>\d{1,2})\.x\b|\b(?P<maj>\d{1,2})\.(?P<min>\d)\b"
     r"|\b(?P<hopper>hopper)\b",
     re.I,

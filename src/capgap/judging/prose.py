@@ -1,0 +1,79 @@
+"""Sentences around a decision that name the archs a path is written for.
+
+Authors say in words which GPUs a path serves: a docstring ("Fused Kimi KDA decode kernel for SM100
+and SM103"), a comment above the test, the log line of the branch ("Use trtllm_mla ... on
+SM100/SM103."). The rules read the archs those sentences name the way they read a refusal's words
+(rules.gate_excludes_arch `_written_for_archs`): what all of them have and the target lacks is what
+the path is written with. Extraction keeps only the sentences; nothing is judged here.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_SENTENCES = 8
+_MAX_CHARS = 220
+_OPENING_LINES = 40  # a docstring and leading comments longer than this say nothing more to us
+
+# An arch named in prose: `SM100`, `sm_90a`, `SM 100`, `SM10x`, `compute capability 10.0`, `9.x`,
+# `Hopper` (a generation name that covers both sides, `Blackwell`, names none).
+ARCH_WORD = re.compile(
+    r"(?<![a-z0-9])sm[_ ]?(?:\d{2,3}[a-z]?|\d{2}x)(?![0-9])|compute capabilit(?:y|ies) (?:of )?\(?\d{1,3}"
+    r"|(?<![\w.])\d{1,2}\.x\b|\bhopper\b",
+    re.I,
+)
+_SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(`'\"])|\n\s*\n|\n\s*[-*]\s")
+_STRING = re.compile(r"""(?<![\w])[rbfuRBFU]{0,2}(["'])((?:(?!\1)[^\\\n]|\\.){12,})\1""")
+
+
+def opening(lines: list[str], def_line: int) -> tuple[str, int]:
+    """The docstring and the leading comments of the def or class whose header starts at
+    `def_line` (1-based), and the line they start at."""
+    i = def_line - 1
+    end = min(len(lines), i + _OPENING_LINES)
+    while i < end and not lines[i].split("#", 1)[0].rstrip().endswith(":"):
+        i += 1  # the header's last line
+    body: list[str] = []
+    start = i + 2
+    quote = ""
+    for line in lines[i + 1 : end]:
+        text = line.strip()
+        if quote:
+            body.append(text)
+            if quote in text:
+                break
+            continue
+        if text.startswith("#"):
+            body.append(text.lstrip("# "))
+            continue
+        opener = re.match(r"[rRuU]?(\"\"\"|''')", text)
+        if opener is None:
+            break
+        quote = opener[1]
+        body.append(text[opener.end() :])
+        if quote in text[opener.end() :]:
+            break
+    return "\n".join(body), start
+
+
+def arch_sentences(text: str) -> list[str]:
+    """The sentences of `text` that name an arch, each cut to a readable length."""
+    if not text or not ARCH_WORD.search(text):
+        return []
+    out = []
+    for sentence in _SENTENCE_END.split(text):
+        flat = " ".join(sentence.replace("#", " ").split())
+        if flat and ARCH_WORD.search(flat):
+            out.append(flat[:_MAX_CHARS])
+    return out
+
+
+def said(code: str) -> str:
+    """The first string of a few words in `code` that names an arch (a log line, a label)."""
+    if not ARCH_WORD.search(code):
+        return ""
+    for hit in _STRING.finditer(code):
+        words = hit[2]
+        if len(words.split()) >= 3 and ARCH_WORD.search(words):
+            return " ".join(words.split())[:_MAX_CHARS]
+    return ""

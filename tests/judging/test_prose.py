@@ -1,0 +1,76 @@
+"""Sentences around a decision that say which archs its path is written for (judging.prose)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from capgap.judging import prose
+from tests.judging.test_decisions import _brief, _scan
+
+_GATED = '''
+import torch
+
+
+class ChunkPrefill:
+    """{doc}"""
+
+    def __init__(self):
+        self.supports_prefill = False
+        if torch.cuda.get_device_capability()[0] {test}:
+            self.supports_prefill = True
+'''
+
+
+def _one(tmp_path: Path, doc: str, test: str = "== 10") -> list[tuple[str, str, str, int]]:
+    return _brief(_scan(tmp_path, {"eng/kda.py": _GATED.format(doc=doc, test=test)}))
+
+
+def test_a_docstring_that_says_the_path_is_for_sm100_only_is_evidence(tmp_path: Path) -> None:
+    assert _one(tmp_path, "The chunk pipeline runs on SM10x only.") == [
+        ("gate-excludes-arch", "low", "eng/kda.py", 9)
+    ]
+
+
+def test_a_sentence_that_only_tells_what_happens_on_an_arch_is_none(tmp_path: Path) -> None:
+    assert _one(tmp_path, "On SM100 the chunk pipeline is used.") == [
+        ("gate-excludes-arch", "medium", "eng/kda.py", 9)
+    ]
+
+
+def test_a_sentence_about_validation_or_tuning_is_none(tmp_path: Path) -> None:
+    doc = "Only validated on SM100 so far."
+    assert _one(tmp_path, doc) == [("gate-excludes-arch", "medium", "eng/kda.py", 9)]
+
+
+def test_an_arch_and_newer_covers_the_target(tmp_path: Path) -> None:
+    assert _one(tmp_path, "Requires SM100+.") == [("gate-excludes-arch", "medium", "eng/kda.py", 9)]
+
+
+def test_a_sentence_about_sm100_says_nothing_when_hopper_gets_the_path_too(tmp_path: Path) -> None:
+    found = _one(tmp_path, "The chunk pipeline requires SM100.", test="in (9, 10)")
+    assert found == [("gate-excludes-arch", "medium", "eng/kda.py", 9)]
+
+
+def test_opening_reads_the_docstring_and_leading_comments() -> None:
+    lines = [
+        "def f(",
+        "    x,",
+        "):  # a trailing note",
+        "    # Built for sm100/sm103.",
+        '    """Fused decode kernel for SM100 and SM103.',
+        "",
+        '    More words."""',
+        "    return x",
+    ]
+    text, first = prose.opening(lines, 1)
+    assert first == 4
+    assert prose.arch_sentences(text) == [
+        "Built for sm100/sm103.",
+        "Fused decode kernel for SM100 and SM103.",
+    ]
+
+
+def test_said_takes_a_string_of_words_naming_an_arch() -> None:
+    code = 'logger.info("Use trtllm_mla on SM100/SM103.")\nreturn {"backend": "sm100"}'
+    assert prose.said(code) == "Use trtllm_mla on SM100/SM103."
+    assert prose.said('return "sm100"') == ""
