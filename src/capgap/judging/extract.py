@@ -735,6 +735,7 @@ class _Walker:
         subjects = [*self._subjects, *(w for t in tests for w in _compared_strings(t))]
         lines = self.whole.lines() if self.whole is not None else self.lines
         above, start = remarks.comment_block(lines, line) if 0 < line <= len(lines) else ("", line)
+        above = above.rpartition("\n")[0]  # not the comment on the test's own line: it restates the test
         around = [f"the comment above (line {start})\t{s}" for s in prose.arch_sentences(above)]
         around += [s for found in reversed(self._prose) for s in found]
         self.facts.decisions.append(
