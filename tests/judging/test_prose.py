@@ -74,3 +74,29 @@ def test_said_takes_a_string_of_words_naming_an_arch() -> None:
     code = 'logger.info("Use trtllm_mla on SM100/SM103.")\nreturn {"backend": "sm100"}'
     assert prose.said(code) == "Use trtllm_mla on SM100/SM103."
     assert prose.said('return "sm100"') == ""
+
+
+_PICK = """
+import torch
+
+
+def pick(q):
+    # {comment}
+    if torch.cuda.get_device_capability()[0] == 10:
+        return cudnn_sdpa(q)
+    return flash_attention(q)
+"""
+
+
+def test_a_measured_preference_for_the_sibling_is_tuning(tmp_path: Path) -> None:
+    comment = "cuDNN SDPA is 1.3x faster than the FA4 kernels on sm_100."
+    found = _scan(tmp_path, {"eng/pick.py": _PICK.format(comment=comment)})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/pick.py", 6)]
+    assert found[0].extra["tuning"] is True
+    assert "faster than" in found[0].extra["evidence"]
+
+
+def test_a_preference_sentence_about_the_target_keeps_the_loss(tmp_path: Path) -> None:
+    comment = "Not yet measured on SM120, where cuDNN SDPA may be faster too."
+    found = _scan(tmp_path, {"eng/pick.py": _PICK.format(comment=comment)})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/pick.py", 6)]

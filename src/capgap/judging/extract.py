@@ -728,8 +728,23 @@ class _Walker:
             positive = action == "positive" and plain.strip()
             reaches = self._reaches(plain, chain) if positive else ()
             said = prose.said(plain) if positive else ""
+            notes = self._arm_notes(span[0][0], text) if positive and _stmts is not None and span else ()
             arms.append(
-                Arm(test, arm_line, action, what, needs, where, source, body, named, stated, reaches, said)
+                Arm(
+                    test,
+                    arm_line,
+                    action,
+                    what,
+                    needs,
+                    where,
+                    source,
+                    body,
+                    named,
+                    stated,
+                    reaches,
+                    said,
+                    notes,
+                )
             )
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
         subjects = [*self._subjects, *(w for t in tests for w in _compared_strings(t))]
@@ -761,6 +776,15 @@ class _Walker:
             self._imports = callees.import_map(self._text, self.facts.module, package)
         own = chain[-1] if chain else ""
         return callees.reached(code, self._imports, lines, self._text, self.facts.module, package, own)
+
+    def _arm_notes(self, first: int, text: str) -> tuple[str, ...]:
+        """The sentences naming archs in an arm's comments, those above its first statement too."""
+        if "#" not in text:
+            return ()
+        lines = self.whole.lines() if self.whole is not None else self.lines
+        above, start = remarks.comment_block(lines, first) if 0 < first <= len(lines) else ("", first)
+        words = "\n".join([*above.split("\n")[: first - start], _comments_only(text)])
+        return tuple(prose.arch_sentences(words)[: prose.MAX_SENTENCES])
 
     def _arm_comments(self, first: int, text: str) -> tuple[list[tuple[str, ...]], list[str]]:
         lines = self.whole.lines() if self.whole is not None else self.lines

@@ -19,9 +19,33 @@ _OPENING_LINES = 40  # a docstring and leading comments longer than this say not
 # `Hopper` (a generation name that covers both sides, `Blackwell`, names none).
 ARCH_WORD = re.compile(
     r"(?<![a-z0-9])sm[_ ]?(?:\d{2,3}[a-z]?|\d{2}x)(?![0-9])|compute capabilit(?:y|ies) (?:of )?\(?\d{1,3}"
-    r"|(?<![\w.])\d{1,2}\.x\b|\bhopper\b",
+    r"|(?<![\w.])\d{1,2}\.x\b|\bhopper\b|\b(?:[hg]b?[12]0{2}|gb?300|b[23]00|h20|h800)\b",
     re.I,
 )
+# Products a sentence may name instead of their compute capability (the arch facts list them too).
+PRODUCTS = {"h100": "9.0", "h200": "9.0", "h20": "9.0", "h800": "9.0", "gh200": "9.0", "b200": "10.0"}
+PRODUCTS |= {"gb200": "10.0", "b300": "10.3", "gb300": "10.3", "hopper": "9.0"}
+_NAMED = re.compile(
+    r"(?<![a-z0-9])sm[_ ]?(\d{2,3})[af]?(?![0-9x])|(?<![a-z0-9])sm[_ ]?(\d{1,2})x\b"
+    r"|\b(h100|h200|h20|h800|gh200|gb?200|gb?300|b300|hopper)\b",
+    re.I,
+)
+
+
+def named_archs(sentence: str) -> tuple[set[str], set[str]]:
+    """The compute capabilities a sentence names ("9.0"), and the majors it names whole ("10")."""
+    ccs: set[str] = set()
+    majors: set[str] = set()
+    for sm, family, product in _NAMED.findall(sentence):
+        if sm:
+            ccs.add(f"{int(sm) // 10}.{int(sm) % 10}")
+        elif family:
+            majors.add(family)
+        else:
+            ccs.add(PRODUCTS[product.lower()])
+    return ccs, majors
+
+
 _SENTENCE_END = re.compile(r"(?<=[.;!?])\s+(?=[A-Z(`'\"])|\n\s*\n|\n\s*[-*]\s")
 _STRING = re.compile(r"""(?<![\w])[rbfuRBFU]{0,2}(["'])((?:(?!\1)[^\\\n]|\\.){12,})\1""")
 

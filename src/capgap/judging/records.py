@@ -254,6 +254,8 @@ class Arm:
     reaches: tuple[str, ...] = ()
     # words in its own strings that name archs ("Use trtllm_mla ... on SM100/SM103.")
     said: str = ""
+    # sentences naming archs in its comments, those above its first statement included
+    notes: tuple[str, ...] = ()
 
 
 @dataclass

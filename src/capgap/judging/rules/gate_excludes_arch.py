@@ -16,7 +16,7 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import evidence, remarks
+from capgap.judging import evidence, prose, remarks
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, pure
 from capgap.judging.records import Arm, Decision, FileFacts
@@ -141,6 +141,31 @@ _REQUIRES = re.compile(
 _OPEN_ENDED = re.compile(
     r"\bsm[_ ]?\d{2,3}[af]?\+|>=\s*(?:sm)?[_ ]?\d|(?:or|and) (?:newer|later|above)|onwards|\bplus\b", re.I
 )
+
+
+# Words that make a sentence about a sibling's arch a measured preference, a tuning or a workaround
+_PREFERENCE = re.compile(
+    r"tuned|tuning|faster|slower|outrank|prefer|measured|benchmark|workaround|work around|preempt"
+    r"|fix-?up|not yet|issues? (?:on|with)|\bbug\b|aborts",
+    re.I,
+)
+
+
+def _preference(arm: Arm, d: Decision, owners: list[str], target: ArchFacts) -> str:
+    """A sentence near the decision that calls the owners' path a preference, a tuning or a
+    workaround of theirs: it names archs that get the path and none of the target's family."""
+    own = {cc for cc, a in all_facts().items() if a.major == target.major}
+    texts = [(n, "a comment in the branch") for n in arm.notes]
+    texts += [(e.partition("\t")[2], e.partition("\t")[0]) for e in d.prose]
+    for sentence, where in texts:
+        if not _PREFERENCE.search(sentence):
+            continue
+        ccs, majors = prose.named_archs(sentence)
+        if ccs & own or str(target.major) in majors:
+            continue
+        if ccs & set(owners) or any(cc.split(".")[0] in majors for cc in owners):
+            return f"'{short(sentence, 100)}' ({where})"
+    return ""
 
 
 _CALLS = re.compile(r"\w\(")
@@ -288,7 +313,15 @@ def check(
                 said = f" ('{d.arms[i].stated}')" if d.arms[i].stated else ""
                 lack, seen = [need], f"the refusal naming {', '.join(named)} as what it requires{said}"
                 break
-    if checked is not None and checked.refused:
+    preference = "" if lack or checked is not None else _preference(arm, d, sibs, target)
+    if preference:
+        # "cuDNN SDPA is 1.25-1.5x faster than FA4 on sm_100", "a workaround for SM100's dispatcher":
+        # a choice made for the sibling, not a path the target could not have
+        severity = "low"
+        extra["tuning"] = True
+        extra["evidence"] = preference
+        consequence = f"a preference or workaround for {', '.join(sibs)} ({preference}); {arch.cc} {instead}"
+    elif checked is not None and checked.refused:
         extra["evidence"] = f"the engine's own check at {checked.where}, which {checked.words} on {arch.cc}"
         severity = "low"
         consequence = (
