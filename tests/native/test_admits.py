@@ -173,6 +173,7 @@ def test_direct_evidence_is_code_not_messages() -> None:
         printf("tcgen05.alloc is not here");
         cuda::ptx::tcgen05_alloc(cuda::ptx::cta_group_1, &slot, 32);
         summary(umma_count);
+        cutlass::arch::warpgroup_reg_alloc<232>();
         """
     ).encode()
     got = [(d.spelling, d.line, d.fails) for d in direct.read(code, 10)]

@@ -50,7 +50,10 @@ _NAMES: tuple[tuple[str, re.Pattern[bytes]], ...] = (
     ("tcgen05", re.compile(rb"(?<![A-Za-z0-9])sm_?10[03]a(?![a-z0-9])\w*")),
     ("wgmma", re.compile(rb"\bSM90_\d+x\d+x\d+_\w+")),
     ("wgmma", re.compile(rb"\bGMMA::\w+")),
-    ("wgmma", re.compile(rb"(?<![A-Za-z0-9])(?:wgmma|WGMMA|Wgmma(?=[A-Z_])|warpgroup)(?![a-z0-9])\w*")),
+    ("wgmma", re.compile(rb"(?<![A-Za-z0-9])(?:wgmma|WGMMA|Wgmma(?=[A-Z_]))(?![a-z0-9])\w*")),
+    # CuTe's wgmma.fence / commit_group / wait_group (not warpgroup_reg_alloc: setmaxnreg, which
+    # sm_120a and sm_120f assemble; not warpgroup_fence_operand: no instruction)
+    ("wgmma", re.compile(rb"\bwarpgroup_(?:arrive|commit_batch|wait)\b")),
     ("wgmma", re.compile(rb"\b\w*?(?:[a-z0-9]Sm90a?|\bSm90a?(?=[A-Z]))\w*")),
     ("wgmma", re.compile(rb"(?<![A-Za-z0-9])sm_?90a(?![a-z0-9])\w*")),
 )
