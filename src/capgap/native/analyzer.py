@@ -76,10 +76,10 @@ def read_one(
     except RecursionError:
         return None, "too deeply nested to analyse"
     if dispatch and size <= host.MAX_BYTES and host.wanted(data):
-        decisions = host.read(data)
-        if decisions:
+        decisions, helpers = host.read_all(data)
+        if decisions or helpers:
             facts = facts or NativeFacts(rel)
-            facts.host = decisions
+            facts.host, facts.helpers = decisions, helpers
     if facts is not None:
         facts.source = path
     return facts, ""
@@ -176,6 +176,7 @@ def start_ahead(target: Target, options: ScanOptions) -> Ahead[AnalyzerResult] |
 def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     from capgap.native import hostjudge, judge
     from capgap.native.cache import NativeCache
+    from capgap.native.helpers import HelperTable
     from capgap.reading import workers
     from capgap.reading.nogc import gc_paused
 
@@ -210,9 +211,10 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
         facts = sorted(facts + read, key=lambda f: f.path)
         skipped = sorted(skipped + gone, key=lambda s: s.path)
         findings: list[Finding] = judge.findings(facts, options.archs, options.vendored)
+        table = HelperTable((f.path, f.helpers) for f in facts if f.helpers)
         for f in facts:
             if f.host:
-                findings += hostjudge.findings(f.path, f.host, options.archs, where(f.path))
+                findings += hostjudge.findings(f.path, f.host, options.archs, where(f.path), table)
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
     if cache.path is not None:
         by_rel = {f.path: f for f in facts}

@@ -15,6 +15,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 
+from capgap.native import direct
 from capgap.native.records import CODE, EMPTY, ERROR, TRAP, Function, Group
 
 _COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
@@ -82,7 +83,8 @@ def describe(data: bytes, groups: list[Group], errors: set[tuple[int, int]]) -> 
             end = max(arm.body_start, g.arms[ai + 1].offset if ai + 1 < len(g.arms) else g.end_offset)
             kind = classify(data[arm.body_start : end], (gi, ai) in errors)
             last = (g.arms[ai + 1].line if ai + 1 < len(g.arms) else g.end) - 1
-            arms.append(dataclasses.replace(arm, body=kind, last=last, body_end=end))
+            hint = direct.HINT.search(data, arm.body_start, end) is not None
+            arms.append(dataclasses.replace(arm, body=kind, last=last, body_end=end, hint=hint))
         g.arms = arms
         fn = _enclosing(data, quals, opens, g.arms[0].offset) if quals else None
         if fn is None:

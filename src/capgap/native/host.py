@@ -4,7 +4,10 @@
 `switch (sm) { case 90: ...; default: throw ...; }` and `TORCH_CHECK(major == 9, "...")`: each
 decision's arms with their conditions (as text, evaluated later per arch by `native.expr`) and
 what each arm does (real code, nothing, an error). Only files a byte test finds a comparison of an
-arch-named variable with a number in are parsed.
+arch-named variable with a number in, or a call that may be an arch helper, are parsed. Each file
+also gives the arch helpers it defines (`native.helpers`: `bool isSm90OrLater()`, `static bool
+use_x(int sm)`, `int get_arch()`), which the judging follows from any file, and a local that holds
+the arch from a call (`int32_t version_num = get_sm_version_num();`) is read through that call.
 """
 
 from __future__ import annotations
@@ -15,17 +18,32 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from typing import Any
 
+from capgap.native import helpers
+from capgap.native.helpers import HostHelper
+
 CODE, EMPTY, ERROR = "code", "empty", "error"
 # A comparison of an arch-named variable or call with a number: what makes a file worth parsing.
+# Or a call that may be an arch helper (`native.helpers`): a no-argument predicate or getter whose
+# name names an arch (`isSm90OrLater()`, `is_hopper()`, `get_arch()`, not a constructor such as
+# `Sm90Info()`), one given an arch variable (`use_x(sm)`), one compared with a number (`getSM() >=
+# 90`), and what computes the number (`major * 10 + minor`). In lowercased text.
+_HELPERISH = (
+    rb"|\b(?:is|use|has|can|should|supports?|enable|get)_?\w*?(?:sm_?\d{2}|sm_?version|smversion|hopper|blackwell|arch)"
+    rb"\w*\(\)|\((?:sm_?version|sm_?ver|sm_?arch|sm|arch)\)"
+    rb"|(?:sm|arch)\w*\(\)\s*(?:==|>=|<=|!=|<|>)\s*\d|major\w*\s*\*\s*10\s*\+"
+)
+# Matched in lowercased text (a pattern under re.I is read several times slower).
 _DISPATCH = re.compile(
     rb"(?:sm_?version|smversion|sm_?ver|sm_?arch|getsmversion\(\)|get_sm_version\(\)|\bsm|\bmajor|\barch)"
-    rb"\s*(?:==|>=|<=|!=|<|>)\s*\d{1,4}\b",
-    re.I,
+    rb"\s*(?:==|>=|<=|!=|<|>)\s*\d{1,4}\b" + _HELPERISH
 )
 # The same, for grep -E -i (the prefilter that picks the files worth this regex).
 GREP_PATTERN = (
     r"(sm_?version|sm_?ver|sm_?arch|getsmversion\(\)|get_sm_version\(\)|\bsm|\bmajor|\barch)"
     r"\s*(==|>=|<=|!=|<|>)\s*[0-9]"
+    r"|\b(is|use|has|can|should|supports?|enable|get)_?[a-z0-9_]*(sm_?[0-9]{2}|sm_?version|smversion|hopper|blackwell|arch)"
+    r"[a-z0-9_]*\(\)|\((sm_?version|sm_?ver|sm_?arch|sm|arch)\)"
+    r"|(sm|arch)[a-z0-9_]*\(\)\s*(==|>=|<=|!=|<|>)\s*[0-9]|major[a-z0-9_]*\s*\*\s*10\s*\+"
 )
 MAX_BYTES = 512 << 10  # a larger source is generated kernels, not host dispatch
 _ERROR = re.compile(
@@ -34,7 +52,7 @@ _ERROR = re.compile(
 )
 _CHECKS = {"TORCH_CHECK", "TLLM_CHECK", "TLLM_CHECK_WITH_INFO", "FLASHINFER_CHECK", "CHECK"}
 _ARCH_NAME = re.compile(r"^(?:sm_?version|smversion|sm_?ver|sm_?arch|sm|arch|cc|major|minor)$", re.I)
-_ARCH_CALL = re.compile(r"get_?sm_?version|getsmversion|get_sm", re.I)
+_ARCH_CALL = re.compile(r"get_?sm_?version|getsmversion|get_sm|(?:sm|arch)\w*\(\)$", re.I)
 
 
 @dataclass(frozen=True)
@@ -56,7 +74,7 @@ class HostDecision:
 
 
 def wanted(data: bytes) -> bool:
-    return _DISPATCH.search(data) is not None
+    return _DISPATCH.search(data.lower()) is not None
 
 
 _PARSER: Any = None
@@ -74,36 +92,47 @@ def _parser() -> Any:
 
 def read(data: bytes) -> list[HostDecision]:
     """The arch decisions of a file (none when tree-sitter is not installed)."""
+    return read_all(data)[0]
+
+
+def read_all(data: bytes) -> tuple[list[HostDecision], list[HostHelper]]:
+    """The arch decisions of a file and the arch helpers it defines."""
     try:
         parser = _parser()
     except ImportError:
-        return []
+        return [], []
     tree = parser.parse(data)
     marks = _marks(data)
     out: list[HostDecision] = []
-    stack = [(tree.root_node, "", "")]
+    found: list[HostHelper] = []
+    no_binds: dict[str, str] = {}
+    stack = [(tree.root_node, "", "", no_binds)]
     while stack:
-        node, fn, ctx = stack.pop()
+        node, fn, ctx, binds = stack.pop()
         i = bisect_left(marks, node.start_byte)
-        if i == len(marks) or marks[i] >= node.end_byte:
+        if not binds and (i == len(marks) or marks[i] >= node.end_byte):
             continue  # nothing under it can be an arch decision: not walked (most of a file)
         if node.type == "function_definition":
             fn = _function_name(node) or fn
             ctx = _text(node)[:16000]
+            binds = _locals(ctx)
+            helper = helpers.extract(node, _archish)
+            if helper is not None:
+                found.append(helper)
         d = None
         if node.type == "if_statement" and not (
             node.parent is not None and node.parent.type == "else_clause"
         ):
-            d = _chain(node, fn)
+            d = _chain(node, fn, binds)
         elif node.type == "switch_statement":
-            d = _switch(node, fn)
+            d = _switch(node, fn, binds)
         elif node.type == "call_expression":
-            d = _check(node, fn)
+            d = _check(node, fn, binds)
         if d is not None:
             out.append(dataclasses.replace(d, context=ctx))
-        stack.extend((c, fn, ctx) for c in reversed(node.children))
+        stack.extend((c, fn, ctx, binds) for c in reversed(node.children))
     out.sort(key=lambda d: d.line)
-    return out
+    return out, found
 
 
 # Where an arch decision can be: each place a comparison of an arch-named variable starts (the
@@ -111,8 +140,7 @@ def read(data: bytes) -> list[HostDecision]:
 # each `switch` (its variable is tested by name). A node holding neither holds no decision.
 _MARK = re.compile(
     rb"(?:sm_?version|smversion|sm_?ver|sm_?arch|getsmversion\(\)|get_sm_version\(\)|sm|major|arch)"
-    rb"\s*(?:==|>=|<=|!=|<|>)\s*\d|switch",
-    re.I,
+    rb"\s*(?:==|>=|<=|!=|<|>)\s*\d|switch" + _HELPERISH
 )
 
 
@@ -120,7 +148,23 @@ def _marks(data: bytes) -> list[int]:
     """Offsets of `_MARK`'s matches. A decision's condition (a chain's, a check's) is text of its
     node and a _DISPATCH match in it is a _MARK match there; the match finditer reports instead
     can only start earlier in the same identifier (`sm_arch` for `arch`), which no node splits."""
-    return [m.start() for m in _MARK.finditer(data)]
+    return [m.start() for m in _MARK.finditer(data.lower())]
+
+
+# A local that holds the arch under another name: `int32_t version_num = get_sm_version_num();`.
+_ARCH_LOCAL = re.compile(
+    r"\b([A-Za-z_]\w*)\s*=\s*((?:\w+::)*\w*(?:sm_?version|smversion|get_?sm|get_?arch|compute_?capability)\w*"
+    r"\s*\(\s*\w*\s*\))\s*;",
+    re.I,
+)
+
+
+def _locals(function: str) -> dict[str, str]:
+    """The function's locals that hold the arch from a call (each decision reading one is then
+    walked and read through that call); arch-named ones (`sm`, `sm_version`) are read as such."""
+    if "=" not in function:
+        return {}
+    return {m[1]: m[2] for m in _ARCH_LOCAL.finditer(function) if not _ARCH_NAME.match(m[1])}
 
 
 def _text(node: Any) -> str:
@@ -135,7 +179,7 @@ def _function_name(node: Any) -> str:
 
 
 def _archish(cond: str) -> bool:
-    return _DISPATCH.search(cond.encode()) is not None
+    return _DISPATCH.search(cond.lower().encode()) is not None
 
 
 def _arm(line: int, cond: str, body: Any, source: str) -> HostArm:
@@ -145,11 +189,11 @@ def _arm(line: int, cond: str, body: Any, source: str) -> HostArm:
     return HostArm(line, cond, kind, raw[:8000].decode("utf-8", "replace"), source[:200])
 
 
-def _chain(node: Any, fn: str) -> HostDecision | None:
+def _chain(node: Any, fn: str, binds: dict[str, str]) -> HostDecision | None:
     arms: list[HostArm] = []
     current = node
     while current is not None:
-        cond = _text(current.child_by_field_name("condition")).strip()
+        cond = helpers.bind(_text(current.child_by_field_name("condition")).strip(), binds)
         body = current.child_by_field_name("consequence")
         arms.append(_arm(current.start_point[0] + 1, cond, body, _first_line(current)))
         alt = current.child_by_field_name("alternative")
@@ -165,8 +209,8 @@ def _chain(node: Any, fn: str) -> HostDecision | None:
     return HostDecision("chain", node.start_point[0] + 1, fn, tuple(arms))
 
 
-def _switch(node: Any, fn: str) -> HostDecision | None:
-    var = _text(node.child_by_field_name("condition")).strip("() ")
+def _switch(node: Any, fn: str, binds: dict[str, str]) -> HostDecision | None:
+    var = helpers.bind(_text(node.child_by_field_name("condition")).strip("() "), binds)
     if not (_ARCH_NAME.match(var) or _ARCH_CALL.search(var)):
         return None
     body = node.child_by_field_name("body")
@@ -199,7 +243,7 @@ def _switch(node: Any, fn: str) -> HostDecision | None:
     return HostDecision("switch", node.start_point[0] + 1, fn, tuple(arms)) if len(arms) > 1 else None
 
 
-def _check(node: Any, fn: str) -> HostDecision | None:
+def _check(node: Any, fn: str, binds: dict[str, str]) -> HostDecision | None:
     name = _text(node.child_by_field_name("function"))
     if name not in _CHECKS:
         return None
@@ -207,7 +251,7 @@ def _check(node: Any, fn: str) -> HostDecision | None:
     first = next(
         (c for c in (args.children if args is not None else []) if c.type not in {"(", ",", ")"}), None
     )
-    cond = _text(first)
+    cond = helpers.bind(_text(first), binds)
     if not cond or not _archish(cond):
         return None
     line = node.start_point[0] + 1

@@ -2,6 +2,9 @@
 gates: a sibling arch (Hopper and newer, another generation) surely takes an arm of real code the
 target never takes, while the target gets an error, nothing, or what older GPUs get too ->
 `gate-excludes-arch`. Low (expected) when that arm, or its function, needs what the target lacks.
+A call to an arch helper of the tree (`isSm90OrLater()`, `use_x(sm)`) is evaluated through it
+(`native.helpers`), and a condition that names the target there (`isSm120Family()`) is its own.
+Each decision is first judged for `gate-admits-unsupported` (`native.hostadmits`).
 """
 
 from __future__ import annotations
@@ -13,7 +16,8 @@ from capgap.findings import Finding
 from capgap.judging import evidence
 from capgap.judging.reach import arms_taken
 from capgap.judging.rules import gate_excludes_arch
-from capgap.native import bodies, expr
+from capgap.native import bodies, expr, helpers, hostadmits
+from capgap.native.helpers import HelperTable
 from capgap.native.host import CODE, ERROR, HostDecision
 
 _NUMBER = re.compile(r"\b\d{1,4}\b")
@@ -23,8 +27,12 @@ _ARCH_VAR = re.compile(r"^(?:sm_?version|smversion|sm_?ver|sm_?arch|sm|arch|cc)$
 
 
 class _Arch(expr.Resolver):
-    def __init__(self, facts: ArchFacts, scale: int) -> None:
-        self.facts, self.scale = facts, scale
+    """Names as one arch sees them: arch variables, `major` / `minor`, and helpers called."""
+
+    def __init__(
+        self, facts: ArchFacts, scale: int, table: HelperTable | None, path: str, depth: int = 0
+    ) -> None:
+        self.facts, self.scale, self.table, self.path, self.depth = facts, scale, table, path, depth
 
     def defined(self, name: str) -> expr.Value:
         return None
@@ -39,24 +47,45 @@ class _Arch(expr.Resolver):
         return {"true": 1, "false": 0}.get(name)
 
     def call(self, name: str, args: tuple[str, ...]) -> expr.Value:
-        return None
+        if not self.table or self.depth >= _DEPTH:
+            return None
+        found = self.table.find(name, len(args), self.path)
+        if found is None:
+            return None
+        where, h = found  # the helpers it calls resolve from its own file
+        inner = _Arch(self.facts, h.scale, self.table, where, self.depth + 1)
+        return helpers.evaluate(h, args, inner.text)
+
+    def text(self, text: str) -> expr.Value:
+        return expr.evaluate(expr.parse(_prepared(text)), self)
+
+
+_DEPTH = 6  # helpers calling helpers, at most this deep
+_QUALIFIED = re.compile(r"\b(?:\w+::)+(?=\w)")
+_OBJECT = re.compile(r"\b\w+\s*(?:\.|->)\s*(?=\w+\s*\()")
 
 
 def _prepared(cond: str) -> str:
     cond = _FIELD.sub(lambda m: m[1], cond)
-    return _CALL.sub("SMVERSION", cond).strip()
+    cond = _CALL.sub("SMVERSION", cond)
+    return _OBJECT.sub("", _QUALIFIED.sub("", cond)).strip()
 
 
-def reach(d: HostDecision, facts: ArchFacts) -> tuple[int, ...]:
+def reach(
+    d: HostDecision, facts: ArchFacts, table: HelperTable | None = None, path: str = ""
+) -> tuple[int, ...]:
     """The arms an arch may take (-1: none); three-valued as for preprocessor groups."""
     scale = 10 if any(int(n) >= 200 for a in d.arms for n in _NUMBER.findall(a.cond)) else 1
-    env = _Arch(facts, scale)
-    answers = (expr.answer(expr.evaluate(expr.parse(_prepared(arm.cond)), env)) for arm in d.arms)
-    return arms_taken(answers, none=-1)
+    env = _Arch(facts, scale, table, path)
+    return arms_taken((expr.answer(env.text(arm.cond)) for arm in d.arms), none=-1)
 
 
 def findings(
-    path: str, decisions: list[HostDecision], archs: tuple[ArchSpec, ...], place: dict[str, str]
+    path: str,
+    decisions: list[HostDecision],
+    archs: tuple[ArchSpec, ...],
+    place: dict[str, str],
+    table: HelperTable | None = None,
 ) -> list[Finding]:
     out: list[Finding] = []
     facts = all_facts()
@@ -67,19 +96,25 @@ def findings(
         for d in decisions:
             if d.function in turned_away and d.line > turned_away[d.function]:
                 continue  # an earlier `if (sm_version == 120) return ...;` here decided for the target
-            mine = set(reach(d, target))
-            if d.kind == "chain" and _guard_for(d, mine, target):
+            by_arch = {cc: reach(d, f, table, path) for cc, f in facts.items() if f.major >= 6}
+            mine = set(by_arch[target.cc])
+            own = _Own(d, target, table, path)
+            if d.kind == "chain" and _guard_for(d, mine, own):
                 turned_away.setdefault(d.function, d.line)
+            admitted = hostadmits.check(path, d, arch, by_arch, place)
+            if admitted is not None:
+                out.append(admitted)
+                continue
             missed: dict[int, list[str]] = {}
             for s in sibs:
-                r = reach(d, s)
+                r = by_arch[s.cc]
                 if len(r) == 1 and r[0] >= 0 and r[0] not in mine and d.arms[r[0]].body == CODE:
                     missed.setdefault(r[0], []).append(s.cc)
             if not missed:
                 continue
             first = min(facts[cc].number for owners in missed.values() for cc in owners)
-            older = [f for f in facts.values() if f.major >= 7 and f.number < first]
-            if not all(_fallback(d, j, target, older) for j in mine):
+            older = [f.cc for f in facts.values() if f.major >= 7 and f.number < first]
+            if not all(_fallback(d, j, own, older, by_arch) for j in mine):
                 continue
             found = _finding(path, d, arch, missed, mine, place)
             if found is not None:
@@ -87,22 +122,36 @@ def findings(
     return out
 
 
-def _guard_for(d: HostDecision, mine: set[int], target: ArchFacts) -> bool:
+class _Own:
+    """Does an arm's condition name the target (`sm_version == 120`, `isSm120()`, or a helper
+    whose conditions do)?"""
+
+    def __init__(self, d: HostDecision, target: ArchFacts, table: HelperTable | None, path: str) -> None:
+        self.d, self.target, self.table, self.path = d, target, table, path
+
+    def __call__(self, j: int) -> bool:
+        cond = self.d.arms[j].cond
+        text = self.table.expanded(cond, self.path) if self.table else cond
+        return str(self.target.number) in text or f"== {self.target.major}" in text
+
+
+def _guard_for(d: HostDecision, mine: set[int], own: _Own) -> bool:
     """Does the target surely take an arm of its own that returns (or throws) out of the function?"""
     if len(mine) != 1 or min(mine) < 0:
         return False
     arm = d.arms[min(mine)]
-    own = str(target.number) in arm.cond or f"== {target.major}" in arm.cond
-    return own and re.search(r"\breturn\b|\bthrow\b", arm.text) is not None
+    return own(min(mine)) and re.search(r"\breturn\b|\bthrow\b", arm.text) is not None
 
 
-def _fallback(d: HostDecision, j: int, target: ArchFacts, older: list[ArchFacts]) -> bool:
+def _fallback(
+    d: HostDecision, j: int, own: _Own, older: list[str], by_arch: dict[str, tuple[int, ...]]
+) -> bool:
     """Is the target's arm `j` an error, nothing, or what GPUs older than the owners get too?"""
     if j < 0 or d.arms[j].body != CODE:
         return True
-    if str(target.number) in d.arms[j].cond or f"== {target.major}" in d.arms[j].cond:
+    if own(j):
         return False  # the target's own arm
-    return any(j in reach(d, f) for f in older)
+    return any(j in by_arch[cc] for cc in older)
 
 
 def _finding(

@@ -7,7 +7,9 @@ takes is a fallback (nothing, an empty body, a trap, an error, or a path older G
 a finding: `kernel-body-missing-arch` when the target's kernel (or device function) body is
 empty or traps, else `gate-excludes-arch`. Severity as on the Python side: low (expected) when
 the path needs an instruction set the target lacks (evidence from the arm, its function, or the
-file), medium otherwise; low for tests, benchmarks, examples and vendored libraries.
+file), medium otherwise; low for tests, benchmarks, examples and vendored libraries. Each group
+is first judged for `gate-admits-unsupported` (`native.admits`: the target let into tcgen05 or
+wgmma code beside a sibling that runs it); a group that is one is not judged again.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from capgap.findings import Finding
 from capgap.judging import evidence
 from capgap.judging.rules import gate_excludes_arch, kernel_body_missing_arch
 from capgap.judging.where import VENDORED_LIBRARIES, placement
-from capgap.native import bodies
+from capgap.native import admits, bodies
 from capgap.native.envs import Env, env, variants
 from capgap.native.macros import NO_ARM, NOT_REACHED, Table
 from capgap.native.records import CODE, EMPTY, ERROR, TRAP, Arm, Group, NativeFacts
@@ -69,8 +71,11 @@ def findings(files: list[NativeFacts], archs: tuple[ArchSpec, ...], vendored: bo
             for gi, g in enumerate(f.groups):
                 if not g.archish:
                     continue
+                text = texts.setdefault(fi, _Texts(f))
                 try:
-                    found = _judge(table, fi, gi, g, f, envs, place, texts.setdefault(fi, _Texts(f)))
+                    found = admits.check(table, fi, gi, g, f, envs, place, text.data) or _judge(
+                        table, fi, gi, g, f, envs, place, text
+                    )
                 except RecursionError:  # a pathological chain of macros: this gate is left unjudged
                     continue
                 if found is not None:

@@ -25,6 +25,7 @@ class Arm:
     last: int = 0  # the body's last line
     body_end: int = 0  # where its body ends (the next arm's directive or the #endif)
     source: str = ""  # the directive as written (first line)
+    hint: bool = False  # its body spells something `native.direct` reads (tcgen05, SM100_, wgmma, ...)
 
 
 @dataclass(frozen=True)
@@ -62,3 +63,4 @@ class NativeFacts:
     defines: list[Define] = field(default_factory=list)
     source: str = ""  # the file's path on disk: judging reads what a finding's code needs from it
     host: list[Any] = field(default_factory=list)  # host-side dispatch decisions (native.host)
+    helpers: list[Any] = field(default_factory=list)  # host-side arch helpers (native.helpers)

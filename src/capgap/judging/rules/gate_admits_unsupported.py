@@ -6,6 +6,8 @@ multimem / multicast, an `sm_100a`-only target): a library's name is not enough 
 FlashMLA have paths for several archs), and not when the module checks that feature at run time
 (`if handle.multicast_ptr == 0:`): the path turns itself off there. High when the arm selects that
 path by name (`backend = "fa3"`): the engine's own choice fails on first use; medium otherwise.
+Native gates are judged by `capgap.native.admits` (preprocessor) and `capgap.native.hostadmits`
+(C++ host dispatch) on the same terms.
 """
 
 from __future__ import annotations
