@@ -6,7 +6,7 @@ not-a-gap | noise, the right severity and the statement's line span. This script
 (`pip download --no-deps`, cached in ~/.cache/capgap-truth/wheels), scans it with capgap in a fresh
 process and matches findings to cases: same path, and the same symbol (when both have one) or the
 finding's line within the case's span with 2 lines of slack (a gate finding's symbol is the
-predicate it tests, which a file tests in many places: gate findings match by line only).
+predicate it tests, which a file tests in many places: it counts only within 12 lines).
 It prints per engine and in total:
 
 - recall: gap cases matched by a medium/high finding (any finding, for a gap whose right severity
@@ -245,14 +245,18 @@ def _relative(path: str, roots: Iterable[str]) -> str:
 
 
 # A decision's symbol is the predicate it tests (`is_sm100`), which a file may test in dozens of
-# places: a gate finding matches a case by its line. A table's or build list's symbol is its own name.
-_BY_LINE_ONLY = ("gate-excludes-arch", "gate-admits-unsupported")
+# places: a gate finding matches a case by its symbol only near it (a predicate's return is
+# reported at its `def` line, a few lines above the statement judged), else by its line. A
+# table's or build list's symbol is its own name.
+_NEAR_ONLY = ("gate-excludes-arch", "gate-admits-unsupported")
+_NEAR = 12
 
 
 def matches(finding: Finding, case: Case) -> bool:
     if finding.path != case.path:
         return False
-    named = finding.rule not in _BY_LINE_ONLY
+    near = case.span[0] - _NEAR <= finding.line <= case.span[1] + _NEAR
+    named = finding.rule not in _NEAR_ONLY or near
     if named and finding.symbol and case.symbol and finding.symbol == case.symbol:
         return True
     return case.span[0] - SLACK <= finding.line <= case.span[1] + SLACK

@@ -60,11 +60,13 @@ def test_same_symbol_matches_far_from_the_span_but_another_path_never_does() -> 
     assert not truth.matches(finding(path="pkg/b.py", line=3, symbol="MAX_SIZES", rule=rule), table)
 
 
-def test_a_gate_finding_matches_by_line_only() -> None:
+def test_a_gate_finding_matches_by_symbol_only_near_the_case() -> None:
     # `is_sm100` is tested in many places of one file: the name says nothing about which one
     gate = case(span=(40, 44), symbol="is_sm100")
     assert not truth.matches(finding(line=200, symbol="is_sm100"), gate)
     assert truth.matches(finding(line=42, symbol="is_sm100"), gate)
+    assert truth.matches(finding(line=34, symbol="is_sm100"), gate)  # a predicate's def line above
+    assert not truth.matches(finding(line=34, symbol="major"), gate)
 
 
 def test_a_finding_without_symbol_falls_back_to_the_line() -> None:
