@@ -2,8 +2,14 @@
 
 Severity by what the missing entry does where the table is read: high for a KeyError (an unguarded
 subscript), medium for a path silently off (`.get()`, `in`, a caught KeyError), low when the
-table is about a feature the target lacks (a multimem world-size table on a GPU without NVLS
-multicast). One table gives one finding per arch, at its definition, with its reads named.
+code the table keys needs a feature the target lacks and an arch it keys has (a multimem
+world-size table on a GPU without NVLS multicast; tables of tcgen05 programs, or of kernels that
+launch with more shared memory than the target gives a block: judging.keyed), and low when the
+comments beside it say the target goes without on purpose ("RTX PRO keep the plain form", "a
+capability absent from the table keeps the chunk rule"). No finding when a missing entry only
+lifts a restriction (`if bound is not None and n > bound: return False`, `size = min(T[cap],
+size)`: judging.tablereads). One table gives one finding per arch, at its definition, with its
+reads named; a private table (`_ARCHES`) is read only by its own module.
 """
 
 from __future__ import annotations
@@ -13,11 +19,12 @@ from typing import Any
 
 from capgap.arch import ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import evidence
+from capgap.judging import evidence, keyed
 from capgap.judging.keys import covers, key_for
 from capgap.judging.records import FileFacts, TableDef, TableUse
 from capgap.judging.registry import Registry
 from capgap.judging.symbolic import evaluate
+from capgap.judging.tablereads import LIFTED
 from capgap.judging.where import placement
 
 RULE_ID = "table-missing-arch"
@@ -39,18 +46,55 @@ def _cap_key(use: TableUse, f: FileFacts, reg: Registry) -> bool:
 
 def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry) -> list[Finding]:
     out: list[Finding] = []
+    importers = keyed.importers(files)
+    definers: dict[str, list[str]] = {}
+    for f in files:
+        for name in {t.name for t in f.tables}:
+            definers.setdefault(name, []).append(f.module)
     for f in files:
         for table in f.tables:
-            uses = [(uf, u) for uf, u in reg.uses.get(table.name, []) if _cap_key(u, uf, reg)]
+            others = definers[table.name]
+            reads = [(uf, u) for uf, u in reg.uses.get(table.name, []) if _reads_this(f, table, uf, others)]
+            if reads and all(u.effect == LIFTED for _, u in reads):
+                continue  # an entry could only restrict the path (a bound, a smaller size): no gap
+            uses = [(uf, u) for uf, u in reads if u.effect != LIFTED and _cap_key(u, uf, reg)]
             if not (uses or table.named_like_arch or table.style in _STRONG_STYLES):
                 continue
             if _DENY_NAME.search(table.name) or any(u.denies for _, u in uses):
                 continue  # a table of refusals lacking the arch refuses nothing there: no gap
+            needs = keyed.needs(f, table, importers)
             for arch in archs:
                 if any(covers(table.style, k.cc, arch) for k in table.keys):
                     continue
-                out.append(_table_finding(f, table, arch, uses))
+                out.append(_table_finding(f, table, arch, uses, needs))
     return out
+
+
+def _reads_this(f: FileFacts, table: TableDef, reader: FileFacts, definers: list[str]) -> bool:
+    """Is a read of `table.name` in `reader` a read of this table? In its own module, yes; in
+    another, only of a public name (`_ARCHES` there is that module's own) that the reader does
+    not define itself; where several modules define tables of that name
+    (`SUPPORTED_COMPUTE_CAPABILITIES`), the one the reader imports it from, else the nearest."""
+    if reader is f:
+        return True
+    if table.name.startswith("_") or any(t.name == table.name for t in reader.tables):
+        return False
+    if len(definers) < 2:
+        return True
+    linked = [m for m in definers if reader.imports.get(table.name) == m or m in reader.siblings]
+    if linked:
+        return f.module in linked
+    near = {m: _shared_prefix(m, reader.module) for m in definers}
+    return near[f.module] == max(near.values())
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a.split("."), b.split("."), strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _best_use(f: FileFacts, uses: list[tuple[FileFacts, TableUse]]) -> tuple[FileFacts, TableUse] | None:
@@ -68,48 +112,41 @@ def _best_use(f: FileFacts, uses: list[tuple[FileFacts, TableUse]]) -> tuple[Fil
     return min(uses, key=lambda p: (_ACCESS_RANK[p[1].access], p[0].path != f.path, p[0].path, p[1].line))
 
 
-def _expected(f: FileFacts, table: TableDef, arch: ArchSpec) -> tuple[str, str] | None:
-    """(evidence, the need) when the table is about something the target lacks and an arch it
-    keys has: its name says so (a multimem table), the comments beside it or the module's
-    docstring do, or the module imports it (`tcgen05`). Keys such as `sm_100a` are no evidence:
-    engines build portable kernels for arch-specific targets too."""
-    keyed = [facts for k in table.keys if (facts := all_facts().get(k.cc)) is not None]
-
-    def lack(needs: list[tuple[str, ...]]) -> int:
-        for i, need in enumerate(needs):
-            if evidence.lacking([need], arch.facts) and (not keyed or evidence.had_by(need, keyed)):
-                return i
-        return -1
-
-    named, named_from = evidence.needs_with_evidence(table.name.lower())
-    for needs, seen, where in (
-        (named, named_from, "in the table's name"),
-        (table.needs, table.needs_from, "in the comments beside it"),
-        (f.needs, f.needs_from, ""),
-    ):
-        i = lack(needs)
-        if i >= 0:
-            said = seen[i] if "module" in seen[i] else f"{seen[i]} {where or 'in the module'}"
-            return said, evidence.describe(needs[i])
+def _expected(
+    table: TableDef, arch: ArchSpec, needs: tuple[list[tuple[str, ...]], list[str]]
+) -> tuple[str, str] | None:
+    """(evidence, the need) when the code the table keys needs something the target lacks and an
+    arch it keys has (judging.keyed). Keys such as `sm_100a` are no evidence: engines build
+    portable kernels for arch-specific targets too."""
+    archs = [facts for k in table.keys if (facts := all_facts().get(k.cc)) is not None]
+    for need, seen in zip(*needs, strict=True):
+        if evidence.lacking([need], arch.facts) and (not archs or evidence.had_by(need, archs)):
+            return seen, evidence.describe(need)
     return None
 
 
 def _blockers(uses: list[tuple[FileFacts, TableUse]], arch: ArchSpec) -> list[dict[str, Any]]:
     """Feature checks in the functions that read the table, after the read, that the target fails
-    (`if handle.multicast_ptr == 0: return` on a GPU without NVLS multicast): a chain of changes."""
+    and that turn the path off by themselves (`if handle.multicast_ptr == 0: return` on a GPU
+    without NVLS multicast): a chain of changes."""
     out: list[dict[str, Any]] = []
     for uf, use in uses:
         for guard in uf.guards:
             lack = evidence.lacking(guard.needs, arch.facts)
-            near = use.line < guard.line <= use.line + 150
-            if lack and near and not any(b["line"] == guard.line and b["path"] == uf.path for b in out):
+            near = use.line < guard.line and use.function and guard.function == use.function
+            seen = any(b["line"] == guard.line and b["path"] == uf.path for b in out)
+            if lack and near and guard.turns_off and not seen:
                 why = f"it needs {evidence.describe(lack[0])}, which {arch.cc} lacks"
                 out.append({"path": uf.path, "line": guard.line, "source": guard.source, "why": why})
     return out
 
 
 def _table_finding(
-    f: FileFacts, table: TableDef, arch: ArchSpec, uses: list[tuple[FileFacts, TableUse]]
+    f: FileFacts,
+    table: TableDef,
+    arch: ArchSpec,
+    uses: list[tuple[FileFacts, TableUse]],
+    needs: tuple[list[tuple[str, ...]], list[str]],
 ) -> Finding:
     present = [k.text for k in table.keys]
     missing = key_for(table.style, arch, present)
@@ -127,11 +164,18 @@ def _table_finding(
     extra: dict[str, Any] = {"module": f.module, "key_style": table.style, "access": access}
     extra.update(placement(f.path))
     severity = "high" if access == "subscript" else "medium"
-    expected = _expected(f, table, arch)
+    expected = _expected(table, arch, needs)
+    # per-arch numbers whose missing entry the comments say the target goes without on purpose
+    said = keyed.documented(table, arch.facts) if expected is None and _numbers(values) else ""
     if expected is not None:
         severity = "low"
         extra["evidence"], about = expected
         consequence = f"expected: {table.name} is about {about}, which {arch.cc} lacks; {consequence}"
+    elif said:
+        severity = "low"
+        extra["evidence"] = f"the comment beside it: '{said}'"
+        extra["tuning"] = True
+        consequence = f"tuning left out on purpose, the comment beside it says: '{said}'; {consequence}"
     if extra["where"] != "runtime":
         severity = "low"  # tests, benchmarks, examples, vendored libraries: not what a server runs
     blockers = _blockers(uses, arch) if expected is None else []
@@ -165,3 +209,16 @@ def _table_finding(
         # while it still lacks the target (a one-line table's source would carry them)
         basis=f"table {table.symbol}",
     )
+
+
+def _numbers(values: dict[str, Any]) -> bool:
+    """Are the entries per-arch numbers (tuning), nested or not?"""
+
+    def number(v: Any) -> bool:
+        if isinstance(v, dict):
+            return bool(v) and all(number(x) for x in v.values())
+        if isinstance(v, (list, tuple)):
+            return bool(v) and all(number(x) for x in v)
+        return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+
+    return bool(values) and all(number(v) for v in values.values())
