@@ -459,3 +459,37 @@ def test_a_multicast_check_in_another_function_or_for_another_configuration_is_n
     assert _tables(found) == [("table-missing-arch", "medium", "eng/symm.py", 3)]
     assert found[0].extra["access"] == "in"
     assert "blockers" not in found[0].extra
+
+
+def test_a_table_keyed_by_what_another_gives_is_judged_at_the_first_lookup(tmp_path: Path) -> None:
+    # on 12.0 `_TARGET_BY_CAPABILITY.get()` already came back empty: `_FLAGS[...]`'s KeyError is
+    # not what 12.0 meets, and both entries are one fix
+    found = _scan(
+        tmp_path,
+        {
+            "eng/jit/concat.py": """
+        import torch
+
+        _FLAGS = {"sm100a": ["-arch=sm_100a"], "sm103a": ["-arch=sm_103a"]}
+        _TARGET_BY_CAPABILITY = {(10, 0): "sm100a", (10, 3): "sm103a"}
+
+
+        def target():
+            capability = torch.cuda.get_device_capability()
+            return _TARGET_BY_CAPABILITY.get((capability[0], capability[1]))
+
+
+        def flags():
+            major, minor = torch.cuda.get_device_capability()
+            return _FLAGS[f"sm{major}{minor}a"]
+    """
+        },
+    )
+    assert _tables(found) == [
+        ("table-missing-arch", "medium", "eng/jit/concat.py", 3),
+        ("table-missing-arch", "medium", "eng/jit/concat.py", 4),
+    ]
+    flags, targets = found
+    assert flags.extra["follows"] == "_TARGET_BY_CAPABILITY (line 4)"
+    assert targets.extra["also"] == ["_FLAGS (line 3)"]
+    assert "the fix also needs an entry in _FLAGS (line 3)" in targets.consequence

@@ -15,6 +15,7 @@ reads named; a private table (`_ARCHES`) is read only by its own module.
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from capgap.arch import ArchSpec, all_facts
@@ -28,6 +29,7 @@ from capgap.judging.tablereads import LIFTED
 from capgap.judging.where import placement
 
 RULE_ID = "table-missing-arch"
+_SEVERITY = ("low", "medium", "high")
 _ACCESS_RANK = {"subscript": 0, "get": 1, "in": 2, "try": 3}
 _STRONG_STYLES = {"dotted-str", "sm-str", "tuple"}
 # Names of tables that list what is refused, not what is supported (REFUSED_CAPABILITY_REASONS).
@@ -52,6 +54,7 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry)
         for name in {t.name for t in f.tables}:
             definers.setdefault(name, []).append(f.module)
     for f in files:
+        found: list[tuple[TableDef, Finding]] = []
         for table in f.tables:
             others = definers[table.name]
             reads = [(uf, u) for uf, u in reg.uses.get(table.name, []) if _reads_this(f, table, uf, others)]
@@ -66,7 +69,43 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry)
             for arch in archs:
                 if any(covers(table.style, k.cc, arch) for k in table.keys):
                     continue
-                out.append(_table_finding(f, table, arch, uses, needs))
+                found.append((table, _table_finding(f, table, arch, uses, needs)))
+        out.extend(_first_lookups(found))
+    return out
+
+
+def _first_lookups(found: list[tuple[TableDef, Finding]]) -> list[Finding]:
+    """A table keyed by what another table of its module gives (`_FLAGS = {"sm100a": ...}` beside
+    `_TARGET_BY_CAPABILITY = {(10, 0): "sm100a"}`) is reached only after that lookup succeeded: on
+    a target the first table lacks, it is judged there. Its finding says so and rates no worse;
+    the first one names it as the other entry its fix needs."""
+    out = [finding for _, finding in found]
+    for i, (table, finding) in enumerate(found):
+        names = {k.text.strip("\"'") for k in table.keys}
+        for j, (first, head) in enumerate(found):
+            given = {k.value for k in first.keys if isinstance(k.value, str)}
+            if j == i or head.arch != finding.arch or not names or not names <= given:
+                continue
+            follows = f"{first.name} (line {first.line})"
+            extra = {**finding.extra, "follows": follows}
+            severity = min(finding.severity, head.severity, key=_SEVERITY.index)
+            if severity == "low" and "evidence" in head.extra:
+                extra.setdefault("evidence", head.extra["evidence"])
+            out[i] = replace(
+                out[i],
+                severity=severity,
+                extra=extra,
+                consequence=f"{out[i].consequence}; reached only with what {follows} gives, "
+                f"which lacks {finding.arch} too: judged there, one fix with it",
+            )
+            also = [*out[j].extra.get("also", []), f"{table.name} (line {table.line})"]
+            out[j] = replace(
+                out[j],
+                extra={**out[j].extra, "also": also},
+                consequence=f"{out[j].consequence}; the fix also needs an entry in {table.name} "
+                f"(line {table.line}), keyed by what this table gives",
+            )
+            break
     return out
 
 
@@ -74,7 +113,8 @@ def _reads_this(f: FileFacts, table: TableDef, reader: FileFacts, definers: list
     """Is a read of `table.name` in `reader` a read of this table? In its own module, yes; in
     another, only of a public name (`_ARCHES` there is that module's own) that the reader does
     not define itself; where several modules define tables of that name
-    (`SUPPORTED_COMPUTE_CAPABILITIES`), the one the reader imports it from, else the nearest."""
+    (`SUPPORTED_COMPUTE_CAPABILITIES`), the one the reader imports it from, else the one nearest
+    to it in the package tree."""
     if reader is f:
         return True
     if table.name.startswith("_") or any(t.name == table.name for t in reader.tables):
@@ -85,7 +125,8 @@ def _reads_this(f: FileFacts, table: TableDef, reader: FileFacts, definers: list
     if linked:
         return f.module in linked
     near = {m: _shared_prefix(m, reader.module) for m in definers}
-    return near[f.module] == max(near.values())
+    best = max(near.values())
+    return near[f.module] == best and list(near.values()).count(best) == 1  # a tie: nobody's
 
 
 def _shared_prefix(a: str, b: str) -> int:
