@@ -389,6 +389,7 @@ def test_feature_words_in_the_table_s_values_are_evidence(tmp_path: Path) -> Non
             "sm100a": "mnnvl_moe_alltoall_sm100.cu",
             "sm103a": "mnnvl_moe_alltoall_sm103.cu",
         }
+        _MOE_ALLTOALL_NVCC_FLAGS = {"sm100a": ["-arch=sm_100a"], "sm103a": ["-arch=sm_103a"]}
 
 
         def source():
@@ -397,8 +398,15 @@ def test_feature_words_in_the_table_s_values_are_evidence(tmp_path: Path) -> Non
     """
         },
     )
-    assert _tables(found) == [("table-missing-arch", "low", "eng/jit/comm.py", 3)]
+    # the flags of those sources, keyed alike, key the same code
+    assert _tables(found) == [
+        ("table-missing-arch", "low", "eng/jit/comm.py", 3),
+        ("table-missing-arch", "low", "eng/jit/comm.py", 7),
+    ]
     assert found[0].extra["evidence"] == "'mnnvl_moe_alltoall_' in its values"
+    assert found[1].extra["evidence"] == (
+        "'mnnvl_moe_alltoall_' in the values of _MOE_ALLTOALL_GENERATED_SOURCE (line 3), keyed alike"
+    )
 
 
 # ---------------------------------------------------------------- whose reads count

@@ -4,7 +4,8 @@ arch it leaves out: the evidence `rules.table_missing_arch` judges a missing ent
 The needs are the ones the gate rule reads for a decision's paths, taken where a table's keyed
 code is: the table's name and the comments beside it (judging.remarks); the feature words its
 values spell (`"mnnvl_moe_alltoall_sm100.cu"`: MNNVL; an arch number in a value names the build,
-not what it needs); the module's own needs (its imports, docstring, path, the stated shared memory
+not what it needs), or those of a table of the same keys in its module (the flags of those
+sources); the module's own needs (its imports, docstring, path, the stated shared memory
 of its kernels, the `.cu` sources or source directory it names, what the sibling modules it
 imports need: reading.native); the kernel family its path is named after (`deepgemm_dense_mqa/`);
 and, for a module with none of its own, what every module of its package that imports it needs
@@ -58,9 +59,11 @@ def needs(
     named, named_from = evidence.needs_with_evidence(table.name.lower())
     add([(n, f"{w} in the table's name") for n, w in zip(named, named_from, strict=True)])
     add([(n, f"{w} in the comments beside it") for n, w in zip(table.needs, table.needs_from, strict=True)])
-    values = " ".join(str(k.value) for k in table.keys if isinstance(k.value, str))
-    worded, worded_from = evidence.needs_with_evidence(_ARCH_NUMBER.sub(" ", values.lower()))
-    add([(n, f"{w} in its values") for n, w in zip(worded, worded_from, strict=True)])
+    add(_worded(table, "its values"))
+    keys = {k.text for k in table.keys}
+    for other in f.tables:  # a table of the same keys beside it keys the same code (flags, sources)
+        if other is not table and {k.text for k in other.keys} == keys:
+            add(_worded(other, f"the values of {other.name} (line {other.line}), keyed alike"))
     own = zip(f.needs, f.needs_from, strict=True)
     add([(n, w if "module" in w or " in " in w else f"{w} in the module") for n, w in own])
     if not f.kernels:  # (kernel code of its own was read: what it needs is in f.needs)
@@ -69,6 +72,13 @@ def needs(
         add([(n, f"{w} in the module's path") for n, w in path if n in _FAMILY_NEEDS])
         add(_importers_need(importers_of.get(f.module, [])))
     return found, where
+
+
+def _worded(table: TableDef, where: str) -> list[tuple[Need, str]]:
+    """The feature words a table's string values spell (`"mnnvl_moe_alltoall_sm100.cu"`)."""
+    values = " ".join(k.value for k in table.keys if isinstance(k.value, str))
+    needs, seen = evidence.needs_with_evidence(_ARCH_NUMBER.sub(" ", values.lower()))
+    return [(n, f"{w} in {where}") for n, w in zip(needs, seen, strict=True)]
 
 
 def _importers_need(readers: list[FileFacts]) -> list[tuple[Need, str]]:
