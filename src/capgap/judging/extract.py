@@ -111,8 +111,9 @@ def extract(
         _sibling_imports(facts, text)
     if facts.uses or facts.decisions:  # a path that checks the feature itself turns off, not crashes
         _feature_guards(facts, text, low)
-    if facts.uses:
+    if facts.uses and facts.guards:  # a blocker is a check in the function that reads the table
         _functions(facts, tree, whole)
+    if facts.uses:
         tablereads.lift_inside(facts.uses, tree)
     return facts
 
@@ -163,12 +164,16 @@ def _feature_guards(facts: FileFacts, text: str, low: str | bytes) -> None:
 def _functions(facts: FileFacts, tree: ast.Module, whole: Whole | None) -> None:
     """The def each table read and feature check sits in (its line), innermost first."""
     spans: list[tuple[int, int]] = []
-    for node in ast.walk(tree):
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:  # statements only: a def is never inside an expression that matters here
+        node = todo.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             end = node.end_lineno or node.lineno
             if whole is not None:
                 end = max(end, whole.ends.get(node.lineno, end))
             spans.append((node.lineno, end))
+        for name in ("body", "orelse", "finalbody", "handlers"):
+            todo.extend(getattr(node, name, ()))
     if not spans:
         return
 
@@ -267,9 +272,34 @@ def _import_needs(facts: FileFacts, text: str, low: str | bytes) -> None:
 
 # The shared memory a kernel the module launches is given: `SMEM_BYTES = 192256`,
 # `"dynamic_smem_bytes": 226816`, `smem_bytes=24576` (not a device's limit: `SMEM_CAP_BYTES`).
-_SMEM_STATED = re.compile(r"""(\w*(?:smem|shared_?mem(?:ory)?)\w*)["']?\s*[:=]\s*\(?\s*(\d{4,7})\b""", re.I)
+# Its value right after the name: `"dynamic_smem_bytes": 226816`, `SMEM_BYTES = (\n 226816`.
+_SMEM_VALUE = re.compile(r"""["']?[ \t]*[:=][ \t]*\(?\s*(\d{4,7})\b""")
 _SMEM_USE = re.compile(r"bytes|size|total", re.I)
 _SMEM_NOT_USE = re.compile(r"max|limit|cap|avail|per_?sm|budget|free|remain|total_?smem_?per", re.I)
+_IDENT_TAIL = re.compile(r"\w*")
+_SMEM_WORDS = ("smem", "shared_mem", "sharedmem")
+
+
+def _smem_words(text: str, low: str | bytes) -> Iterator[tuple[int, int]]:
+    """(offset, length) of each _SMEM_WORDS spelling in `text`, any case: found in `low` where its
+    offsets are the text's (its lowercased str, or its bytes when all ASCII), else in a lowered copy."""
+    if isinstance(low, bytes) and len(low) == len(text):
+        for word in _SMEM_WORDS:
+            spelled = word.encode()
+            at = low.find(spelled)
+            while at != -1:
+                yield at, len(word)
+                at = low.find(spelled, at + len(word))
+        return
+    if isinstance(low, bytes) or len(low) != len(text):
+        low = text.lower()
+        if len(low) != len(text):  # a character that lowercases to two: offsets would not line up
+            return
+    for word in _SMEM_WORDS:
+        at = low.find(word)
+        while at != -1:
+            yield at, len(word)
+            at = low.find(word, at + len(word))
 
 
 def _smem_needs(facts: FileFacts, text: str, low: str | bytes) -> None:
@@ -278,23 +308,16 @@ def _smem_needs(facts: FileFacts, text: str, low: str | bytes) -> None:
     if not (_holds(low, "smem") or _holds(low, "shared_mem") or _holds(low, "sharedmem")):
         return
     best = (0, "", 0)
-    lowered = text.lower()
-    if len(lowered) != len(text):  # a character that lowercases to two: offsets would not line up
-        return
-    for word in ("smem", "shared_mem", "sharedmem"):
-        at = lowered.find(word)
-        while at != -1:
-            start = lowered.rfind("\n", 0, at) + 1
-            end = lowered.find("\n", at)
-            end = len(text) if end == -1 else end
-            nxt = lowered.find("\n", end + 1)  # `SMEM_BYTES = (` with its value on the next line
-            for hit in _SMEM_STATED.finditer(text, start, len(text) if nxt == -1 else nxt):
-                if hit.start() > end:
-                    break
-                name, value = hit[1], int(hit[2])
-                if value > best[0] and _SMEM_USE.search(name) and not _SMEM_NOT_USE.search(name):
-                    best = (value, name, hit.start())
-            at = lowered.find(word, end)
+    for at, size in _smem_words(text, low):
+        last = _IDENT_TAIL.match(text, at + size).end()  # type: ignore[union-attr]
+        hit = _SMEM_VALUE.match(text, last)
+        if hit is not None:  # the name the word is part of, and its value
+            first = at
+            while first > 0 and (text[first - 1].isalnum() or text[first - 1] == "_"):
+                first -= 1
+            name, value = text[first:last], int(hit[1])
+            if value > best[0] and _SMEM_USE.search(name) and not _SMEM_NOT_USE.search(name):
+                best = (value, name, first)
     need = evidence.smem_need(best[0]) if best[0] else None
     if need is not None and need not in facts.needs:
         facts.needs.append(need)

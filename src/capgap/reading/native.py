@@ -76,7 +76,8 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
         found = _sample(hits)
         if not found:
             # a module that names only the directory of its sources (`csrc/gdn/cake/manifest.json`)
-            homes = [home for s in f.sources if s.endswith("/") and (home := reader.directory(s))]
+            named = [s for s in f.sources if s.endswith("/")] if f.tables or f.decisions else []
+            homes = [home for s in named if (home := reader.directory(s))]
             if homes:
                 needs, where = reader.directory_needs(homes[0])
                 _give(f, needs, where)
@@ -131,6 +132,7 @@ class _Reader:
         self.by_name = by_name
         self.spelled: dict[str, tuple[str, str] | None] = {}  # rel -> (its first need word, rel)
         self.smem: dict[str, tuple[str, int]] = {}  # rel -> the largest shared memory it states
+        self.smem_read: set[str] = set()
         self.includes: dict[str, list[tuple[str, str]]] = {}
         self.dirs: dict[str, tuple[list[tuple[str, ...]], list[str]]] = {}
         self._sorted: list[tuple[str, str]] | None = None
@@ -160,24 +162,35 @@ class _Reader:
         hi = bisect.bisect_left(self._sorted, (home + "0", ""))  # "0" follows "/"
         return self._sorted[lo:hi]
 
-    def _read(self, rel: str, path: str) -> tuple[str, str] | None:
-        if rel in self.spelled:
+    def _read(
+        self, rel: str, path: str, *, includes: bool = False, smem: bool = False
+    ) -> tuple[str, str] | None:
+        """The first need word the source spells; and, when asked, the local headers it includes
+        and the shared memory it states (read once each: a family's directory needs neither)."""
+        known = rel in self.spelled
+        more_includes = includes and rel not in self.includes
+        more_smem = smem and rel not in self.smem_read
+        if known and not more_includes and not more_smem:
             return self.spelled[rel]
         try:
             data = boundedread.read_regular(path, _MAX_BYTES)
         except (OSError, boundedread.TooLarge):
             data = b""
-        low = data.lower()
-        self.spelled[rel] = _spelled(data, rel, low)
-        self.includes[rel] = _local_includes(data, rel, path)
-        stated = _smem_stated(data, low)
-        if stated is not None:
-            self.smem[rel] = stated
+        low = data.lower() if not known or more_smem else b""
+        if not known:
+            self.spelled[rel] = _spelled(data, rel, low)
+        if more_includes:
+            self.includes[rel] = _local_includes(data, rel, path)
+        if more_smem:
+            self.smem_read.add(rel)
+            stated = _smem_stated(data, low)
+            if stated is not None:
+                self.smem[rel] = stated
         return self.spelled[rel]
 
     def needs_of(self, rel: str, path: str, follow: bool) -> tuple[list[tuple[str, ...]], list[str]]:
         """What the source spells, or else (`follow`) one of the local headers it includes."""
-        hit = self._read(rel, path)
+        hit = self._read(rel, path, includes=follow, smem=True)
         if hit is None and follow:
             for inc_rel, inc_path in self.includes.get(rel, []):
                 got = self._read(inc_rel, inc_path)
