@@ -216,7 +216,7 @@ def _table_finding(
         severity = "low"
         extra["evidence"] = f"the comment beside it: '{said}'"
         extra["tuning"] = True
-        consequence = f"tuning left out on purpose, the comment beside it says: '{said}'; {consequence}"
+        consequence = f"left out on purpose, the comment beside it says: '{said}'; {consequence}"
     if extra["where"] != "runtime":
         severity = "low"  # tests, benchmarks, examples, vendored libraries: not what a server runs
     blockers = _blockers(uses, arch) if expected is None else []
