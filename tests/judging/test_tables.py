@@ -501,3 +501,28 @@ def test_a_table_keyed_by_what_another_gives_is_judged_at_the_first_lookup(tmp_p
     assert flags.extra["follows"] == "_TARGET_BY_CAPABILITY (line 4)"
     assert targets.extra["also"] == ["_FLAGS (line 3)"]
     assert "the fix also needs an entry in _FLAGS (line 3)" in targets.consequence
+
+
+def test_an_arch_the_facts_do_not_list_yet_does_not_hide_a_tuple_keyed_table(tmp_path: Path) -> None:
+    # FlashInfer's `_LARGE_OCCUPANCY_MIN_BLOCKS_PER_MP` keys Rubin's (10, 7) and (10, 9) too
+    found = _scan(
+        tmp_path,
+        {
+            "eng/topk.py": """
+        import torch
+
+        _MIN_BLOCKS_PER_MP = {(10, 0): 4, (10, 3): 4, (10, 7): 2, (10, 9): 2}
+        _RUBIN_ARCHS = ("sm_107", "sm_109")
+
+
+        def min_blocks():
+            compute_capability = torch.cuda.get_device_capability()
+            try:
+                return _MIN_BLOCKS_PER_MP[compute_capability]
+            except KeyError:
+                raise ValueError("Unsupported top-k architecture") from None
+    """
+        },
+    )
+    assert _tables(found) == [("table-missing-arch", "medium", "eng/topk.py", 3)]
+    assert found[0].present == ("(10, 0)", "(10, 3)", "(10, 7)", "(10, 9)")
