@@ -191,3 +191,12 @@ def test_a_minor_gap_is_found_by_a_low_finding_and_a_medium_one_rates_it_wrong()
     assert truth.ratios(s)["recall"] == (2, 2)
     assert truth.ratios(s)["severity"] == (1, 2)
     assert [row["span"] for row in s.severity_wrong] == [[30, 30]]
+
+
+def test_a_table_finding_never_matches_another_table_s_case() -> None:
+    custom = case(span=(31, 56), symbol="CUSTOM_ALL_REDUCE_MAX_SIZES")
+    rule = "table-missing-arch"
+    assert not truth.matches(finding(line=58, symbol="SYMM_MEM_ALL_REDUCE_MAX_SIZES", rule=rule), custom)
+    multimem = case(span=(26, 31), symbol="_WORLD_SIZES_MULTIMEM")
+    in_class = finding(line=26, symbol="SymmMemCommunicator._WORLD_SIZES_MULTIMEM", rule=rule)
+    assert truth.matches(in_class, multimem)

@@ -90,7 +90,7 @@ def test_findings_are_the_same_with_grep_without_it_and_with_a_broken_one(
     write_tree(root)
     for i in range(250):  # enough files for the after-the-walk grep too
         (root / f"filler_{i}.py").write_text(f"def f{i}(x):\n    return x * {i}\n")
-    (root / "linked.py").symlink_to(root / "toyengine" / "comm" / "sizes.py")  # grep -r skips links
+    (root / "linked.py").symlink_to(root / "toyengine" / "kernels" / "configs.py")  # grep -r skips links
     broken = tmp_path / "bin"
     broken.mkdir()
     fake = broken / "grep"

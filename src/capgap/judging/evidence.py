@@ -74,17 +74,44 @@ def _spelled(text: str, spelling: Spelling) -> bool:
 
 
 def lacking(needs: list[tuple[str, ...]], arch: ArchFacts) -> list[tuple[str, ...]]:
-    return [feats for feats in needs if not any(arch.has(f) for f in feats)]
+    return [feats for feats in needs if not any(has(arch, f) for f in feats)]
 
 
 def had_by(need: tuple[str, ...], archs: Iterable[ArchFacts]) -> bool:
     """Does one of `archs` have the need (any of its features)? A need none of the archs that get
     a path has explains nothing about why the target is left out of it."""
-    return any(arch.has(feat) for arch in archs for feat in need)
+    return any(has(arch, feat) for arch in archs for feat in need)
+
+
+# More shared memory per block than `N` KB: a kernel whose stated size only GPUs with more can
+# launch (`#define SMEM_TOTAL 221696`); N is the largest per-block limit of an arch below it.
+_SMEM = re.compile(r"smem_over_(\d+)kb")
+
+
+def smem_need(nbytes: int) -> tuple[str, ...] | None:
+    """The need of a kernel that launches with `nbytes` of shared memory per block: more than the
+    largest per-block limit of the known archs that is below it (None: every arch fits it)."""
+    from capgap.arch import all_facts
+
+    below = [a.smem_per_block_kb for a in all_facts().values() if a.smem_per_block_kb * 1024 < nbytes]
+    return (f"smem_over_{max(below)}kb",) if below else None
+
+
+def has(arch: ArchFacts, feature: str) -> bool:
+    """Does the arch have the feature (a shared-memory need: more than its per-block limit)?"""
+    hit = _SMEM.fullmatch(feature)
+    if hit is not None:
+        return arch.smem_per_block_kb > int(hit[1])
+    return arch.has(feature)
 
 
 def describe(feats: tuple[str, ...]) -> str:
-    return " or ".join(f.replace("_tensor_cores", " tensor cores").replace("nvls_", "NVLS ") for f in feats)
+    return " or ".join(
+        _SMEM.sub(r"more than \1 KB of shared memory per block", f)
+        .replace("_tensor_cores", " tensor cores")
+        .replace("nvls_", "NVLS ")
+        for f in feats
+    )
 
 
 # Kernel classes named after the arch they are written for: `GroupedGemmKernelSm100Fp8`,

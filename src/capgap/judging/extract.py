@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Protocol
 
-from capgap.judging import callees, evidence, outcomes, prose, remarks
+from capgap.judging import callees, evidence, outcomes, prose, remarks, tablereads
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
     Arm,
@@ -111,6 +111,10 @@ def extract(
         _sibling_imports(facts, text)
     if facts.uses or facts.decisions:  # a path that checks the feature itself turns off, not crashes
         _feature_guards(facts, text, low)
+    if facts.uses and facts.guards:  # a blocker is a check in the function that reads the table
+        _functions(facts, tree, whole)
+    if facts.uses:
+        tablereads.lift_inside(facts.uses, tree)
     return facts
 
 
@@ -118,6 +122,7 @@ def kernel_facts(facts: FileFacts, text: str, low: str | bytes, lines: list[str]
     """What the module evidently needs, read from its imports, its own kernels, its path and its
     docstring and comments (`lines`: the file's own; split from `text` when not given)."""
     _import_needs(facts, text, low)
+    _smem_needs(facts, text, low)
     _own_kernels(facts, text)
     remarks.add_path_needs(facts)
     if remarks.may_state(low):
@@ -145,24 +150,65 @@ def _holds(low: str | bytes, word: str) -> bool:
 def _feature_guards(facts: FileFacts, text: str, low: str | bytes) -> None:
     if not (_holds(low, "multicast") or _holds(low, "nvls") or _holds(low, "mnnvl")):
         return
+    lines: list[str] | None = None
     for hit in _FEATURE_TEST.finditer(text):
         needs, _ = evidence.needs_with_evidence(hit[0].lower())
         needs = [n for n in needs if n in (("nvls_multicast",), ("nvswitch",))]
         if needs:
-            facts.guards.append(FeatureGuard(_line_at(text, hit.start()), hit[0].strip(), needs, ""))
+            lines = text.split("\n") if lines is None else lines
+            line = _line_at(text, hit.start())
+            off = tablereads.turns_off(lines, line)
+            facts.guards.append(FeatureGuard(line, hit[0].strip(), needs, "", turns_off=off))
+
+
+def _functions(facts: FileFacts, tree: ast.Module, whole: Whole | None) -> None:
+    """The def each table read and feature check sits in (its line), innermost first."""
+    spans: list[tuple[int, int]] = []
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:  # statements only: a def is never inside an expression that matters here
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            end = node.end_lineno or node.lineno
+            if whole is not None:
+                end = max(end, whole.ends.get(node.lineno, end))
+            spans.append((node.lineno, end))
+        for name in ("body", "orelse", "finalbody", "handlers"):
+            todo.extend(getattr(node, name, ()))
+    if not spans:
+        return
+
+    def inner(line: int) -> int:
+        return max((start for start, end in spans if start <= line <= end), default=0)
+
+    for use in facts.uses:
+        use.function = inner(use.line)
+    for guard in facts.guards:
+        guard.function = inner(guard.line)
 
 
 _SOURCE_NAME = re.compile(r"""["']([\w./{}\-]*?\.cuh?)["']""")
 
 
+# A source directory the module names: `csrc/gdn/cake/manifest.json` in its words, `CSRC_DIR /
+# "cake_mamba_ssd_combined"` or `... / "csrc" / "gdn" / "cake"` in its code.
+_SOURCE_DIR = re.compile(
+    r"""\bcsrc/((?:[\w\-]+/)+)|csrc\w*["']?\)?((?:[ \t]*/[ \t]*["'][\w\-]+["'])+)""", re.I
+)
+
+
 def _native_sources(facts: FileFacts, text: str) -> None:
-    """The `.cu` / `.cuh` files the module names; an f-string's `{...}` part matches anything."""
-    if ".cu" not in text:
-        return
-    for hit in _on_lines_with(_SOURCE_NAME, text, ".cu"):
-        name = re.sub(r"\{[^}]*\}", "*", hit[1])
-        if name not in facts.sources and name.rsplit("/", 1)[-1] not in {"*.cu", "*.cuh"}:
-            facts.sources.append(name)
+    """The `.cu` / `.cuh` files the module names; an f-string's `{...}` part matches anything;
+    and the source directories it names (`gdn/cake/`, with the trailing slash)."""
+    if ".cu" in text:
+        for hit in _on_lines_with(_SOURCE_NAME, text, ".cu"):
+            name = re.sub(r"\{[^}]*\}", "*", hit[1])
+            if name not in facts.sources and name.rsplit("/", 1)[-1] not in {"*.cu", "*.cuh"}:
+                facts.sources.append(name)
+    for word in ("csrc", "CSRC"):
+        for hit in _on_lines_with(_SOURCE_DIR, text, word):
+            parts = hit[1] or "/".join(re.findall(r"""["']([\w\-]+)["']""", hit[2])) + "/"
+            if parts.strip("/") and parts not in facts.sources:
+                facts.sources.append(parts)
 
 
 def _on_lines_with(pattern: re.Pattern[str], text: str, literal: str) -> Iterator[re.Match[str]]:
@@ -222,6 +268,60 @@ def _import_needs(facts: FileFacts, text: str, low: str | bytes) -> None:
             if need not in facts.needs:
                 facts.needs.append(need)
                 facts.needs_from.append(f"'{hit[1]}' imported at line {_line_at(text, hit.start())}")
+
+
+# The shared memory a kernel the module launches is given: `SMEM_BYTES = 192256`,
+# `"dynamic_smem_bytes": 226816`, `smem_bytes=24576` (not a device's limit: `SMEM_CAP_BYTES`).
+# Its value right after the name: `"dynamic_smem_bytes": 226816`, `SMEM_BYTES = (\n 226816`.
+_SMEM_VALUE = re.compile(r"""["']?[ \t]*[:=][ \t]*\(?\s*(\d{4,7})\b""")
+_SMEM_USE = re.compile(r"bytes|size|total", re.I)
+_SMEM_NOT_USE = re.compile(r"max|limit|cap|avail|per_?sm|budget|free|remain|total_?smem_?per", re.I)
+_IDENT_TAIL = re.compile(r"\w*")
+_SMEM_WORDS = ("smem", "shared_mem", "sharedmem")
+
+
+def _smem_words(text: str, low: str | bytes) -> Iterator[tuple[int, int]]:
+    """(offset, length) of each _SMEM_WORDS spelling in `text`, any case: found in `low` where its
+    offsets are the text's (its lowercased str, or its bytes when all ASCII), else in a lowered copy."""
+    if isinstance(low, bytes) and len(low) == len(text):
+        for word in _SMEM_WORDS:
+            spelled = word.encode()
+            at = low.find(spelled)
+            while at != -1:
+                yield at, len(word)
+                at = low.find(spelled, at + len(word))
+        return
+    if isinstance(low, bytes) or len(low) != len(text):
+        low = text.lower()
+        if len(low) != len(text):  # a character that lowercases to two: offsets would not line up
+            return
+    for word in _SMEM_WORDS:
+        at = low.find(word)
+        while at != -1:
+            yield at, len(word)
+            at = low.find(word, at + len(word))
+
+
+def _smem_needs(facts: FileFacts, text: str, low: str | bytes) -> None:
+    """The most shared memory per block a kernel of the module is stated to launch with, as a
+    need when some arch cannot give that much (evidence.smem_need)."""
+    if not (_holds(low, "smem") or _holds(low, "shared_mem") or _holds(low, "sharedmem")):
+        return
+    best = (0, "", 0)
+    for at, size in _smem_words(text, low):
+        last = _IDENT_TAIL.match(text, at + size).end()  # type: ignore[union-attr]
+        hit = _SMEM_VALUE.match(text, last)
+        if hit is not None:  # the name the word is part of, and its value
+            first = at
+            while first > 0 and (text[first - 1].isalnum() or text[first - 1] == "_"):
+                first -= 1
+            name, value = text[first:last], int(hit[1])
+            if value > best[0] and _SMEM_USE.search(name) and not _SMEM_NOT_USE.search(name):
+                best = (value, name, first)
+    need = evidence.smem_need(best[0]) if best[0] else None
+    if need is not None and need not in facts.needs:
+        facts.needs.append(need)
+        facts.needs_from.append(f"'{best[1]}' {best[0]} bytes (line {_line_at(text, best[2])})")
 
 
 # A kernel defined in the module itself, in one of the Python kernel languages.
@@ -588,6 +688,10 @@ class _Walker:
         style, keys = classified
         above = self._comments_above(line)
         named = bool(CAP_NAME.search(name) or re.search(r"ARCH|(^|_)SM(_|$)|CAPAB|(^|_)CC(_|$)", name))
+        end = value.end_lineno or line
+        if self.whole is not None:
+            end = max(end, self.whole.ends.get(line, end))
+        own = self.whole.lines() if self.whole is not None else self.lines
         self.facts.tables.append(
             TableDef(
                 ".".join([*chain, name]),
@@ -597,6 +701,8 @@ class _Walker:
                 keys,
                 named or bool(_ARCH_WORDS.search(above)),
                 self.src(line),
+                remark=tablereads.remark(own, line, end),
+                end=end,
             )
         )
 
@@ -911,8 +1017,8 @@ class _Walker:
                     and capish_key(sub.args[0])
                     and isinstance(sub.func.value, (ast.Name, ast.Attribute))
                 ):
-                    text = self._missed_get(sub, stmt, siblings, index)
-                    self.use(sub.func.value, sub.args[0], "get", sub.lineno, scope, text)
+                    text, effect = self._missed_get(sub, stmt, siblings, index)
+                    self.use(sub.func.value, sub.args[0], "get", sub.lineno, scope, text, effect=effect)
             elif (
                 isinstance(sub, ast.Compare)
                 and len(sub.ops) == 1
@@ -930,7 +1036,8 @@ class _Walker:
                         and stmt.test is sub
                         and refuses(stmt.body)
                     )
-                    self.use(table, sub.left, "in", sub.lineno, scope, text, denies)
+                    effect = tablereads.after_membership(stmt, sub)
+                    self.use(table, sub.left, "in", sub.lineno, scope, text, denies, effect)
             elif isinstance(sub, ast.IfExp):
                 quoted = _in_messages(node) if quoted is None else quoted
                 if id(sub) not in quoted:
@@ -953,8 +1060,8 @@ class _Walker:
         name = short(ast.unparse(value), 60)
         line = call.lineno
         self.facts.tables.append(TableDef(name, name, line, style, keys, True, self.src(line)))
-        text = self._missed_get(call, stmt, siblings, index)
-        self.facts.uses.append(TableUse(name, line, "get", call.args[0], scope, text))
+        text, effect = self._missed_get(call, stmt, siblings, index)
+        self.facts.uses.append(TableUse(name, line, "get", call.args[0], scope, text, effect=effect))
 
     def _keys(self, value: ast.Dict, scope: Scope) -> tuple[str, list[TableKey]] | None:
         """A dict literal's capability keys (their style, each with its value resolved), if it has them."""
@@ -966,10 +1073,23 @@ class _Walker:
             key.value = resolve_value(node, scope)
         return style, keys
 
-    def _missed_get(self, call: ast.Call, stmt: ast.stmt, siblings: list[ast.stmt], index: int) -> str:
-        """What `T.get(key[, default])` missing the key does: its default, then what follows."""
+    def _missed_get(
+        self, call: ast.Call, stmt: ast.stmt, siblings: list[ast.stmt], index: int
+    ) -> tuple[str, str]:
+        """What `T.get(key[, default])` missing the key does: its default, then what follows; and
+        its effect (judging.tablereads)."""
         default = ast.unparse(call.args[1]) if len(call.args) > 1 else "None"
-        return f".get() returns {short(default, 20)} on {{arch}}" + self._after(stmt, siblings, index)
+        said = f".get() returns {short(default, 20)} on {{arch}}"
+        value = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
+        if isinstance(value, ast.IfExp) and call in (value.body, value.orelse):
+            value = call  # `x = None if cap is None else T.get(cap)`
+        if value is call:
+            following = siblings[index + 1 :] if index >= 0 else siblings
+            default = call.args[1] if len(call.args) > 1 else None
+            effect = tablereads.after_get(stmt.targets[0], default, following)  # type: ignore[union-attr]
+            if effect:
+                return f"{said}: no limit applies (what the entry would bound is left as it is)", effect
+        return said + self._after(stmt, siblings, index), ""
 
     def _after(self, stmt: ast.stmt, siblings: list[ast.stmt], index: int, body_runs: bool = False) -> str:
         """What the code does when the lookup comes up empty, as far as the code shows."""
@@ -995,9 +1115,10 @@ class _Walker:
         scope: Scope,
         consequence: str,
         denies: bool = False,
+        effect: str = "",
     ) -> None:
         name = table.id if isinstance(table, ast.Name) else table.attr  # type: ignore[union-attr]
-        self.facts.uses.append(TableUse(name, line, access, key, scope, consequence, denies))
+        self.facts.uses.append(TableUse(name, line, access, key, scope, consequence, denies, effect))
 
     def try_uses(self, stmt: ast.Try, scope: Scope) -> None:
         caught = [h for h in stmt.handlers if h.type is None or "KeyError" in ast.unparse(h.type)]

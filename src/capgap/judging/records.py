@@ -51,6 +51,8 @@ class TableDef:
     # what the comment block beside it states the keyed code needs (judging.remarks)
     needs: list[tuple[str, ...]] = field(default_factory=list)
     needs_from: list[str] = field(default_factory=list)
+    remark: str = ""  # the comment paragraph above it and the comments on its lines (judging.tablereads)
+    end: int = 0  # its last line
 
 
 @dataclass
@@ -62,6 +64,8 @@ class TableUse:
     scope: Scope
     consequence: str  # what a missing key does here, "{arch}" left to fill
     denies: bool = False  # `if cap in T: raise/return`: a hit refuses, so a missing key is no gap
+    effect: str = ""  # "lifted": a missing key only skips a restriction (judging.tablereads)
+    function: int = 0  # the line of the def it is read in (0: module level or unknown)
 
 
 @dataclass
@@ -291,6 +295,10 @@ class FeatureGuard:
     source: str
     needs: list[tuple[str, ...]]
     context: str
+    function: int = 0  # the line of the def it sits in (0: module level or unknown)
+    # its test is one negative check of the feature (`== 0`, `not`, `is None`) and its block
+    # leaves (returns, raises, sets `disabled = True`): it turns the path off by itself
+    turns_off: bool = False
 
 
 @dataclass

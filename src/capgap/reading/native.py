@@ -72,9 +72,16 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
     reader = _Reader(by_name)
     own: dict[str, tuple[list[tuple[str, ...]], list[str]]] = {}
     for f in files:
-        hits = _module_hits(f.sources, by_name)
+        hits = _module_hits([s for s in f.sources if not s.endswith("/")], by_name)
         found = _sample(hits)
         if not found:
+            # a module that names only the directory of its sources (`csrc/gdn/cake/manifest.json`)
+            named = [s for s in f.sources if s.endswith("/")] if f.tables or f.decisions else []
+            homes = [home for s in named if (home := reader.directory(s))]
+            if homes:
+                needs, where = reader.directory_needs(homes[0])
+                _give(f, needs, where)
+                own[f.module] = (list(f.needs), list(f.needs_from))
             continue
         kernels = [hit for hit in found if not _LAUNCHER.search(hit[0].rsplit("/", 1)[-1])]
         # a shared header (`include/layout.cuh`) beside kernel sources is not one of them
@@ -96,8 +103,8 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
             home = _home(hits, reader)
             if home:
                 needs, where = reader.directory_needs(home)
-        own[f.module] = (needs, where)
         _give(f, needs, where)
+        own[f.module] = (list(f.needs), list(f.needs_from))  # what it states or imports too
         f.kernels = f.kernels or f"{len(found)} of the sources it names ({found[0][0]}, ...)"
     # what a module states or imports it needs passes to its siblings as what its sources spell does
     own.update({f.module: (f.needs, f.needs_from) for f in files if f.needs and f.module not in own})
@@ -124,9 +131,27 @@ class _Reader:
     def __init__(self, by_name: dict[str, list[tuple[str, str]]]) -> None:
         self.by_name = by_name
         self.spelled: dict[str, tuple[str, str] | None] = {}  # rel -> (its first need word, rel)
+        self.smem: dict[str, tuple[str, int]] = {}  # rel -> the largest shared memory it states
+        self.smem_read: set[str] = set()
         self.includes: dict[str, list[tuple[str, str]]] = {}
         self.dirs: dict[str, tuple[list[tuple[str, ...]], list[str]]] = {}
         self._sorted: list[tuple[str, str]] | None = None
+        self._dirs: set[str] | None = None
+
+    def directory(self, named: str) -> str:
+        """The family directory a module names (`gdn/cake/`): the one of the tree whose path
+        ends so, under a `csrc/` first, when it holds sources and is no tree's root."""
+        if self._dirs is None:
+            self._dirs = {
+                parent
+                for found in self.by_name.values()
+                for rel, _ in found
+                for parent in _parents(rel.rpartition("/")[0])
+            }
+        tail = named.strip("/")
+        ends = sorted(d for d in self._dirs if d == tail or d.endswith("/" + tail))
+        home = next((d for d in ends if d.endswith("csrc/" + tail)), ends[0] if len(ends) == 1 else "")
+        return home if home and 0 < len(self.under(home)) <= _MAX_DIR_SOURCES else ""
 
     def under(self, home: str) -> list[tuple[str, str]]:
         """The sources below directory `home`, by name."""
@@ -137,30 +162,49 @@ class _Reader:
         hi = bisect.bisect_left(self._sorted, (home + "0", ""))  # "0" follows "/"
         return self._sorted[lo:hi]
 
-    def _read(self, rel: str, path: str) -> tuple[str, str] | None:
-        if rel in self.spelled:
+    def _read(
+        self, rel: str, path: str, *, includes: bool = False, smem: bool = False
+    ) -> tuple[str, str] | None:
+        """The first need word the source spells; and, when asked, the local headers it includes
+        and the shared memory it states (read once each: a family's directory needs neither)."""
+        known = rel in self.spelled
+        more_includes = includes and rel not in self.includes
+        more_smem = smem and rel not in self.smem_read
+        if known and not more_includes and not more_smem:
             return self.spelled[rel]
         try:
             data = boundedread.read_regular(path, _MAX_BYTES)
         except (OSError, boundedread.TooLarge):
             data = b""
-        self.spelled[rel] = _spelled(data, rel)
-        self.includes[rel] = _local_includes(data, rel, path)
+        low = data.lower() if not known or more_smem else b""
+        if not known:
+            self.spelled[rel] = _spelled(data, rel, low)
+        if more_includes:
+            self.includes[rel] = _local_includes(data, rel, path)
+        if more_smem:
+            self.smem_read.add(rel)
+            stated = _smem_stated(data, low)
+            if stated is not None:
+                self.smem[rel] = stated
         return self.spelled[rel]
 
     def needs_of(self, rel: str, path: str, follow: bool) -> tuple[list[tuple[str, ...]], list[str]]:
         """What the source spells, or else (`follow`) one of the local headers it includes."""
-        hit = self._read(rel, path)
+        hit = self._read(rel, path, includes=follow, smem=True)
         if hit is None and follow:
             for inc_rel, inc_path in self.includes.get(rel, []):
                 got = self._read(inc_rel, inc_path)
                 if got is not None:
                     hit = (got[0], f"{got[1]} (included by {rel})")
                     break
-        if hit is None:
-            return [], []
-        word, where = hit
-        return [_feature(word)], [f"'{word}' in {where}"]
+        needs, wheres = ([_feature(hit[0])], [f"'{hit[0]}' in {hit[1]}"]) if hit is not None else ([], [])
+        if rel in self.smem:
+            name, nbytes = self.smem[rel]
+            need = evidence.smem_need(nbytes)
+            if need is not None:
+                needs.append(need)
+                wheres.append(f"'{name} {nbytes}' in {rel}")
+        return needs, wheres
 
     def directory_needs(self, home: str) -> tuple[list[tuple[str, ...]], list[str]]:
         """The needs at least half the sources under `home` spell (read evenly, at most
@@ -192,16 +236,53 @@ class _Reader:
         return needs, where
 
 
-def _spelled(data: bytes, rel: str) -> tuple[str, str] | None:
+def _spelled(data: bytes, rel: str, low: bytes | None = None) -> tuple[str, str] | None:
     """The first need word the source spells (found by plain byte searches first: most sources
     spell none, and a case-folding regular expression over megabytes is slow)."""
-    low = data.lower()
+    low = data.lower() if low is None else low
     if not any(word in low for word in _NEED_WORDS):
         return None
     hit = _NATIVE_NEEDS.search(low)
     if hit is None:
         return None
     return data[hit.start() : hit.end()].decode("ascii", "replace"), rel  # as the source spells it
+
+
+# The shared memory a kernel source gives its blocks: `#define SMEM_TOTAL 221696`, `constexpr int
+# kSmemBytes = 98304;`, `cudaFuncAttributeMaxDynamicSharedMemorySize, 232448` (not a device's limit).
+_SMEM_DEFINE = re.compile(
+    rb"(?:#[ \t]*define[ \t]+|constexpr[ \t]+[\w:]+[ \t]+)(\w*(?:smem|shared_?mem)\w*)[ \t=]+\(?(\d{4,7})\b"
+    rb"|MaxDynamicSharedMemorySize[ \t]*,[ \t]*(\d{4,7})\b",
+    re.I,
+)
+_SMEM_LIMIT = re.compile(rb"max|limit|cap|avail|per_?sm|budget", re.I)
+_SMEM_SIZE = re.compile(rb"bytes|size|total", re.I)
+
+
+_SMEM_WORDS = (b"smem", b"shared_mem", b"sharedmem")
+
+
+def _smem_stated(data: bytes, low: bytes) -> tuple[str, int] | None:
+    """The largest shared memory per block the source states for a kernel, and its name, searched
+    on the lines that spell one of _SMEM_WORDS (`low`: the lowercased source, line for line)."""
+    best: tuple[str, int] | None = None
+    for word in _SMEM_WORDS:
+        at = low.find(word)
+        while at != -1:
+            start = low.rfind(b"\n", 0, at) + 1
+            end = low.find(b"\n", at)
+            end = len(low) if end == -1 else end
+            for hit in _SMEM_DEFINE.finditer(data, start, end):
+                if hit[3] is not None:
+                    name, value = "MaxDynamicSharedMemorySize", int(hit[3])
+                elif _SMEM_SIZE.search(hit[1]) and not _SMEM_LIMIT.search(hit[1]):
+                    name, value = hit[1].decode("ascii", "replace"), int(hit[2])
+                else:
+                    continue
+                if best is None or value > best[1]:
+                    best = (name, value)
+            at = low.find(word, end)
+    return best
 
 
 def _local_includes(data: bytes, rel: str, path: str) -> list[tuple[str, str]]:
@@ -244,6 +325,12 @@ def _module_hits(patterns: list[str], by_name: dict[str, list[tuple[str, str]]])
             found = [hit for hit in found if hit[0].rpartition("/")[0] in dirs]
         hits += found
     return hits
+
+
+def _parents(directory: str) -> Iterable[str]:
+    while directory:
+        yield directory
+        directory = directory.rpartition("/")[0]
 
 
 def _home(hits: list[tuple[str, str]], reader: _Reader) -> str:

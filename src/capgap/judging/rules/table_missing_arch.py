@@ -2,25 +2,34 @@
 
 Severity by what the missing entry does where the table is read: high for a KeyError (an unguarded
 subscript), medium for a path silently off (`.get()`, `in`, a caught KeyError), low when the
-table is about a feature the target lacks (a multimem world-size table on a GPU without NVLS
-multicast). One table gives one finding per arch, at its definition, with its reads named.
+code the table keys needs a feature the target lacks and an arch it keys has (a multimem
+world-size table on a GPU without NVLS multicast; tables of tcgen05 programs, or of kernels that
+launch with more shared memory than the target gives a block: judging.keyed), and low when the
+comments beside it say the target goes without on purpose ("RTX PRO keep the plain form", "a
+capability absent from the table keeps the chunk rule"). No finding when a missing entry only
+lifts a restriction (`if bound is not None and n > bound: return False`, `size = min(T[cap],
+size)`: judging.tablereads). One table gives one finding per arch, at its definition, with its
+reads named; a private table (`_ARCHES`) is read only by its own module.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from capgap.arch import ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import evidence
+from capgap.judging import evidence, keyed
 from capgap.judging.keys import covers, key_for
 from capgap.judging.records import FileFacts, TableDef, TableUse
 from capgap.judging.registry import Registry
 from capgap.judging.symbolic import evaluate
+from capgap.judging.tablereads import LIFTED
 from capgap.judging.where import placement
 
 RULE_ID = "table-missing-arch"
+_SEVERITY = ("low", "medium", "high")
 _ACCESS_RANK = {"subscript": 0, "get": 1, "in": 2, "try": 3}
 _STRONG_STYLES = {"dotted-str", "sm-str", "tuple"}
 # Names of tables that list what is refused, not what is supported (REFUSED_CAPABILITY_REASONS).
@@ -39,18 +48,94 @@ def _cap_key(use: TableUse, f: FileFacts, reg: Registry) -> bool:
 
 def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry) -> list[Finding]:
     out: list[Finding] = []
+    importers = keyed.importers(files)
+    definers: dict[str, list[str]] = {}
     for f in files:
+        for name in {t.name for t in f.tables}:
+            definers.setdefault(name, []).append(f.module)
+    for f in files:
+        found: list[tuple[TableDef, Finding]] = []
         for table in f.tables:
-            uses = [(uf, u) for uf, u in reg.uses.get(table.name, []) if _cap_key(u, uf, reg)]
+            others = definers[table.name]
+            reads = [(uf, u) for uf, u in reg.uses.get(table.name, []) if _reads_this(f, table, uf, others)]
+            if reads and all(u.effect == LIFTED for _, u in reads):
+                continue  # an entry could only restrict the path (a bound, a smaller size): no gap
+            uses = [(uf, u) for uf, u in reads if u.effect != LIFTED and _cap_key(u, uf, reg)]
             if not (uses or table.named_like_arch or table.style in _STRONG_STYLES):
                 continue
             if _DENY_NAME.search(table.name) or any(u.denies for _, u in uses):
                 continue  # a table of refusals lacking the arch refuses nothing there: no gap
+            needs = keyed.needs(f, table, importers)
             for arch in archs:
                 if any(covers(table.style, k.cc, arch) for k in table.keys):
                     continue
-                out.append(_table_finding(f, table, arch, uses))
+                found.append((table, _table_finding(f, table, arch, uses, needs)))
+        out.extend(_first_lookups(found))
     return out
+
+
+def _first_lookups(found: list[tuple[TableDef, Finding]]) -> list[Finding]:
+    """A table keyed by what another table of its module gives (`_FLAGS = {"sm100a": ...}` beside
+    `_TARGET_BY_CAPABILITY = {(10, 0): "sm100a"}`) is reached only after that lookup succeeded: on
+    a target the first table lacks, it is judged there. Its finding says so and rates no worse;
+    the first one names it as the other entry its fix needs."""
+    out = [finding for _, finding in found]
+    for i, (table, finding) in enumerate(found):
+        names = {k.text.strip("\"'") for k in table.keys}
+        for j, (first, head) in enumerate(found):
+            given = {k.value for k in first.keys if isinstance(k.value, str)}
+            if j == i or head.arch != finding.arch or not names or not names <= given:
+                continue
+            follows = f"{first.name} (line {first.line})"
+            extra = {**finding.extra, "follows": follows}
+            severity = min(finding.severity, head.severity, key=_SEVERITY.index)
+            if severity == "low" and "evidence" in head.extra:
+                extra.setdefault("evidence", head.extra["evidence"])
+            out[i] = replace(
+                out[i],
+                severity=severity,
+                extra=extra,
+                consequence=f"{out[i].consequence}; reached only with what {follows} gives, "
+                f"which lacks {finding.arch} too: judged there, one fix with it",
+            )
+            also = [*out[j].extra.get("also", []), f"{table.name} (line {table.line})"]
+            out[j] = replace(
+                out[j],
+                extra={**out[j].extra, "also": also},
+                consequence=f"{out[j].consequence}; the fix also needs an entry in {table.name} "
+                f"(line {table.line}), keyed by what this table gives",
+            )
+            break
+    return out
+
+
+def _reads_this(f: FileFacts, table: TableDef, reader: FileFacts, definers: list[str]) -> bool:
+    """Is a read of `table.name` in `reader` a read of this table? In its own module, yes; in
+    another, only of a public name (`_ARCHES` there is that module's own) that the reader does
+    not define itself; where several modules define tables of that name
+    (`SUPPORTED_COMPUTE_CAPABILITIES`), the one the reader imports it from, else the one nearest
+    to it in the package tree."""
+    if reader is f:
+        return True
+    if table.name.startswith("_") or any(t.name == table.name for t in reader.tables):
+        return False
+    if len(definers) < 2:
+        return True
+    linked = [m for m in definers if reader.imports.get(table.name) == m or m in reader.siblings]
+    if linked:
+        return f.module in linked
+    near = {m: _shared_prefix(m, reader.module) for m in definers}
+    best = max(near.values())
+    return near[f.module] == best and list(near.values()).count(best) == 1  # a tie: nobody's
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    n = 0
+    for x, y in zip(a.split("."), b.split("."), strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
 
 
 def _best_use(f: FileFacts, uses: list[tuple[FileFacts, TableUse]]) -> tuple[FileFacts, TableUse] | None:
@@ -68,48 +153,41 @@ def _best_use(f: FileFacts, uses: list[tuple[FileFacts, TableUse]]) -> tuple[Fil
     return min(uses, key=lambda p: (_ACCESS_RANK[p[1].access], p[0].path != f.path, p[0].path, p[1].line))
 
 
-def _expected(f: FileFacts, table: TableDef, arch: ArchSpec) -> tuple[str, str] | None:
-    """(evidence, the need) when the table is about something the target lacks and an arch it
-    keys has: its name says so (a multimem table), the comments beside it or the module's
-    docstring do, or the module imports it (`tcgen05`). Keys such as `sm_100a` are no evidence:
-    engines build portable kernels for arch-specific targets too."""
-    keyed = [facts for k in table.keys if (facts := all_facts().get(k.cc)) is not None]
-
-    def lack(needs: list[tuple[str, ...]]) -> int:
-        for i, need in enumerate(needs):
-            if evidence.lacking([need], arch.facts) and (not keyed or evidence.had_by(need, keyed)):
-                return i
-        return -1
-
-    named, named_from = evidence.needs_with_evidence(table.name.lower())
-    for needs, seen, where in (
-        (named, named_from, "in the table's name"),
-        (table.needs, table.needs_from, "in the comments beside it"),
-        (f.needs, f.needs_from, ""),
-    ):
-        i = lack(needs)
-        if i >= 0:
-            said = seen[i] if "module" in seen[i] else f"{seen[i]} {where or 'in the module'}"
-            return said, evidence.describe(needs[i])
+def _expected(
+    table: TableDef, arch: ArchSpec, needs: tuple[list[tuple[str, ...]], list[str]]
+) -> tuple[str, str] | None:
+    """(evidence, the need) when the code the table keys needs something the target lacks and an
+    arch it keys has (judging.keyed). Keys such as `sm_100a` are no evidence: engines build
+    portable kernels for arch-specific targets too."""
+    archs = [facts for k in table.keys if (facts := all_facts().get(k.cc)) is not None]
+    for need, seen in zip(*needs, strict=True):
+        if evidence.lacking([need], arch.facts) and (not archs or evidence.had_by(need, archs)):
+            return seen, evidence.describe(need)
     return None
 
 
 def _blockers(uses: list[tuple[FileFacts, TableUse]], arch: ArchSpec) -> list[dict[str, Any]]:
     """Feature checks in the functions that read the table, after the read, that the target fails
-    (`if handle.multicast_ptr == 0: return` on a GPU without NVLS multicast): a chain of changes."""
+    and that turn the path off by themselves (`if handle.multicast_ptr == 0: return` on a GPU
+    without NVLS multicast): a chain of changes."""
     out: list[dict[str, Any]] = []
     for uf, use in uses:
         for guard in uf.guards:
             lack = evidence.lacking(guard.needs, arch.facts)
-            near = use.line < guard.line <= use.line + 150
-            if lack and near and not any(b["line"] == guard.line and b["path"] == uf.path for b in out):
+            near = use.line < guard.line and use.function and guard.function == use.function
+            seen = any(b["line"] == guard.line and b["path"] == uf.path for b in out)
+            if lack and near and guard.turns_off and not seen:
                 why = f"it needs {evidence.describe(lack[0])}, which {arch.cc} lacks"
                 out.append({"path": uf.path, "line": guard.line, "source": guard.source, "why": why})
     return out
 
 
 def _table_finding(
-    f: FileFacts, table: TableDef, arch: ArchSpec, uses: list[tuple[FileFacts, TableUse]]
+    f: FileFacts,
+    table: TableDef,
+    arch: ArchSpec,
+    uses: list[tuple[FileFacts, TableUse]],
+    needs: tuple[list[tuple[str, ...]], list[str]],
 ) -> Finding:
     present = [k.text for k in table.keys]
     missing = key_for(table.style, arch, present)
@@ -127,11 +205,18 @@ def _table_finding(
     extra: dict[str, Any] = {"module": f.module, "key_style": table.style, "access": access}
     extra.update(placement(f.path))
     severity = "high" if access == "subscript" else "medium"
-    expected = _expected(f, table, arch)
+    expected = _expected(table, arch, needs)
+    # per-arch numbers whose missing entry the comments say the target goes without on purpose
+    said = keyed.documented(table, arch.facts) if expected is None and _numbers(values) else ""
     if expected is not None:
         severity = "low"
         extra["evidence"], about = expected
         consequence = f"expected: {table.name} is about {about}, which {arch.cc} lacks; {consequence}"
+    elif said:
+        severity = "low"
+        extra["evidence"] = f"the comment beside it: '{said}'"
+        extra["tuning"] = True
+        consequence = f"left out on purpose, the comment beside it says: '{said}'; {consequence}"
     if extra["where"] != "runtime":
         severity = "low"  # tests, benchmarks, examples, vendored libraries: not what a server runs
     blockers = _blockers(uses, arch) if expected is None else []
@@ -165,3 +250,16 @@ def _table_finding(
         # while it still lacks the target (a one-line table's source would carry them)
         basis=f"table {table.symbol}",
     )
+
+
+def _numbers(values: dict[str, Any]) -> bool:
+    """Are the entries per-arch numbers (tuning), nested or not?"""
+
+    def number(v: Any) -> bool:
+        if isinstance(v, dict):
+            return bool(v) and all(number(x) for x in v.values())
+        if isinstance(v, (list, tuple)):
+            return bool(v) and all(number(x) for x in v)
+        return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+
+    return bool(values) and all(number(v) for v in values.values())
