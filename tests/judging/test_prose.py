@@ -100,3 +100,35 @@ def test_a_preference_sentence_about_the_target_keeps_the_loss(tmp_path: Path) -
     comment = "Not yet measured on SM120, where cuDNN SDPA may be faster too."
     found = _scan(tmp_path, {"eng/pick.py": _PICK.format(comment=comment)})
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/pick.py", 6)]
+
+
+def test_a_comment_saying_the_target_goes_its_own_way_is_no_loss(tmp_path: Path) -> None:
+    body = """
+    import torch
+
+
+    def scales(k):
+        # SM100 kernels expect amax / 448. SM120 uses a different kernel path where scales
+        # already include this factor.
+        if torch.cuda.get_device_capability()[0] == 10:
+            k *= 6.0
+        return k
+    """
+    found = _scan(tmp_path, {"eng/kv.py": body})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/kv.py", 7)]
+    assert "goes its own way" in found[0].extra["evidence"]
+
+
+def test_a_comment_above_the_branch_body_is_read(tmp_path: Path) -> None:
+    body = """
+    import torch
+
+
+    def pick(q):
+        if torch.cuda.get_device_capability()[0] == 10:
+            # cuDNN SDPA is 1.3x faster than the FA4 kernels on sm_100.
+            return cudnn_sdpa(q)
+        return flash_attention(q)
+    """
+    found = _scan(tmp_path, {"eng/pick.py": body})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/pick.py", 5)]

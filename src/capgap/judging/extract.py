@@ -885,10 +885,10 @@ class _Walker:
 
     def _arm_notes(self, first: int, text: str) -> tuple[str, ...]:
         """The sentences naming archs in an arm's comments, those above its first statement too."""
-        if "#" not in text:
-            return ()
         lines = self.whole.lines() if self.whole is not None else self.lines
         above, start = remarks.comment_block(lines, first) if 0 < first <= len(lines) else ("", first)
+        if "#" not in text and first == start:
+            return ()
         words = "\n".join([*above.split("\n")[: first - start], _comments_only(text)])
         return tuple(prose.arch_sentences(words)[: prose.MAX_SENTENCES])
 

@@ -143,9 +143,10 @@ _OPEN_ENDED = re.compile(
 )
 
 
-# Words that make a sentence about a sibling's arch a measured preference, a tuning or a workaround
+# Words that make a sentence about a sibling's arch a measured preference or a workaround (not
+# "tuned for": numbers tuned for a sibling are the target's tuning-only loss)
 _PREFERENCE = re.compile(
-    r"tuned|tuning|faster|slower|outrank|prefer|measured|benchmark|workaround|work around|preempt"
+    r"faster|slower|outrank|prefer|benchmark|workaround|work around|preempt"
     r"|fix-?up|not yet|issues? (?:on|with)|\bbug\b|aborts",
     re.I,
 )
@@ -153,19 +154,26 @@ _PREFERENCE = re.compile(
 
 def _preference(arm: Arm, d: Decision, owners: list[str], target: ArchFacts) -> str:
     """A sentence near the decision that calls the owners' path a preference, a tuning or a
-    workaround of theirs: it names archs that get the path and none of the target's family."""
+    workaround of theirs (it names archs that get the path and none of the target's family), or
+    that says the target goes its own way here."""
     own = {cc for cc, a in all_facts().items() if a.major == target.major}
     texts = [(n, "a comment in the branch") for n in arm.notes]
     texts += [(e.partition("\t")[2], e.partition("\t")[0]) for e in d.prose]
     for sentence, where in texts:
-        if not _PREFERENCE.search(sentence):
-            continue
         ccs, majors = prose.named_archs(sentence)
-        if ccs & own or str(target.major) in majors:
+        mine = bool(ccs & own) or str(target.major) in majors
+        if mine and _OWN_WAY.search(sentence):
+            # "SM120 uses a different kernel path where scales already include this factor"
+            return f"'{short(sentence, 100)}' ({where}), which says {target.cc} goes its own way"
+        if mine or not _PREFERENCE.search(sentence):
             continue
         if ccs & set(owners) or any(cc.split(".")[0] in majors for cc in owners):
             return f"'{short(sentence, 100)}' ({where})"
     return ""
+
+
+# A sentence naming the target that says it has a path of its own here
+_OWN_WAY = re.compile(r"(?:uses|takes|has) (?:a |its )?(?:different|own|separate)|\balready\b", re.I)
 
 
 _CALLS = re.compile(r"\w\(")
@@ -321,6 +329,8 @@ def check(
         extra["tuning"] = True
         extra["evidence"] = preference
         consequence = f"a preference or workaround for {', '.join(sibs)} ({preference}); {arch.cc} {instead}"
+        if preference.endswith("goes its own way"):
+            consequence = f"not a loss: the code says so ({preference}); {arch.cc} {instead}"
     elif checked is not None and checked.refused:
         extra["evidence"] = f"the engine's own check at {checked.where}, which {checked.words} on {arch.cc}"
         severity = "low"
