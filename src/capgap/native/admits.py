@@ -211,8 +211,7 @@ def _finding(
         )
     if place.get("where", "runtime") != "runtime":
         severity = "low"
-    newest = sorted(kept_out, key=lambda cc: -all_facts()[cc].number)
-    kept = ", ".join(newest[:3]) + (" and older" if len(newest) > 3 else "")
+    kept = newest_first(kept_out)
     extra: dict[str, Any] = {
         "decision": "preprocessor",
         "condition": arm.cond[:200],
@@ -225,20 +224,49 @@ def _finding(
     }
     if fn is not None:
         extra["function"] = {"kind": fn.kind, "name": fn.name, "line": fn.line}
+    kept_words = f"the gate keeps {kept} out of it"
+    need = (what, seen)
+    return admits_finding(
+        f.path, arm.line, symbol, with_it, target.cc, need, outcome, kept_words, arm.source, severity, extra
+    )
+
+
+def newest_first(ccs: list[str]) -> str:
+    """The three newest archs of `ccs`, "and older" when there are more."""
+    newest = sorted(ccs, key=lambda cc: -all_facts()[cc].number)
+    return ", ".join(newest[:3]) + (" and older" if len(newest) > 3 else "")
+
+
+def admits_finding(
+    path: str,
+    line: int,
+    symbol: str,
+    with_it: list[str],
+    target: str,
+    need: tuple[str, str],
+    outcome: str,
+    kept: str,
+    source: str,
+    severity: str,
+    extra: dict[str, Any],
+) -> Finding:
+    """A native gate-admits-unsupported finding (a preprocessor gate or a host dispatch): `need` is
+    what the admitted code needs and where that was read."""
+    what, seen = need
     return Finding(
         rule=gate_admits_unsupported.RULE_ID,
         severity=severity,
-        path=f.path,
-        line=arm.line,
+        path=path,
+        line=line,
         symbol=symbol,
         present=tuple(with_it),
-        missing=target.cc,
+        missing=target,
         consequence=(
-            f"{target.cc} is let into code that needs {what} (read from {seen}), which {target.cc} "
-            f"lacks: {outcome}; the gate keeps {kept} out of it"
+            f"{target} is let into code that needs {what} (read from {seen}), which {target} lacks: "
+            f"{outcome}; {kept}"
         ),
-        message=f"{symbol} admits {target.cc} with {', '.join(with_it)}, but the path needs {what}",
-        arch=target.cc,
-        source=arm.source,
+        message=f"{symbol} admits {target} with {', '.join(with_it)}, but the path needs {what}",
+        arch=target,
+        source=source,
         extra=extra,
     )

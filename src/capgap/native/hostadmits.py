@@ -18,8 +18,8 @@ from typing import Any
 from capgap.arch import ArchSpec, all_facts
 from capgap.findings import Finding
 from capgap.judging import evidence
-from capgap.judging.rules import gate_admits_unsupported
 from capgap.native import bodies, direct
+from capgap.native.admits import admits_finding, newest_first
 from capgap.native.host import CODE, HostDecision
 
 
@@ -71,8 +71,7 @@ def _finding(
     target, arm = arch.facts, d.arms[i]
     what, seen = evidence.describe(ev.need), ev.seen()
     symbol = d.function or arm.cond[:60]
-    newest = sorted(kept, key=lambda cc: -all_facts()[cc].number)
-    others = ", ".join(newest[:3]) + (" and older" if len(newest) > 3 else "")
+    others = newest_first(kept)
     outcome = (
         f"every call on {target.cc} lands there and fails when first used (no kernel image for "
         f"{target.cc}, or a kernel built without those instructions)"
@@ -91,20 +90,17 @@ def _finding(
         "fails": ev.fails,
         **place,
     }
-    return Finding(
-        rule=gate_admits_unsupported.RULE_ID,
-        severity=severity,
-        path=path,
-        line=arm.line,
-        symbol=symbol,
-        present=tuple(with_it),
-        missing=target.cc,
-        consequence=(
-            f"{target.cc} is let into code that needs {what} (read from {seen}), which {target.cc} "
-            f"lacks: {outcome}; {others} are kept out of it"
-        ),
-        message=f"{symbol} admits {target.cc} with {', '.join(with_it)}, but the path needs {what}",
-        arch=target.cc,
-        source=arm.source,
-        extra=extra,
+    kept_words = f"{others} are kept out of it"
+    return admits_finding(
+        path,
+        arm.line,
+        symbol,
+        with_it,
+        target.cc,
+        (what, seen),
+        outcome,
+        kept_words,
+        arm.source,
+        severity,
+        extra,
     )
