@@ -26,20 +26,27 @@ _MAX_MODULES = 16
 _MAX_DEF_LINES = 200  # of a function the arm calls, what is read for the modules it reaches
 
 
+def relative_package(module: str, is_package: bool, dots: int) -> list[str] | None:
+    """The package a relative import with `dots` leading dots names from `module` (`from ..x
+    import y` in `a.b.c`: ["a"]); None when it climbs above the top (Python refuses it)."""
+    package = module.split(".") if is_package else module.split(".")[:-1]
+    up = dots - 1
+    return None if up > len(package) else package[: len(package) - up]
+
+
 def import_map(text: str, module: str, is_package: bool) -> dict[str, str]:
     """Each name the file's imports bind (at any depth: engines import lazily, inside functions)
     -> the dotted name it stands for (`from a.b import c` -> `a.b.c`: a module or a name in `a.b`)."""
     out: dict[str, str] = {}
     if "import" not in text:
         return out
-    package = module.split(".") if is_package else module.split(".")[:-1]
     for hit in _FROM.finditer(text):
         dots, base = hit[1], hit[2]
         if dots:
-            up = len(dots) - 1
-            if up > len(package):
+            parts = relative_package(module, is_package, len(dots))
+            if parts is None:
                 continue
-            base = ".".join([*package[: len(package) - up], base] if base else package[: len(package) - up])
+            base = ".".join([*parts, base] if base else parts)
         names = re.sub(r"#[^\n]*", "", hit[3]).strip("()")
         for part in names.split(","):
             words = part.split()

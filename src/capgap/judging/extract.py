@@ -233,14 +233,11 @@ def _sibling_imports(facts: FileFacts, text: str) -> None:
     read on the file's own lines: the cut drops imports that name no capability."""
     if "from ." not in text:
         return
-    package = facts.module.split(".")
-    if not facts.path.endswith("__init__.py"):
-        package = package[:-1]
+    is_package = facts.path.endswith("__init__.py")
     for hit in _on_lines_with(_SIBLING_IMPORT, text, "from"):
-        up = len(hit[1]) - 1
-        if up >= len(package):
+        base = callees.relative_package(facts.module, is_package, len(hit[1]))
+        if not base:  # above the top, or the top itself: no package of its own
             continue
-        base = package[: len(package) - up]
         names = [hit[2]] if hit[2] else [n.split(" as ")[0].strip() for n in hit[3].split(",")]
         for name in filter(None, names):
             module = ".".join([*base, name])
@@ -426,6 +423,10 @@ class _Walker:
         tail = lines[-1].encode()[: st.end_col_offset].decode()
         return "\n".join([head, *lines[1:-1], tail])
 
+    def _own_lines(self) -> list[str]:
+        """The file's own lines (the cut's, where no whole file is at hand)."""
+        return self.whole.lines() if self.whole is not None else self.lines
+
     def src(self, line: int) -> str:
         return self.lines[line - 1].strip() if 0 < line <= len(self.lines) else ""
 
@@ -506,7 +507,7 @@ class _Walker:
 
     def file_text(self, ranges: list[tuple[int, int]]) -> str:
         """The file's own lines in `ranges` (1-based, inclusive), at most _GUARDED_LINES of them."""
-        lines = self.whole.lines() if self.whole is not None else self.lines
+        lines = self._own_lines()
         out: list[str] = []
         budget = _GUARDED_LINES
         for first, last in ranges:
@@ -520,10 +521,11 @@ class _Walker:
     def imports(self, stmt: ast.ImportFrom) -> None:
         base = stmt.module or ""
         if stmt.level:  # relative: resolve against this module's package
-            package = self.facts.module.split(".")
-            if not self.facts.path.endswith("__init__.py"):
-                package = package[:-1]
-            package = package[: len(package) - (stmt.level - 1)] if stmt.level > 1 else package
+            package = callees.relative_package(
+                self.facts.module, self.facts.path.endswith("__init__.py"), stmt.level
+            )
+            if package is None:  # above the top package: Python refuses it
+                return
             base = ".".join([*package, base] if base else package)
         for alias in stmt.names:
             self.facts.imports[alias.asname or alias.name] = base
@@ -615,7 +617,7 @@ class _Walker:
 
     def _def_prose(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> tuple[str, ...]:
         """The sentences naming archs in a def's or class's docstring and leading comments."""
-        lines = self.whole.lines() if self.whole is not None else self.lines
+        lines = self._own_lines()
         text, first = prose.opening(lines, node.lineno)
         return tuple(f"{node.name} (line {first})\t{s}" for s in prose.arch_sentences(text))
 
@@ -691,7 +693,7 @@ class _Walker:
         end = value.end_lineno or line
         if self.whole is not None:
             end = max(end, self.whole.ends.get(line, end))
-        own = self.whole.lines() if self.whole is not None else self.lines
+        own = self._own_lines()
         self.facts.tables.append(
             TableDef(
                 ".".join([*chain, name]),
@@ -854,7 +856,7 @@ class _Walker:
             )
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
         subjects = [*self._subjects, *(w for t in tests for w in _compared_strings(t))]
-        lines = self.whole.lines() if self.whole is not None else self.lines
+        lines = self._own_lines()
         above, start = remarks.comment_block(lines, line) if 0 < line <= len(lines) else ("", line)
         above = above.rpartition("\n")[0]  # not the comment on the test's own line: it restates the test
         around = [f"the comment above (line {start})\t{s}" for s in prose.arch_sentences(above)]
@@ -875,7 +877,7 @@ class _Walker:
 
     def _reaches(self, code: str, chain: list[str]) -> tuple[str, ...]:
         """The other modules a positive arm's code calls into (judging.callees)."""
-        lines = self.whole.lines() if self.whole is not None else self.lines
+        lines = self._own_lines()
         package = self.facts.path.endswith("__init__.py")
         if self._imports is None:
             self._text = self.whole.joined() if self.whole is not None else "\n".join(lines)
@@ -883,24 +885,25 @@ class _Walker:
         own = chain[-1] if chain else ""
         return callees.reached(code, self._imports, lines, self._text, self.facts.module, package, own)
 
-    def _arm_notes(self, first: int, text: str) -> tuple[str, ...]:
-        """The sentences naming archs in an arm's comments, those above its first statement too."""
-        lines = self.whole.lines() if self.whole is not None else self.lines
+    def _arm_words(self, first: int, text: str) -> tuple[str, int] | None:
+        """An arm's comments, those above its first statement included, and the line they start
+        at; None when it has none."""
+        lines = self._own_lines()
         above, start = remarks.comment_block(lines, first) if 0 < first <= len(lines) else ("", first)
         if "#" not in text and first == start:
-            return ()
-        words = "\n".join([*above.split("\n")[: first - start], _comments_only(text)])
-        return tuple(prose.arch_sentences(words)[: prose.MAX_SENTENCES])
+            return None
+        return "\n".join([*above.split("\n")[: first - start], _comments_only(text)]), start
+
+    def _arm_notes(self, first: int, text: str) -> tuple[str, ...]:
+        """The sentences naming archs in an arm's comments, those above its first statement too."""
+        words = self._arm_words(first, text)
+        return tuple(prose.arch_sentences(words[0])[: prose.MAX_SENTENCES]) if words else ()
 
     def _arm_comments(self, first: int, text: str) -> tuple[list[tuple[str, ...]], list[str]]:
-        lines = self.whole.lines() if self.whole is not None else self.lines
-        above, start = remarks.comment_block(lines, first) if 0 < first <= len(lines) else ("", first)
-        if "#" not in text and not above.strip():
+        words = self._arm_words(first, text)
+        if words is None or not remarks.may_state(words[0].lower()):
             return [], []
-        words = "\n".join([*above.split("\n")[: first - start], _comments_only(text)])
-        if not remarks.may_state(words.lower()):
-            return [], []
-        return remarks.stated(words, start)
+        return remarks.stated(*words)
 
     def flag_decision(
         self,
@@ -924,7 +927,7 @@ class _Walker:
         # what the flag guards is read on the lines that read it, not on whatever follows it
         name = flag.rsplit(".", 1)[-1]
         first, last = after
-        lines = self.whole.lines() if self.whole is not None else self.lines
+        lines = self._own_lines()
         reads = [
             (n, n)
             for n in range(first, min(last, first + _GUARDED_LINES - 1, len(lines)) + 1)
@@ -1180,11 +1183,7 @@ def _compared_strings(test: ast.expr) -> list[str]:
         for side in (node.left, *node.comparators):
             items = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
             out += [
-                item.value
-                for item in items
-                if isinstance(item, ast.Constant)
-                and isinstance(item.value, str)
-                and 0 < len(item.value) <= 40
+                item.value for item in items if isinstance(item, ast.Constant) and _setting_word(item.value)
             ]
     return out
 

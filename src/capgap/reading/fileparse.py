@@ -47,7 +47,7 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
     jit_majors = is_python and b"supported_major_versions" in data  # a JIT flag builder's arch list
     relevant_build = relevant_build or jit_majors
     if not (relevant_build or relevant_py):
-        return _kernel_module(rel, facts, data) if is_python else None
+        return _kernel_module(facts, data) if is_python else None
     if max(size, len(data)) > MAX_BYTES:
         facts.skipped = f"too large to be hand-written source ({size // (1024 * 1024)} MB); not parsed"
         return facts
@@ -88,7 +88,7 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
     return facts if useful else None
 
 
-def _kernel_module(rel: str, facts: FileFacts, data: bytes) -> FileFacts | None:
+def _kernel_module(facts: FileFacts, data: bytes) -> FileFacts | None:
     """A module that tests no capability but imports an arch-specific instruction set or defines
     kernels: what it needs (or that its kernels need nothing) is what its callers' paths run."""
     low = data.lower()

@@ -117,13 +117,16 @@ _NOT_A_NEED = re.compile(
 )
 
 
+def _sentences_around(d: Decision) -> list[tuple[str, str]]:
+    """The sentences naming archs around a decision (`Decision.prose`), each with where it stands."""
+    return [(sentence, where) for where, _, sentence in (entry.partition("\t") for entry in d.prose)]
+
+
 def _prose(arm: Arm, d: Decision) -> list[tuple[str, str]]:
     """The sentences naming archs that may say what the path is written for: the branch's own
     words first, then the comments and docstrings around the decision."""
     out = [(arm.said, "the branch's own words")] if arm.said else []
-    for entry in d.prose:
-        where, _, sentence = entry.partition("\t")
-        out.append((sentence, where))
+    out += _sentences_around(d)
     return [
         (words, where)
         for words, where in out
@@ -153,12 +156,11 @@ _PREFERENCE = re.compile(
 
 
 def _preference(arm: Arm, d: Decision, owners: list[str], target: ArchFacts) -> str:
-    """A sentence near the decision that calls the owners' path a preference, a tuning or a
+    """A sentence near the decision that calls the owners' path a measured preference or a
     workaround of theirs (it names archs that get the path and none of the target's family), or
     that says the target goes its own way here."""
     own = {cc for cc, a in all_facts().items() if a.major == target.major}
-    texts = [(n, "a comment in the branch") for n in arm.notes]
-    texts += [(e.partition("\t")[2], e.partition("\t")[0]) for e in d.prose]
+    texts = [(n, "a comment in the branch") for n in arm.notes] + _sentences_around(d)
     for sentence, where in texts:
         ccs, majors = prose.named_archs(sentence)
         mine = bool(ccs & own) or str(target.major) in majors
