@@ -34,7 +34,7 @@ from capgap.judging.statements import (
     walk,
 )
 from capgap.judging.symbolic import CAP_NAME, call_name
-from capgap.reading.hintlines import HintLines
+from capgap.reading.hintlines import HintLines, lines_holding
 
 _ARCH_WORDS = re.compile(
     r"capabilit|arch|\bsm\b|sm_?\d|\bcc\b|compute|gpu|device|major|hopper|blackwell", re.I
@@ -215,13 +215,8 @@ def _on_lines_with(pattern: re.Pattern[str], text: str, literal: str) -> Iterato
     """`pattern.finditer(text)` for a pattern whose matches hold `literal` and never span a line:
     searched only on the lines that hold it (a regex led by a character class tries every
     position of a file; `str.find` jumps to the few lines worth it)."""
-    at = text.find(literal)
-    while at != -1:
-        start = text.rfind("\n", 0, at) + 1
-        end = text.find("\n", at)
-        end = len(text) if end == -1 else end
+    for start, end in lines_holding(text, literal):
         yield from pattern.finditer(text, start, end)
-        at = text.find(literal, end)
 
 
 _SIBLING_IMPORT = re.compile(r"^[ \t]*from[ \t]+(\.+)(\w+(?:\.\w+)*|)[ \t]+import[ \t]+\(?([\w, \t]*)", re.M)
@@ -349,15 +344,10 @@ def _import_lines(text: str, low: str | bytes) -> Iterator[re.Match[str]]:
         return
     starts: set[int] = set()
     for word in _IMPORT_BYTES:
-        at = low.find(word)
-        while at != -1:
-            bol = low.rfind(b"\n", 0, at) + 1
-            eol = low.find(b"\n", at)
-            eol = len(low) if eol == -1 else eol
+        for bol, eol in lines_holding(low, word):
             head = low[bol + 3 if bol == 0 and low.startswith(codecs.BOM_UTF8) else bol : eol]
             if head.lstrip(b" \t").startswith((b"from", b"import")):
                 starts.add(bol)
-            at = low.find(word, eol)
     offset, done = 0, 0  # the text offset of byte offset `done` (a line start)
     for bol in sorted(starts):
         offset += len(low[done:bol].decode("utf-8-sig" if done == 0 else "utf-8"))

@@ -8,6 +8,8 @@ A hint never spans lines, so "any hint on lines a..b" answers the same question.
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Iterator
+from typing import AnyStr
 
 from capgap.reading import chunks
 
@@ -50,3 +52,16 @@ class HintLines:
             return False
         i = bisect_left(self._lines, first - 1)
         return i < len(self._lines) and self._lines[i] <= last - 1
+
+
+def lines_holding(text: AnyStr, word: AnyStr) -> Iterator[tuple[int, int]]:
+    """(start, end) of each line of `text` that holds `word`, once per line, in order: `find`
+    jumps to the few lines worth a regex (one led by a character class tries every position)."""
+    newline = "\n" if isinstance(text, str) else b"\n"
+    at = text.find(word)
+    while at != -1:
+        start = text.rfind(newline, 0, at) + 1  # type: ignore[arg-type]
+        end = text.find(newline, at)  # type: ignore[arg-type]
+        end = len(text) if end == -1 else end
+        yield start, end
+        at = text.find(word, end)

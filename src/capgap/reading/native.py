@@ -25,6 +25,7 @@ from collections.abc import Iterable
 from capgap import boundedread
 from capgap.judging import evidence
 from capgap.judging.records import FileFacts
+from capgap.reading.hintlines import lines_holding
 
 NATIVE_SUFFIXES = (".cu", ".cuh")
 _MAX_SOURCES = 12  # sources read per module: a family of generated kernels says it in a few
@@ -267,11 +268,7 @@ def _smem_stated(data: bytes, low: bytes) -> tuple[str, int] | None:
     on the lines that spell one of _SMEM_WORDS (`low`: the lowercased source, line for line)."""
     best: tuple[str, int] | None = None
     for word in _SMEM_WORDS:
-        at = low.find(word)
-        while at != -1:
-            start = low.rfind(b"\n", 0, at) + 1
-            end = low.find(b"\n", at)
-            end = len(low) if end == -1 else end
+        for start, end in lines_holding(low, word):
             for hit in _SMEM_DEFINE.finditer(data, start, end):
                 if hit[3] is not None:
                     name, value = "MaxDynamicSharedMemorySize", int(hit[3])
@@ -281,7 +278,6 @@ def _smem_stated(data: bytes, low: bytes) -> tuple[str, int] | None:
                     continue
                 if best is None or value > best[1]:
                     best = (name, value)
-            at = low.find(word, end)
     return best
 
 
