@@ -370,6 +370,7 @@ class _Walker:
         self._text = ""  # the file's own text, joined once for the callees of its arms
         self._subjects: list[str] = []  # strings the enclosing if-tests compare a setting with
         self._prose: list[tuple[str, ...]] = []  # arch sentences of the enclosing defs and classes
+        self._own_helpers: tuple[int, set[str]] = (0, set())  # (helpers seen, their plain def names)
 
     @staticmethod
     def _span(node: ast.AST) -> tuple[int, int]:
@@ -952,7 +953,10 @@ class _Walker:
     def _calls_own_helper(self, test: ast.expr) -> bool:
         """Does the test call a module-level function of this file that reads a capability
         (`if _nvfp4_kv_on_fa2():`, whose body is `any(family(f) for f in (80, 90, 120))`)?"""
-        own = {h.name for h in self.facts.helpers if h.kind == "def" and not h.method}
+        if self._own_helpers[0] != len(self.facts.helpers):  # helpers are only ever appended
+            names = {h.name for h in self.facts.helpers if h.kind == "def" and not h.method}
+            self._own_helpers = (len(self.facts.helpers), names)
+        own = self._own_helpers[1]
         if not own:
             return False
         return any(
