@@ -7,7 +7,7 @@ Each feature is an `ArchFacts` field; a need is met when the arch has *any* of i
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from capgap.arch import ArchFacts
 
@@ -137,9 +137,12 @@ def kernel_classes(text: str) -> tuple[list[tuple[str, ...]], list[str]]:
     return needs, where
 
 
-def needs_with_evidence(text: str, first_line: int = 0) -> tuple[list[tuple[str, ...]], list[str]]:
+def needs_with_evidence(
+    text: str, first_line: int | Sequence[int] = 0
+) -> tuple[list[tuple[str, ...]], list[str]]:
     """The needs in `text` (lowercased code) and, for each, the spelling it was read from and on
-    which line (`first_line`: the file line `text` starts at; 0 leaves lines out)."""
+    which line (`first_line`: the file line `text` starts at, or the file line of each of its
+    lines where it joins several ranges; 0 leaves lines out)."""
     text = text[:_MAX_CHARS]
     needs: list[tuple[str, ...]] = []
     where: list[str] = []
@@ -150,10 +153,16 @@ def needs_with_evidence(text: str, first_line: int = 0) -> tuple[list[tuple[str,
                 continue
             needs.append(feats)
             word = re.match(r"[a-z0-9_]+", text[start:])
-            line = f" (line {first_line + text.count(chr(10), 0, start)})" if first_line else ""
+            line = f" (line {_file_line(first_line, text.count(chr(10), 0, start))})" if first_line else ""
             where.append(f"'{word[0] if word else spelling[0]}'{line}")
             break
     return needs, where
+
+
+def _file_line(first_line: int | Sequence[int], index: int) -> int:
+    if isinstance(first_line, int):
+        return first_line + index
+    return first_line[min(index, len(first_line) - 1)]
 
 
 def _find(text: str, spelling: Spelling) -> int:

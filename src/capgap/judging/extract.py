@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Protocol
 
-from capgap.judging import callees, evidence, outcomes, prose, remarks, tablereads
+from capgap.judging import callees, evidence, outcomes, prose, registered, remarks, tablereads
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
     Arm,
@@ -368,6 +368,7 @@ class _Walker:
         self._use_hints = HintLines(lines, _HINTS, data)
         self._imports: dict[str, str] | None = None  # every import of the file (callees.import_map)
         self._text = ""  # the file's own text, joined once for the callees of its arms
+        self._registrations: registered.Registrations | None = None  # backend -> requirement dicts
         self._subjects: list[str] = []  # strings the enclosing if-tests compare a setting with
         self._prose: list[tuple[str, ...]] = []  # arch sentences of the enclosing defs and classes
         self._own_helpers: tuple[int, set[str]] = (0, set())  # (helpers seen, their plain def names)
@@ -499,15 +500,25 @@ class _Walker:
     def file_text(self, ranges: list[tuple[int, int]]) -> str:
         """The file's own lines in `ranges` (1-based, inclusive), at most _GUARDED_LINES of them."""
         lines = self._own_lines()
-        out: list[str] = []
+        kept = self._within_budget(ranges, len(lines))
+        return "\n".join(line for first, last in kept for line in lines[first - 1 : last])
+
+    def file_line_numbers(self, ranges: list[tuple[int, int]]) -> list[int]:
+        """The file line of each line `file_text(ranges)` holds."""
+        kept = self._within_budget(ranges, len(self._own_lines()))
+        return [n for first, last in kept for n in range(first, last + 1)]
+
+    @staticmethod
+    def _within_budget(ranges: list[tuple[int, int]], n_lines: int) -> list[tuple[int, int]]:
+        out: list[tuple[int, int]] = []
         budget = _GUARDED_LINES
         for first, last in ranges:
-            last = min(last, len(lines), first + budget - 1)
+            last = min(last, n_lines, first + budget - 1)
             if first > last:
                 continue
-            out.extend(lines[first - 1 : last])
+            out.append((first, last))
             budget -= last - first + 1
-        return "\n".join(out)
+        return out
 
     def imports(self, stmt: ast.ImportFrom) -> None:
         base = stmt.module or ""
@@ -537,6 +548,9 @@ class _Walker:
         )
         ast.fix_missing_locations(test)
         body = [(node.body[0].lineno, self.end_of(node))]
+        if self._registrations is None:
+            self._registrations = registered.Registrations(self._own_lines())
+        body += self._registrations.guarded(node.name)  # what the function is registered to let run
         runs: ArmSpec = (test, dec.lineno, node.body, body, "positive", f"lets {node.name}() run")
         refused: ArmSpec = (
             None,
@@ -806,7 +820,8 @@ class _Walker:
             plain = _COMMENT.sub("", text)  # "no tcgen05 here" is no need: comments are read as words
             code = _PREDICATE_NAMES.sub("", plain)
             low = code.lower()
-            needs, where = evidence.needs_with_evidence(low, span[0][0] if span else 0)
+            at: int | list[int] = self.file_line_numbers(span) if len(span) > 1 else span[0][0] if span else 0
+            needs, where = evidence.needs_with_evidence(low, at)
             if _stmts is not None and span:
                 # "# The trtllm-gen kernels consume head-major blocks": what the arm's comments state,
                 # those above its first statement included
