@@ -1032,3 +1032,32 @@ def test_numbers_a_sibling_gets_where_the_target_keeps_the_defaults_are_tuning(t
     # a B200 launch override, GB200-measured thresholds: 12.0 keeps the kernel's defaults
     brief = [(f.line, f.severity, f.extra.get("tuning")) for f in found]
     assert brief == [(5, "low", True), (10, "low", True)]
+
+
+def test_a_limit_to_what_was_validated_is_no_generation_rule(tmp_path: Path) -> None:
+    helper = """
+        import torch
+
+        def _gemm_supported(capability):
+            \"\"\"Limit the prototype to the SM90 architecture validated end to end.\"\"\"
+            return capability == (9, 0)
+
+        def why_not(layer):
+            capability = torch.cuda.get_device_capability()
+            if not _gemm_supported(capability):
+                return f"capability {capability} is unsupported"
+            return None
+    """
+    found = _scan(tmp_path, {"eng/gemm.py": helper})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/gemm.py", 9)]
+    assert "validated, not all that can run it (Limit the prototype" in found[0].consequence
+    # the same gate without those words: Hopper's own restriction, which 10.x shares (low)
+    plain = _scan(
+        tmp_path / "plain",
+        {
+            "eng/gemm.py": helper.replace(
+                "prototype to the SM90 architecture validated end to end", "kernel to SM90"
+            )
+        },
+    )
+    assert _brief(plain) == [("gate-excludes-arch", "low", "eng/gemm.py", 9)]

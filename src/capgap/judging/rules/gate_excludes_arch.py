@@ -89,6 +89,22 @@ def _past_special_case(r: Reached, owners: list[str], mine: tuple[int, ...], tar
     return bool(blackwell) and all(set(r.reach[cc]) <= set(mine) for cc in blackwell)
 
 
+# A sentence saying the archs let in are the ones checked, not the ones able ("limit the prototype
+# to the SM90 architecture validated end to end"): newer GPUs are left out for want of a test run.
+_VALIDATED_ONLY = re.compile(r"validated|verified|tested|prototype", re.I)
+
+
+def _only_validated(r: Reached, f: FileFacts) -> str:
+    """The sentence of the decision, or of the file's helper its test calls, that says it admits only
+    what was validated ("" when none does)."""
+    called = {name.split(".")[-1].rstrip("()") for i in range(len(r.syms)) for name in r.names(i)}
+    sentences = [s for s, _ in _sentences_around(r.decision)]
+    for other in f.decisions:
+        if other.context.split(".")[-1] in called:
+            sentences += [s for s, _ in _sentences_around(other)]
+    return next((s.rstrip("\"' ") for s in sentences if _VALIDATED_ONLY.search(s)), "")
+
+
 # Implementations that run on any CUDA GPU: a sibling sent to one of them is worked around, and
 # the target loses no fast path by being left out of that.
 _FALLBACKS = {"triton", "torch", "torch_native", "pytorch", "sdpa", "naive", "native", "eager", "reference"}
@@ -382,16 +398,20 @@ def check(
         elif checked is not None:
             extra["evidence"] = f"the engine's own check at {checked.where} lets {arch.cc} through"
             consequence += f"; the engine itself accepts it on {arch.cc} ({checked.where})"
-    if (
+    generation_rule = (
         severity == "medium"
         and not f.kernels  # a module whose own kernels were read and need nothing: a portable path
         and all(d.arms[i].action == "reject" for i in mine)
         and all(_past_special_case(r, owners, mine, target) for owners in missed.values())
-    ):
+    )
+    validated = _only_validated(r, f) if generation_rule else ""
+    if generation_rule and not validated:
         # a restriction (asserts on the configuration, a refusal returned) all of datacenter
         # Blackwell shares with the target, which only older GPUs escape: the generation's rule
         severity = "low"
         consequence += f"; every 10.x GPU is restricted as {arch.cc} is"
+    elif validated:
+        consequence += f"; what it lets in is what was validated, not all that can run it ({validated})"
     if place.get("where", "runtime") != "runtime":
         severity = "low"  # tests, benchmarks, examples, backward passes: not what a server runs
     line = d.arms[decider].line if d.arms[decider].test is not None else d.line
