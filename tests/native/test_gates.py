@@ -350,3 +350,35 @@ def test_the_native_analysis_started_ahead_in_a_child_finds_what_it_finds_here(
     ahead = run_scan([str(root)], ScanOptions(archs=(parse_arch("12.0"),), use_cache=False, jobs=2))
     assert isinstance(started[-1], forked.Ahead)
     assert ahead.to_json() == here.to_json() and here.findings
+
+
+def test_a_special_case_the_newer_or_kin_gpus_go_without_is_low(tmp_path: Path) -> None:
+    # 9.0 alone takes a scalar path; 10.x and 12.0 all compile the packed one: Hopper's special case
+    hopper = """\
+    __global__ void k(float* x, const float* y) {
+    #if __CUDA_ARCH__ == 900
+      x[threadIdx.x] = y[threadIdx.x] * y[threadIdx.x] + 1.f;
+    #else
+      float2 v = make_float2(y[2 * threadIdx.x], y[2 * threadIdx.x + 1]);
+      x[threadIdx.x] = v.x * v.x + v.y * v.y;
+    #endif
+    }
+    """
+    (got,) = findings(_read(tmp_path, {"k.cu": hopper}), (parse_arch("12.0"),), vendored=False)
+    assert got.severity == "low" and "which datacenter Blackwell (10.x) goes without" in got.consequence
+    # 10.3 alone does extra work, 10.0 goes without it as 12.0 does: B300's special case
+    b300 = hopper.replace("== 900", "== 1030")
+    (got,) = findings(_read(tmp_path / "b300", {"k.cu": b300}), (parse_arch("12.0"),), vendored=False)
+    assert got.severity == "low" and "which 10.0 goes without" in got.consequence
+    # where the newer GPUs get nothing at all (an `elect.sync` left to sm_90a), they share a loss
+    elect = """\
+    __device__ bool elect_one() {
+      unsigned pred = 0;
+    #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+      asm volatile("elect.sync _|%0, 0xffffffff;" : "=r"(pred));
+    #endif
+      return pred;
+    }
+    """
+    (got,) = findings(_read(tmp_path / "elect", {"e.cu": elect}), (parse_arch("12.0"),), vendored=False)
+    assert got.severity == "medium"

@@ -170,6 +170,13 @@ def _judge(
             f"{target.cc} computes the same values ({same}) another way (the fallback under line "
             f"{g.arms[min(i for i in mine if i >= 0)].line}): a per-arch micro-optimisation, no lost path"
         )
+    special = _special_case(table, fi, gi, g, owners, mine, a) if severity == "medium" else ""
+    if special:
+        severity = "low"
+        consequence = (
+            f"a special case of {', '.join(owners)}, which {special} goes without as {target.cc} does: "
+            f"no path the others share is lost; {target.cc} compiles {instead}"
+        )
     if place.get("where", "runtime") != "runtime":
         severity = "low"
     message = f"{symbol} leaves {target.cc} out: {', '.join(owners)} compile {taken}, {target.cc} {instead}"
@@ -255,6 +262,33 @@ def _same_values(texts: _Texts, g: Group, arm_i: int, mine: set[int]) -> str:
     if not names[0] or any(n != names[0] for n in names[1:]):
         return ""
     return ", ".join(sorted(n.decode("utf-8", "replace") for n in names[0]))
+
+
+def _special_case(
+    table: Table, fi: int, gi: int, g: Group, owners: list[str], mine: set[int], a: _Archs
+) -> str:
+    """The GPUs that go without an arm as the target does, where that makes the arm a special case
+    of its owners rather than a path the target lacks ("" when none): every 10.x GPU, where only
+    GPUs before Blackwell get it (`#if __CUDA_ARCH__ == 900`), or a GPU of the owners' own
+    generation (`#if __CUDA_ARCH__ == 1030`, which 10.0 goes without)."""
+    facts = all_facts()
+
+    def without(f: ArchFacts, envs: list[Env]) -> bool:
+        return f.cc not in owners and all(set(table.reach(fi, gi, e)) <= mine for e in envs)
+
+    majors = {facts[cc].major for cc in owners}
+    # newer GPUs running real code of their own, not nothing (`elect_one_sync` left unelected on 10.x
+    # and 12.0 alike is a bug they share, not a special case)
+    runs_code = all(j >= 0 and g.arms[j].body == CODE for j in mine)
+    if runs_code and a.arch.facts.major >= 10 and max(majors) < 10:
+        blackwell = [(f, envs) for f, envs in a.all if f.major == 10]
+        if blackwell and all(without(f, envs) for f, envs in blackwell):
+            return "datacenter Blackwell (10.x)"
+    if len(majors) == 1:
+        kin = [f.cc for f, envs in a.all if f.major in majors and without(f, envs)]
+        if kin:
+            return ", ".join(kin)
+    return ""
 
 
 def _fallback(table: Table, fi: int, gi: int, g: Group, j: int, a: _Archs, first_owner: int) -> bool:
