@@ -170,7 +170,8 @@ def _judge(
             f"{target.cc} computes the same values ({same}) another way (the fallback under line "
             f"{g.arms[min(i for i in mine if i >= 0)].line}): a per-arch micro-optimisation, no lost path"
         )
-    special = _special_case(table, fi, gi, g, owners, mine, a) if severity == "medium" else ""
+    one_chip = severity == "medium" and not body_lost and _EXACT.match(arm.cond.strip()) is not None
+    special = _special_case(table, fi, gi, g, owners, mine, a) if one_chip else ""
     if special:
         severity = "low"
         consequence = (
@@ -264,13 +265,19 @@ def _same_values(texts: _Texts, g: Group, arm_i: int, mine: set[int]) -> str:
     return ", ".join(sorted(n.decode("utf-8", "replace") for n in names[0]))
 
 
+# `#if __CUDA_ARCH__ == 1030`: one chip named exactly, the way per-chip variants of generated kernels
+# are written (a feature macro, `__CUDA_ARCH_FEAT_SM90_ALL` or a family's, says what hardware it needs)
+_EXACT = re.compile(r"^(?:defined\s*\(\s*__CUDA_ARCH__\s*\)\s*&&\s*)?\(?\s*__CUDA_ARCH__\s*==\s*\d+\s*\)?$")
+
+
 def _special_case(
     table: Table, fi: int, gi: int, g: Group, owners: list[str], mine: set[int], a: _Archs
 ) -> str:
     """The GPUs that go without an arm as the target does, where that makes the arm a special case
     of its owners rather than a path the target lacks ("" when none): every 10.x GPU, where only
     GPUs before Blackwell get it (`#if __CUDA_ARCH__ == 900`), or a GPU of the owners' own
-    generation (`#if __CUDA_ARCH__ == 1030`, which 10.0 goes without)."""
+    generation (`#if __CUDA_ARCH__ == 1030`, which 10.0 goes without). Not asked where the target's
+    kernel body is lost: an empty or trapping kernel is a hole, whoever shares it."""
     facts = all_facts()
 
     def without(f: ArchFacts, envs: list[Env]) -> bool:
