@@ -73,10 +73,19 @@ _TUNES = re.compile(
 
 
 def _tuning(summary: str) -> bool:
+    """Does the outcome only answer with a literal or reorder a list (`carries on (calls next(),
+    calls copy(), calls insert())`: what the rest of a block does, read as it is)?"""
+    summary = _unwrapped(summary)
+    parts = summary.split(", ")
+    orders = [bool(_REORDERS.search(part)) for part in parts]
+    # the reordered list handed back (`returns out`) is part of the reordering
     return bool(_TUNES.search(summary)) or all(
-        re.search(r"move|insert|prefer|priorit|sort|order|^calls (?:next|copy)\(\)$", part)
-        for part in summary.split(", ")
+        done or (any(orders) and _HANDS_BACK.match(part)) for done, part in zip(orders, parts, strict=True)
     )
+
+
+_REORDERS = re.compile(r"move|insert|prefer|priorit|sort|order|^calls (?:next|copy)\(\)$")
+_HANDS_BACK = re.compile(r"^returns \w+$")
 
 
 def _past_special_case(r: Reached, owners: list[str], mine: tuple[int, ...], target: ArchFacts) -> bool:
