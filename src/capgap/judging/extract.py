@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Protocol
 
-from capgap.judging import callees, evidence, outcomes, prose, registered, remarks, tablereads
+from capgap.judging import callees, evidence, outcomes, prose, registered, remarks, surroundings, tablereads
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
     Arm,
@@ -73,6 +73,32 @@ _FLAG_DENIES = re.compile(
 )
 # Predicate names in a test (`is_sm100`, `has_device_capability`) say which arch, not what it needs.
 _PREDICATE_NAMES = re.compile(r"\b_?(?:is|has|supports?)_\w+")
+# A predicate name that spells an arch (`is_sm100`, `has_device_capability`, `is_blackwell`) says
+# which arch; one that names a library or kernel (`has_flashinfer_trtllm_fused_moe`) says what the
+# path runs, and is read like the rest of the code.
+_SPELLS_ARCH = re.compile(
+    r"sm_?\d|\d{2,3}[afx]?(?:_|$)|hopper|blackwell|ampere|ada_|lovelace|capab|arch|famil|(?:^|_)cc(?:_|$)|major|device",
+    re.I,
+)
+
+
+def _predicate_needs(code: str, first_line: int) -> Iterator[tuple[tuple[str, ...], str]]:
+    """The needs the predicate names in `code` spell that pin one feature
+    (`has_flashinfer_trtllm_fused_moe`: tcgen05), each with the name and its line. A name that
+    spells an arch says which arch; one of a library that spans MMA generations
+    (`is_deep_gemm_supported`: wgmma or tcgen05) asks what the engine checks for itself."""
+    if "_" not in code:
+        return
+    for hit in _PREDICATE_NAMES.finditer(code):
+        name = hit[0]
+        if _SPELLS_ARCH.search(name):
+            continue
+        for need in evidence.needs_in(name.lower()):
+            if len(need) == 1:
+                line = f" (line {first_line + code.count(chr(10), 0, hit.start())})" if first_line else ""
+                yield need, f"'{name}()'{line}"
+
+
 # (test or None, its line, the statements it runs or None, the file lines it spans, action, summary)
 ArmSpec = tuple["ast.expr | None", int, "list[ast.stmt] | None", "list[tuple[int, int]]", str, str]
 
@@ -370,7 +396,8 @@ class _Walker:
         self._text = ""  # the file's own text, joined once for the callees of its arms
         self._registrations: registered.Registrations | None = None  # backend -> requirement dicts
         self._subjects: list[str] = []  # strings the enclosing if-tests compare a setting with
-        self._prose: list[tuple[str, ...]] = []  # arch sentences of the enclosing defs and classes
+        self._prose: list[surroundings.Opening] = []  # what the enclosing defs and classes open with
+        self._module_prose: tuple[str, ...] | None = None  # arch sentences of the module's docstring
         self._own_helpers: tuple[int, set[str]] = (0, set())  # (helpers seen, their plain def names)
 
     @staticmethod
@@ -620,11 +647,10 @@ class _Walker:
         finally:
             self._prose.pop()
 
-    def _def_prose(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> tuple[str, ...]:
-        """The sentences naming archs in a def's or class's docstring and leading comments."""
-        lines = self._own_lines()
-        text, first = prose.opening(lines, node.lineno)
-        return tuple(f"{node.name} (line {first})\t{s}" for s in prose.arch_sentences(text))
+    def _def_prose(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> surroundings.Opening:
+        """The sentences naming archs in a def's or class's docstring and leading comments, and
+        the needs they state."""
+        return surroundings.opening(self._own_lines(), node)
 
     def assign(
         self,
@@ -822,6 +848,10 @@ class _Walker:
             low = code.lower()
             at: int | list[int] = self.file_line_numbers(span) if len(span) > 1 else span[0][0] if span else 0
             needs, where = evidence.needs_with_evidence(low, at)
+            for need, word in _predicate_needs(plain, span[0][0] if span else 0):
+                if need not in needs:
+                    needs.append(need)
+                    where.append(word)
             if _stmts is not None and span:
                 # "# The trtllm-gen kernels consume head-major blocks": what the arm's comments state,
                 # those above its first statement included
@@ -866,7 +896,16 @@ class _Walker:
         above, start = remarks.comment_block(lines, line) if 0 < line <= len(lines) else ("", line)
         above = above.rpartition("\n")[0]  # not the comment on the test's own line: it restates the test
         around = [f"the comment above (line {start})\t{s}" for s in prose.arch_sentences(above)]
-        around += [s for found in reversed(self._prose) for s in found]
+        around += surroundings.constant_sentences(lines, tests, scope, line)
+        around += [s for found in reversed(self._prose) for s in found.sentences]
+        if self._module_prose is None:
+            self._module_prose = surroundings.module_sentences(lines)
+        around += self._module_prose
+        opening = [
+            pair
+            for found in reversed(self._prose)
+            for pair in zip(found.needs, found.needs_from, strict=True)
+        ]
         self.facts.decisions.append(
             Decision(
                 line,
@@ -878,6 +917,8 @@ class _Walker:
                 end,
                 subjects=tuple(dict.fromkeys(subjects))[:_MAX_SUBJECTS],
                 prose=tuple(dict.fromkeys(around))[: prose.MAX_SENTENCES],
+                opening=[n for n, _ in opening],
+                opening_from=[w for _, w in opening],
             )
         )
 

@@ -87,9 +87,22 @@ def arch_sentences(text: str) -> list[str]:
     out = []
     for sentence in _SENTENCE_END.split(text):
         flat = " ".join(sentence.replace("#", " ").split())
-        if flat and ARCH_WORD.search(flat):
-            out.append(flat[:_MAX_CHARS])
+        hit = ARCH_WORD.search(flat) if flat else None
+        if hit is not None:
+            # a long sentence is cut around the arch it names, not after its first words
+            start = max(0, min(hit.start() - _MAX_CHARS // 2, len(flat) - _MAX_CHARS))
+            out.append(flat[start : start + _MAX_CHARS])
     return out
+
+
+# Where a sentence turns to another subject: "X supports SM100 and SM103, but rejects SM90 during
+# validation" holds two clauses, and what one says (validation) is no word about the other.
+_CLAUSE_END = re.compile(r";\s+|,?\s+(?:but|whereas)\s+|,\s+except\s+|\s+-{1,2}\s+", re.I)
+
+
+def clauses(sentence: str) -> list[str]:
+    """The clauses of a sentence, each read apart (the whole when it has one)."""
+    return [part.strip() for part in _CLAUSE_END.split(sentence) if part and part.strip()]
 
 
 def said(code: str) -> str:

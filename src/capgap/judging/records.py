@@ -284,6 +284,10 @@ class Decision:
     # sentences naming archs in the prose around it: the docstrings of the function and class it
     # sits in, the comments above it and at the function's start ("where\tsentence")
     prose: tuple[str, ...] = ()
+    # the needs the docstrings and leading comments of the enclosing defs and classes state
+    # ("only run on the trtllm-gen dynamic kernel"), innermost first (judging.surroundings)
+    opening: list[tuple[str, ...]] = field(default_factory=list)
+    opening_from: list[str] = field(default_factory=list)
 
 
 @dataclass

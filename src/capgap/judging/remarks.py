@@ -154,6 +154,11 @@ def _docstring(lines: list[str]) -> tuple[str, int] | None:
     return None
 
 
+def docstring(lines: list[str]) -> tuple[str, int] | None:
+    """The module docstring's text and first line (None when the module has none)."""
+    return _docstring(lines)
+
+
 def add_statement_needs(facts: FileFacts, lines: list[str]) -> None:
     """Each table's and decision's comment block (above it and on its test's lines)."""
     for table in facts.tables:

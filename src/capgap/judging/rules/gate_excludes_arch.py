@@ -73,10 +73,19 @@ _TUNES = re.compile(
 
 
 def _tuning(summary: str) -> bool:
+    """Does the outcome only answer with a literal or reorder a list (`carries on (calls next(),
+    calls copy(), calls insert())`: what the rest of a block does, read as it is)?"""
+    summary = _unwrapped(summary)
+    parts = summary.split(", ")
+    orders = [bool(_REORDERS.search(part)) for part in parts]
+    # the reordered list handed back (`returns out`) is part of the reordering
     return bool(_TUNES.search(summary)) or all(
-        re.search(r"move|insert|prefer|priorit|sort|order|^calls (?:next|copy)\(\)$", part)
-        for part in summary.split(", ")
+        done or (any(orders) and _HANDS_BACK.match(part)) for done, part in zip(orders, parts, strict=True)
     )
+
+
+_REORDERS = re.compile(r"move|insert|prefer|priorit|sort|order|^calls (?:next|copy)\(\)$")
+_HANDS_BACK = re.compile(r"^returns \w+$")
 
 
 def _past_special_case(r: Reached, owners: list[str], mine: tuple[int, ...], target: ArchFacts) -> bool:
@@ -143,9 +152,11 @@ def _prose(arm: Arm, d: Decision) -> list[tuple[str, str]]:
     words first, then the comments and docstrings around the decision."""
     out = [(arm.said, "the branch's own words")] if arm.said else []
     out += _sentences_around(d)
+    # each clause apart: "supports SM100 and SM103, but rejects SM90 during validation" states a need
     return [
         (words, where)
-        for words, where in out
+        for sentence, where in out
+        for words in prose.clauses(sentence)
         if _REQUIRES.search(words) and not _NOT_A_NEED.search(words) and not _OPEN_ENDED.search(words)
     ]
 
@@ -158,7 +169,10 @@ _REQUIRES = re.compile(
     re.I,
 )
 _OPEN_ENDED = re.compile(
-    r"\bsm[_ ]?\d{2,3}[af]?\+|>=\s*(?:sm)?[_ ]?\d|(?:or|and) (?:newer|later|above)|onwards|\bplus\b", re.I
+    # (`>= 2.8` after a library's name is its version, no arch)
+    r"\bsm[_ ]?\d{2,3}[af]?\+|>=\s*(?:sm[_ ]?\d|\d{2,3}\b|(?:[7-9]|1[0-2])\.\d)"
+    r"|(?:or|and) (?:newer|later|above)|onwards|\bplus\b",
+    re.I,
 )
 
 
@@ -320,11 +334,18 @@ def check(
     if not lack and not kin and (checked is None or not checked.refused):
         # the words around it name the archs the path is written for ("for SM100 and SM103")
         for words, where in _prose(arm, d):
-            need, named = _written_for_archs(f"'{words}'", target)
+            need, named = _need_of_named(words, target)
             # every arch that gets the path has what it is written with (Hopper beside SM100 says
             # the path is no tcgen05 kernel, whatever a sentence about SM100 says)
             if need is not None and all(someone_has(need, [cc]) for cc in sibs):
                 lack, seen = [need], f"'{short(words, 100)}' ({where}), naming {', '.join(named)}"
+                break
+    if not lack and not kin and (checked is None or not checked.refused):
+        # what the function or class it sits in opens with ("Page sizes >= 128 only run on the
+        # trtllm-gen dynamic kernel"), when every arch that gets the path has that
+        for need, seen_in in zip(d.opening, d.opening_from, strict=True):
+            if evidence.lacking([need], target) and all(someone_has(need, [cc]) for cc in sibs):
+                lack, seen = [need], seen_in
                 break
     if not lack and refused and not kin and not f.kernels:
         # `return False, "Machete requires compute capability of 90 (Hopper)"`, `raise
@@ -559,9 +580,15 @@ def _written_for_archs(words: str, target: ArchFacts) -> tuple[tuple[str, ...] |
     quoted = re.findall(r"'([^']*)'", words)
     if not quoted:
         return None, []
+    return _need_of_named(" ".join(quoted), target)
+
+
+def _need_of_named(text: str, target: ArchFacts) -> tuple[tuple[str, ...] | None, list[str]]:
+    """What every arch `text` names has and the target lacks (`_written_for_archs`, on words read
+    whole: a sentence, where an apostrophe is no quote)."""
     facts = all_facts()
     named: list[str] = []
-    for hit in _NAMED_ARCH.finditer(" ".join(quoted)):
+    for hit in _NAMED_ARCH.finditer(text):
         if hit["sm"]:
             ccs = [f"{int(hit['sm']) // 10}.{int(hit['sm']) % 10}"]
         elif hit["num"]:

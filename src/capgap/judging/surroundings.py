@@ -1,0 +1,85 @@
+"""The text around a decision that says what its paths are, beyond its own lines.
+
+A predicate (`def _supports_current_device(): return family(100) and ...`) rarely says what it
+guards; its authors say it nearby: the docstring or leading comments of the function or class it
+sits in ("Page sizes >= 128 only run on the trtllm-gen dynamic kernel"), the comment above the
+allow-list its test reads ("It is built for sm100/sm103"), the module's docstring ("... DeepGEMM's
+sparse MQA logits kernels, SM100 only"). Extraction keeps the sentences that name archs (read
+as `judging.prose` reads them) and the instruction-level needs those texts state (read as
+`judging.remarks` reads comments); the rules decide what they mean.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from capgap.judging import prose, remarks
+from capgap.judging.records import Scope
+
+
+@dataclass
+class Opening:
+    """What the docstring and leading comments of one enclosing def or class say."""
+
+    sentences: tuple[str, ...] = ()  # "where\tsentence", each naming an arch
+    needs: list[tuple[str, ...]] = field(default_factory=list)  # instruction-level needs it states
+    needs_from: list[str] = field(default_factory=list)
+
+
+def opening(lines: list[str], node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> Opening:
+    """The arch sentences and stated needs of a def's or class's docstring and leading comments."""
+    text, first = prose.opening(lines, node.lineno)
+    sentences = tuple(f"{node.name} (line {first})\t{s}" for s in prose.arch_sentences(text))
+    if not text or not remarks.may_state(text.lower()):
+        return Opening(sentences)
+    needs, where = remarks.stated(text, first)
+    return Opening(sentences, needs, [f"{w} in the words opening {node.name}" for w in where])
+
+
+def module_sentences(lines: list[str]) -> tuple[str, ...]:
+    """The sentences of the module's docstring that name an arch ("where\tsentence")."""
+    doc = remarks.docstring(lines)
+    if doc is None:
+        return ()
+    text, first = doc
+    return tuple(f"the module's docstring (line {first})\t{s}" for s in prose.arch_sentences(text))
+
+
+def constant_sentences(lines: list[str], tests: list[ast.expr], scope: Scope, line: int) -> list[str]:
+    """The arch sentences of the comment above each constant the tests read that is assigned
+    before the decision (`# It is built for sm100/sm103.` above `_CAPS = frozenset({100, 103})`)."""
+    out: list[str] = []
+    seen: set[int] = set()
+    for test in tests:
+        for node in ast.walk(test):
+            if not isinstance(node, ast.Name):
+                continue
+            bound = scope.lookup(node.id)
+            at = getattr(bound, "lineno", 0)
+            if not 0 < at < line or at in seen or not _literal(bound):
+                continue
+            seen.add(at)
+            above, start = remarks.comment_block(lines, _statement_line(lines, at))
+            above = above.rpartition("\n")[0]  # the comment on its own line restates it
+            out += [f"the comment above {node.id} (line {start})\t{s}" for s in prose.arch_sentences(above)]
+    return out
+
+
+def _literal(node: object) -> bool:
+    """Is the value a literal, or a call of literals (`frozenset({100, 103})`)?"""
+    if not isinstance(node, ast.expr):
+        return False
+    return all(
+        isinstance(n, (ast.Constant, ast.Tuple, ast.List, ast.Set, ast.Call, ast.Name, ast.Load, ast.Dict))
+        for n in ast.walk(node)
+    ) and any(isinstance(n, ast.Constant) for n in ast.walk(node))
+
+
+def _statement_line(lines: list[str], at: int) -> int:
+    """The line the assignment whose value starts at `at` starts on (a value may open a line later
+    than its name: `X = (` then the value)."""
+    i = at
+    while i > 1 and "=" not in lines[i - 1] and lines[i - 2].rstrip().endswith(("(", "=", "\\")):
+        i -= 1
+    return i

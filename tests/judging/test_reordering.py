@@ -1,0 +1,40 @@
+"""A preference order only Hopper takes, written as the rest of a block after a guard clause, is
+Hopper's tuning: datacenter Blackwell keeps the target's order too, so no finding."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.judging.test_decisions import _scan
+
+_GUARDED_REORDER = """
+import torch
+
+
+def prefers_fast(capability=None):
+    if capability is None:
+        major, minor = torch.cuda.get_device_capability()
+        capability = major * 10 + minor
+    return capability in (90,)
+
+
+def prioritize(kernels, capability=None):
+    if not prefers_fast(capability):
+        return kernels
+    first = next(k for k in kernels if k.fast)
+    out = kernels.copy()
+    out.insert(0, first)
+    return out
+"""
+
+
+def test_a_reorder_after_a_guard_clause_is_hopper_tuning(tmp_path: Path) -> None:
+    assert [f.line for f in _scan(tmp_path, {"eng/priority.py": _GUARDED_REORDER})] == []
+
+
+def test_a_path_after_the_guard_clause_is_still_judged(tmp_path: Path) -> None:
+    text = _GUARDED_REORDER.replace(
+        "first = next(k for k in kernels if k.fast)", "first = load_fast_kernel()"
+    )
+    text = text.replace("(90,)", "(90, 100, 103)")
+    assert [f.severity for f in _scan(tmp_path, {"eng/priority.py": text})] == ["medium"]
