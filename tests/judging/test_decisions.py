@@ -1061,3 +1061,26 @@ def test_a_limit_to_what_was_validated_is_no_generation_rule(tmp_path: Path) -> 
         },
     )
     assert _brief(plain) == [("gate-excludes-arch", "low", "eng/gemm.py", 9)]
+
+
+def test_a_module_that_never_asks_the_gpu_tests_archs_it_is_given(tmp_path: Path) -> None:
+    generator = """
+        def kernel_code(spec):
+            sm = spec.sm_mma
+            if sm == 90:
+                traits = "hopper_ws_traits"
+            elif sm == 100:
+                traits = "blackwell_traits"
+            else:
+                traits = "hmma_traits"
+            return traits
+    """
+    found = _scan(tmp_path, {"eng/gen.py": generator})
+    assert [f.severity for f in found] == ["low"]
+    assert "never asks the GPU it runs on" in found[0].consequence
+    # the same decision in a module that reads the device: the device's arch, judged as ever
+    asked = "import torch\n\n" + textwrap.dedent(generator).replace(
+        "sm = spec.sm_mma", "sm = spec.sm_mma or torch.cuda.get_device_capability()[0] * 10"
+    )
+    found = _scan(tmp_path / "asked", {"eng/gen.py": asked})
+    assert [f.severity for f in found] == ["medium"]

@@ -99,6 +99,15 @@ def _predicate_needs(code: str, first_line: int) -> Iterator[tuple[tuple[str, ..
                 yield need, f"'{name}()'{line}"
 
 
+# How a module asks the GPU it runs on (lowercased): a capability or property query, a platform
+# object, a helper named for an arch (`is_sm90`, `is_hopper`, `sm100_supported`), the CUDA arch
+# of the build or the environment.
+_ASKS_DEVICE = re.compile(
+    rb"capabilit|device_propert|torch\.cuda|cuda\.get|platform|nvidia.smi|device_sm|sm_version"
+    rb"|\bis_\w*(?:sm_?\d|hopper|blackwell|ampere|ada)|sm_?\d+\w*_supported|\bget_\w*arch\w*\("
+)
+
+
 # (test or None, its line, the statements it runs or None, the file lines it spans, action, summary)
 ArmSpec = tuple["ast.expr | None", int, "list[ast.stmt] | None", "list[tuple[int, int]]", str, str]
 
@@ -133,6 +142,8 @@ def extract(
     low = whole.lowered() if whole is not None else text.lower()
     kernel_facts(facts, text, low, whole.lines() if whole is not None else lines)
     _native_sources(facts, text)  # a JIT module without decisions still tells its importers what they run
+    if facts.decisions:
+        facts.asks_device = _ASKS_DEVICE.search(low if isinstance(low, bytes) else low.encode()) is not None
     if facts.tables or facts.decisions:
         _sibling_imports(facts, text)
     if facts.uses or facts.decisions:  # a path that checks the feature itself turns off, not crashes

@@ -341,4 +341,7 @@ class FileFacts:
     # the sources it names"): a module whose kernels were read and need nothing the target lacks
     # looks portable, whatever its refusals say
     kernels: str = ""
+    # does the module ask the GPU it runs on (a capability query, a platform object, an `is_sm90`
+    # helper)? A module that never does tests archs it is given: a kernel spec's, a caller's
+    asks_device: bool = True
     skipped: str = ""  # reason, when the file could not be read or parsed

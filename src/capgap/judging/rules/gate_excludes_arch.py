@@ -433,6 +433,11 @@ def check(
         consequence += f"; every 10.x GPU is restricted as {arch.cc} is"
     elif validated:
         consequence += f"; what it lets in is what was validated, not all that can run it ({validated})"
+    if severity != "low" and not f.asks_device:
+        # `if effective_sm == 90:` in a kernel generator: the arch of the spec it is given, which may
+        # never be the GPU's (a 12.0 spec with sm_mma=80 takes the HMMA arm)
+        severity = "low"
+        consequence += f"; {f.module} never asks the GPU it runs on: the arch it tests is given to it"
     if place.get("where", "runtime") != "runtime":
         severity = "low"  # tests, benchmarks, examples, backward passes: not what a server runs
     line = d.arms[decider].line if d.arms[decider].test is not None else d.line
