@@ -1084,3 +1084,23 @@ def test_a_module_that_never_asks_the_gpu_tests_archs_it_is_given(tmp_path: Path
     )
     found = _scan(tmp_path / "asked", {"eng/gen.py": asked})
     assert [f.severity for f in found] == ["medium"]
+
+
+def test_a_predicate_named_for_the_gpu_it_asks_about_is_no_gap(tmp_path: Path) -> None:
+    helpers = """
+        import torch
+
+        from eng.versions import version_at_least
+
+        def is_sm100a_supported(device):
+            major, _ = torch.cuda.get_device_capability(device)
+            return major == 10 and version_at_least(torch.version.cuda, "12.8")
+
+        def fast_path_supported(device):
+            major, _ = torch.cuda.get_device_capability(device)
+            return major == 10 and version_at_least(torch.version.cuda, "12.8")
+    """
+    found = _scan(tmp_path, {"eng/utils.py": helpers})
+    # the name says which GPU it answers for; a name that promises a path does not
+    assert [f.symbol for f in found if f.severity != "low"] == ["major"]
+    assert [f.line for f in found if f.severity != "low"] == [11]

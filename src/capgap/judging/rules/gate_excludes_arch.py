@@ -88,6 +88,22 @@ _REORDERS = re.compile(r"move|insert|prefer|priorit|sort|order|^calls (?:next|co
 _HANDS_BACK = re.compile(r"^returns \w+$")
 
 
+# The arch a function's name says it asks about: `is_sm100a_supported`, `is_sm12x_supported`.
+_ARCH_IN_NAME = re.compile(r"(?:^|_)sm_?(\d{1,2})(?:\d|x)[a-z]?(?=_|$)", re.I)
+
+
+def _identity_predicate(r: Reached) -> bool:
+    """Is the decision a predicate that answers whether the GPU is the one its name names (every
+    arch it may say yes to is of that generation)? Its callers hold the decisions."""
+    name = r.decision.context.rsplit(".", 1)[-1]
+    named = {int(m) for m in _ARCH_IN_NAME.findall(name)}
+    if not named:
+        return False
+    yes = [i for i, arm in enumerate(r.decision.arms) if arm.action == "positive"]
+    admitted = [cc for cc, arms in r.reach.items() if any(i in arms for i in yes)]
+    return bool(admitted) and all(facts_of(cc).major in named for cc in admitted)
+
+
 def _past_special_case(r: Reached, owners: list[str], mine: tuple[int, ...], target: ArchFacts) -> bool:
     """A path only archs before Blackwell get (a Hopper-only workaround, tuning or kernel) that
     datacenter Blackwell (10.x) shares the target's outcome instead of: nothing newer carried it
@@ -245,6 +261,8 @@ def check(
     d, target = r.decision, arch.facts
     if d.kind == "return" and pure(r, 0):
         return None  # a predicate's definition: its callers hold the decisions
+    if d.kind == "return" and _identity_predicate(r):
+        return None  # `def is_sm100a_supported(): return major == 10 and ...`: says which GPU it is
     if d.kind in {"chain", "guards"} and all(a.summary in _ANSWERS for a in d.arms):
         return None  # `if cap == (10, 3): return True; return False`: a predicate written with ifs
     mine = r.reach[target.cc]
