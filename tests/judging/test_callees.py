@@ -127,3 +127,32 @@ def test_callees_resolve_a_name_to_the_module_that_holds_it() -> None:
     assert needs == [("tcgen05",)]
     assert where == ["'tcgen05' imported at line 1 in k.gemm, which it calls"]
     assert kernels == ""
+
+
+def test_a_kernel_entry_two_own_calls_away_and_named_for_what_it_runs_is_evidence(tmp_path: Path) -> None:
+    files = {
+        "eng/gemm.py": """
+        import torch
+
+        from eng.jit.gemm import gen_trtllm_gen_gemm_module
+
+        def _runner():
+            return _module().runner()
+
+        def _module():
+            return gen_trtllm_gen_gemm_module()
+
+        def mm(a, b):
+            major, _ = torch.cuda.get_device_capability()
+            if major == 10:
+                return _runner()(a, b)
+            raise ValueError("unsupported GPU")
+        """,
+        "eng/jit/gemm.py": """
+        def gen_trtllm_gen_gemm_module():
+            return load("gemm")
+        """,
+    }
+    found = [f for f in _scan(tmp_path, files) if f.path == "eng/gemm.py"]
+    assert [f.severity for f in found] == ["low"]
+    assert "gen_trtllm_gen_gemm_module" in found[0].extra["evidence"]

@@ -11,9 +11,10 @@ their paths, the sources they compile) or that their kernels were read and need 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable
 
-from capgap.judging import remarks
+from capgap.judging import evidence, remarks
 from capgap.judging.records import FileFacts
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
@@ -23,6 +24,8 @@ _IMPORT = re.compile(
     r"^[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)", re.M
 )
 _MAX_MODULES = 16
+_OWN_DEPTH = 2  # the file's own functions followed this many calls deep
+_MAX_OWN_BODIES = 24
 _MAX_DEF_LINES = 200  # of a function the arm calls, what is read for the modules it reaches
 
 
@@ -87,6 +90,19 @@ def _def_text(lines: list[str], name: str) -> str:
     return ""
 
 
+# Libraries whose calls run no arch-specific kernel of the engine's: the standard library, torch's
+# front end, numpy. They would fill the list of what an arm reaches before its kernels do.
+_PLAIN = frozenset(sys.stdlib_module_names) | {"torch", "numpy", "typing_extensions"}
+
+
+# A name that asks (`is_sm100a_supported`, `has_tcgen05`) says which arch it checks, not what runs.
+_ASKS = re.compile(r"_*(?:is|has|can|supports?|use|check|require)_|.*_(?:supported|available)$", re.I)
+
+
+def _plain_library(dotted: str) -> bool:
+    return dotted.partition(".")[0] in _PLAIN
+
+
 def reached(
     code: str,
     imports: dict[str, str],
@@ -98,27 +114,35 @@ def reached(
 ) -> tuple[str, ...]:
     """The dotted names of other modules that the arm's `code` reaches: names it uses that an
     import binds, what it imports itself, and the same for the file's own functions it calls
-    (one level; not `own`, the function the decision sits in). `text`: `lines` joined."""
+    (two levels; not `own`, the function the decision sits in). `text`: `lines` joined."""
     found: list[str] = []
 
     def add(names: Iterable[str], local: dict[str, str]) -> None:
         for name in names:
             target = local.get(name)
-            if target and target != module and target not in found:
+            if target and target != module and target not in found and not _plain_library(target):
                 found.append(target)
 
     idents = list(dict.fromkeys(_IDENT.findall(code)))
     inner = import_map(code, module, is_package) if "import" in code else {}
     add(idents, {**imports, **inner})
-    for name in idents:
-        if len(found) >= _MAX_MODULES:
-            break
-        if name == own or name in imports or name in inner or f"def {name}" not in text:
-            continue
-        body = _def_text(lines, name)
-        if body:
-            local = {**imports, **import_map(body, module, is_package)}
-            add(dict.fromkeys(_IDENT.findall(body)), local)
+    seen = {own}
+    level = [n for n in idents if n not in inner]
+    for _ in range(_OWN_DEPTH):  # a runner factory that calls the runner that imports the kernel
+        deeper: list[str] = []
+        for name in level:
+            if len(found) >= _MAX_MODULES or len(seen) > _MAX_OWN_BODIES:
+                break
+            if name in seen or name in imports or f"def {name}" not in text:
+                continue
+            seen.add(name)
+            body = _def_text(lines, name)
+            if body:
+                local = {**imports, **import_map(body, module, is_package)}
+                names = list(dict.fromkeys(_IDENT.findall(body)))
+                add(names, local)
+                deeper += [n for n in names if n not in local]
+        level = deeper
     return tuple(found[:_MAX_MODULES])
 
 
@@ -145,6 +169,7 @@ class Callees:
         kernels = ""
         for dotted in modules:
             f = self.resolve(dotted)
+            name = dotted.rpartition(".")[2] if f is None or f.module != dotted else ""
             if f is None:
                 # a module the scan kept no facts of still says by its path what it is written
                 # for (`third_party.fmha_sm100.api`)
@@ -154,6 +179,13 @@ class Callees:
                 if need not in needs:
                     needs.append(need)
                     where.append(f"{seen} in {f.module}, which it calls")
+            if name and not _ASKS.match(name):
+                # a kernel entry named for what it runs (`gen_trtllm_gen_gemm_module`, `gemm_sm100`)
+                for need, seen in zip(*evidence.needs_with_evidence(name.lower()), strict=True):
+                    if need not in needs:
+                        needs.append(need)
+                        source = dotted.rpartition(".")[0]
+                        where.append(f"{seen} in the name {name}, which it uses from {source}")
             if f.kernels and not f.needs and not kernels:
                 kernels = f"{f.kernels} in {f.module}, which it calls"
         return needs, where, kernels
