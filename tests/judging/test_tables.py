@@ -526,3 +526,28 @@ def test_an_arch_the_facts_do_not_list_yet_does_not_hide_a_tuple_keyed_table(tmp
     )
     assert _tables(found) == [("table-missing-arch", "medium", "eng/topk.py", 3)]
     assert found[0].present == ("(10, 0)", "(10, 3)", "(10, 7)", "(10, 9)")
+
+
+def test_a_read_after_a_guard_that_refuses_unlisted_keys_raises_that_guard_s_error(tmp_path: Path) -> None:
+    from tests.judging.test_decisions import _scan
+
+    jit = """
+        import torch
+
+        PROGRAMS = {"gemm": {"arches": ["sm_100a", "sm_103a"]}}
+        ARCH_NVCC_FLAGS = {"sm_100a": ["-arch=sm_100a"], "sm_103a": ["-arch=sm_103a"]}
+
+        def device_arch():
+            major, minor = torch.cuda.get_device_capability()
+            return f"sm_{major}{minor}a"
+
+        def spec(name):
+            arch = device_arch()
+            if arch not in PROGRAMS[name]["arches"]:
+                raise NotImplementedError(f"{name} is not built for {arch}")
+            return ARCH_NVCC_FLAGS[arch]
+    """
+    (found,) = [f for f in _scan(tmp_path, {"eng/jit.py": jit}) if f.symbol == "ARCH_NVCC_FLAGS"]
+    assert found.severity == "medium"
+    assert found.consequence.startswith("raises NotImplementedError")
+    assert found.extra["access"] == "guarded"

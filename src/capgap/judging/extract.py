@@ -1070,9 +1070,11 @@ class _Walker:
         for sub in walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, (ast.Name, ast.Attribute)):
                 if capish_key(sub.slice):
-                    self.use(
-                        sub.value, sub.slice, "subscript", sub.lineno, scope, "KeyError at run time on {arch}"
-                    )
+                    refusal = _refused_before(sub.slice, siblings[:index] if index >= 0 else [])
+                    # `if arch not in record["arches"]: raise ...` first: the read sees no missing key
+                    access, what = ("guarded", f"{refusal} before the read") if refusal else ("subscript", "")
+                    what = what or "KeyError at run time on {arch}"
+                    self.use(sub.value, sub.slice, access, sub.lineno, scope, what)
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "get":
                 if sub.args and capish_key(sub.args[0]) and isinstance(sub.func.value, ast.Dict):
                     self.inline_table(sub, sub.func.value, scope, stmt, siblings, index)
@@ -1197,6 +1199,19 @@ class _Walker:
             ):
                 text = f"KeyError is caught on {{arch}}: falls back{' (' + what + ')' if what else ''}"
                 self.use(sub.value, sub.slice, "try", sub.lineno, scope, text)
+
+
+def _refused_before(key: ast.expr, before: list[ast.stmt]) -> str:
+    """What an earlier guard of the block does to a key it does not list (`if arch not in
+    record["arches"]: raise NotImplementedError(...)`): the read below never sees that key."""
+    want = ast.dump(key)
+    for stmt in before:
+        test = stmt.test if isinstance(stmt, ast.If) else None
+        if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn)):
+            continue
+        if ast.dump(test.left) == want and stmt.body and isinstance(stmt.body[-1], (ast.Raise, ast.Return)):
+            return summary(stmt.body)
+    return ""
 
 
 # An arch number in a name or string of an arm's code: `sm120`, `sm_120a`, `SM12x`.

@@ -30,7 +30,7 @@ from capgap.judging.where import placement
 
 RULE_ID = "table-missing-arch"
 _SEVERITY = ("low", "medium", "high")
-_ACCESS_RANK = {"subscript": 0, "get": 1, "in": 2, "try": 3}
+_ACCESS_RANK = {"subscript": 0, "guarded": 1, "get": 1, "in": 2, "try": 3}
 _STRONG_STYLES = {"dotted-str", "sm-str", "tuple"}
 # Names of tables that list what is refused, not what is supported (REFUSED_CAPABILITY_REASONS).
 _DENY_NAME = re.compile(
