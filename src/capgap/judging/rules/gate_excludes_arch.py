@@ -16,7 +16,7 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import evidence, prose, remarks
+from capgap.judging import callers, decider, evidence, prose, remarks
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, pure
 from capgap.judging.records import Arm, Decision, FileFacts
@@ -196,6 +196,16 @@ def _given_elsewhere(r: Reached, arm: int, cc: str) -> bool:
     return False
 
 
+def _deciding(
+    r: Reached, arm: int, f: FileFacts, owners: list[str], target: str, reg: Registry | None
+) -> tuple[tuple[str, ...], int] | None:
+    """The names and line of the operand of the arm's test that tells the target from the owners."""
+    test = r.decision.arms[arm].test
+    if test is None or reg is None:
+        return None
+    return decider.deciding(test, reg.context(r.decision.scope, f), target, owners)
+
+
 def facts_of(cc: str) -> ArchFacts:
     return all_facts()[cc]
 
@@ -213,7 +223,7 @@ def check(
     r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str], reg: Registry | None = None
 ) -> Finding | None:
     d, target = r.decision, arch.facts
-    if d.kind == "return" and pure(r, 0):
+    if d.kind == "return" and (pure(r, 0) or (reg is not None and callers.asked_elsewhere(d, f, reg))):
         return None  # a predicate's definition: its callers hold the decisions
     if d.kind in {"chain", "guards"} and all(a.summary in _ANSWERS for a in d.arms):
         return None  # `if cap == (10, 3): return True; return False`: a predicate written with ifs
@@ -266,6 +276,12 @@ def check(
     tested = [i for i in mine if d.arms[i].test is not None]
     decider = tested[0] if refused and tested else arm_i if arm.test is not None else max(tested, default=0)
     names = r.names(decider) or r.names(0)
+    line = d.arms[decider].line if d.arms[decider].test is not None else d.line
+    told = _deciding(r, decider, f, sibs, arch.cc, reg)
+    if told is not None and names and told[0][:1] != names[:1]:
+        # `... and not prefer_x and (is_sm90 or is_sm100)`: the operand that shuts the target out,
+        # on its own line, where the test's first arch-dependent name (`prefer_x`) admits it
+        names, line = told
     symbol = names[0] if names else d.source[:60]
     taken = arm.summary
     extra: dict[str, Any] = {
@@ -394,7 +410,6 @@ def check(
         consequence += f"; every 10.x GPU is restricted as {arch.cc} is"
     if place.get("where", "runtime") != "runtime":
         severity = "low"  # tests, benchmarks, examples, backward passes: not what a server runs
-    line = d.arms[decider].line if d.arms[decider].test is not None else d.line
     return Finding(
         rule=RULE_ID,
         severity=severity,
