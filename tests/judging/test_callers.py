@@ -63,3 +63,31 @@ def test_a_finding_names_the_operand_that_shuts_the_target_out(tmp_path: Path) -
     found = _scan(tmp_path, {"eng/fusion.py": _FLAG_THEN_GATE})
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/fusion.py", 13)]
     assert found[0].symbol == "_major"
+
+
+_RUN_OF_TESTS = """
+import torch
+
+
+def _sm100():
+    return torch.cuda.get_device_capability()[0] == 10
+
+
+def load_scales(k_scale, v_scale):
+    # SM100 kernels expect scales as amax / 448, the checkpoint stores amax / 2688.
+    # SM120 uses a different kernel path where scales already include this factor.
+    if _sm100() and k_scale != 1.0:
+        k_scale *= 6.0
+    if _sm100() and v_scale != 1.0:
+        v_scale *= 6.0
+    return k_scale, v_scale
+"""
+
+
+def test_a_run_of_like_tests_shares_the_comment_above_its_first(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/scales.py": _RUN_OF_TESTS})
+    assert _brief(found) == [
+        ("gate-excludes-arch", "low", "eng/scales.py", 11),
+        ("gate-excludes-arch", "low", "eng/scales.py", 13),
+    ]
+    assert all("goes its own way" in f.extra["evidence"] for f in found)

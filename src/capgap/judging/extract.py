@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator
 from typing import Protocol
 
-from capgap.judging import callees, evidence, outcomes, prose, remarks, tablereads
+from capgap.judging import callees, evidence, outcomes, prose, remarks, runs, tablereads
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
     Arm,
@@ -851,6 +851,9 @@ class _Walker:
         above, start = remarks.comment_block(lines, line) if 0 < line <= len(lines) else ("", line)
         above = above.rpartition("\n")[0]  # not the comment on the test's own line: it restates the test
         around = [f"the comment above (line {start})\t{s}" for s in prose.arch_sentences(above)]
+        if start == line:  # no comment of its own: one above a run of like tests speaks for it too
+            first = tests[0] if tests else None
+            around += runs.inherited(self.facts.decisions, line, kind, ".".join(chain), first)
         around += [s for found in reversed(self._prose) for s in found]
         self.facts.decisions.append(
             Decision(

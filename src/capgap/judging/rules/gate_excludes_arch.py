@@ -16,7 +16,7 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import callers, decider, evidence, prose, remarks
+from capgap.judging import callers, decider, evidence, fixups, prose, remarks
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, pure
 from capgap.judging.records import Arm, Decision, FileFacts
@@ -340,6 +340,9 @@ def check(
                 lack, seen = [need], f"the refusal naming {', '.join(named)} as what it requires{said}"
                 break
     preference = "" if lack or checked is not None else _preference(arm, d, sibs, target)
+    if not preference and not lack and checked is None:
+        # `if is_sm100: backend = get_default_attn_backend(...); if backend == ...: override`
+        preference = fixups.default_fixup(taken, [d.arms[i].summary for i in mine])
     if preference:
         # "cuDNN SDPA is 1.25-1.5x faster than FA4 on sm_100", "a workaround for SM100's dispatcher":
         # a choice made for the sibling, not a path the target could not have
