@@ -60,3 +60,26 @@ def test_a_fix_up_of_the_sibling_s_generic_default_is_low(tmp_path: Path) -> Non
 def test_forcing_what_a_kernel_only_supports_is_a_restriction(tmp_path: Path) -> None:
     assert _scan(tmp_path, {"eng/pages.py": _FORCE}) == []
 
+
+_TWO_IMPLEMENTATIONS = """
+import torch
+
+
+def quantize_backend():
+    return "cute-dsl" if torch.cuda.get_device_capability()[0] == 10 else "cuda"
+
+
+def attention_backend():
+    return "fast_kernel" if torch.cuda.get_device_capability()[0] == 10 else "triton"
+"""
+
+
+def test_a_named_implementation_of_the_target_s_own_is_a_choice_not_a_loss(tmp_path: Path) -> None:
+    # "cuda" is an implementation of the target's own: low; "triton" is the portable fallback
+    # the sibling's fast path leaves it on: the loss stands
+    found = _scan(tmp_path, {"eng/backends.py": _TWO_IMPLEMENTATIONS})
+    assert _brief(found) == [
+        ("gate-excludes-arch", "low", "eng/backends.py", 5),
+        ("gate-excludes-arch", "medium", "eng/backends.py", 9),
+    ]
+    assert found[0].extra["tuning"] is True

@@ -16,7 +16,7 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import callers, decider, evidence, fixups, prose, remarks
+from capgap.judging import callers, choices, decider, evidence, fixups, prose, remarks
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, pure
 from capgap.judging.records import Arm, Decision, FileFacts
@@ -366,6 +366,14 @@ def check(
         consequence = (
             f"expected: that path needs {need} (read from {extra['evidence']}), which {arch.cc} lacks; "
             f"{arch.cc} {instead}"
+        )
+    elif checked is None and (own := choices.own_choice(taken, [d.arms[i].summary for i in mine])):
+        # `"cute-dsl" if is_sm100 else "cuda"`: the target is handed a named implementation of its own
+        severity = "low"
+        extra["tuning"] = True
+        consequence = (
+            f"a choice between implementations: {', '.join(sibs)} {taken}, {arch.cc} gets '{own}' "
+            f"of its own; worth measuring on {arch.cc}"
         )
     elif all(d.arms[i].action == "error" for i in mine):
         # an unexplained crash is high; a refusal that says what it needs is a clear, medium loss
