@@ -21,3 +21,27 @@ def test_flashattention_v3_spelled_whole_is_hopper_s_wgmma_kernel(tmp_path: Path
     found = _scan(tmp_path, {"eng/registry.py": _FA3_FACTORY})
     assert _brief(found) == [("gate-excludes-arch", "low", "eng/registry.py", 6)]
     assert found[0].extra["evidence"] == "the name create_flashattention_v3_backend"
+
+
+_DOCSTRING_NEED = '''
+import torch
+
+_FAST = None
+
+
+def use_fast(hidden_size):
+    """The TMA kernel needs SM100+ except SM12x (tcgen05, cp.async.bulk)."""
+    global _FAST
+    if _FAST is None:
+        _FAST = torch.cuda.get_device_capability()[0] == 10
+    return _FAST and hidden_size == 7168
+'''
+
+
+def test_the_enclosing_function_s_docstring_states_the_need(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/residual.py": _DOCSTRING_NEED})
+    assert _brief(found) == [
+        ("gate-excludes-arch", "low", "eng/residual.py", 10),
+        ("gate-excludes-arch", "low", "eng/residual.py", 11),
+    ]
+    assert {f.extra["evidence"] for f in found} == {"'tcgen05' in the words of use_fast"}

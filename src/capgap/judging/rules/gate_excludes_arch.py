@@ -544,6 +544,13 @@ def _around(d: Decision, f: FileFacts) -> tuple[list[tuple[str, ...]], list[str]
         if need not in needs:
             needs.append(need)
             where.append(seen_in)
+    # "The TMA kernel needs SM100+ except SM12x (tcgen05, cp.async.bulk)": the docstring of the
+    # function it sits in, in instruction-level words
+    for sentence, place in _sentences_around(d):
+        for need, word in zip(*remarks.stated(sentence), strict=True):
+            if need not in needs:
+                needs.append(need)
+                where.append(f"{word} in the words of {place.split(' (line')[0]}")
     return needs, where
 
 
