@@ -45,3 +45,22 @@ def test_the_enclosing_function_s_docstring_states_the_need(tmp_path: Path) -> N
         ("gate-excludes-arch", "low", "eng/residual.py", 11),
     ]
     assert {f.extra["evidence"] for f in found} == {"'tcgen05' in the words of use_fast"}
+
+
+_DEEPGEMM_WORDS = '''
+import torch
+
+
+def weights_dtype():
+    """DeepGEMM takes bf16 head weights only on SM100."""
+    if torch.cuda.get_device_capability()[0] == 10:
+        return torch.bfloat16
+    return torch.float32
+'''
+
+
+def test_deepgemm_named_in_the_function_s_words_is_its_kernel_family(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/weights.py": _DEEPGEMM_WORDS})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/weights.py", 6)]
+    assert found[0].extra["evidence"] == "'DeepGEMM' in the words of weights_dtype"
+
