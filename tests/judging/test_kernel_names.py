@@ -64,3 +64,21 @@ def test_deepgemm_named_in_the_function_s_words_is_its_kernel_family(tmp_path: P
     assert _brief(found) == [("gate-excludes-arch", "low", "eng/weights.py", 6)]
     assert found[0].extra["evidence"] == "'DeepGEMM' in the words of weights_dtype"
 
+
+_OPEN_ENDED_REFUSAL = """
+import torch
+
+
+def mxfp8_linear(x):
+    if torch.cuda.get_device_capability()[0] != 10:
+        raise RuntimeError("MXFP8 dense linear requires Blackwell GPUs (SM100+).")
+    return x
+"""
+
+
+def test_a_refusal_naming_an_arch_and_newer_states_no_need(tmp_path: Path) -> None:
+    # "SM100+" covers 12.0 in words: the code, not the hardware, turns it away
+    found = _scan(tmp_path, {"eng/mxfp8.py": _OPEN_ENDED_REFUSAL})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/mxfp8.py", 5)]
+    assert "evidence" not in found[0].extra
+

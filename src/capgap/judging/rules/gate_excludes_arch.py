@@ -572,6 +572,8 @@ def _written_for_archs(words: str, target: ArchFacts) -> tuple[tuple[str, ...] |
     quoted = re.findall(r"'([^']*)'", words)
     if not quoted:
         return None, []
+    if any(_OPEN_ENDED.search(q) for q in quoted):
+        return None, []  # "requires Blackwell GPUs (SM100+)": an arch and all newer, the target's too
     facts = all_facts()
     named: list[str] = []
     for hit in _NAMED_ARCH.finditer(" ".join(quoted)):
