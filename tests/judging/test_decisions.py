@@ -1032,3 +1032,28 @@ def test_numbers_a_sibling_gets_where_the_target_keeps_the_defaults_are_tuning(t
     # a B200 launch override, GB200-measured thresholds: 12.0 keeps the kernel's defaults
     brief = [(f.line, f.severity, f.extra.get("tuning")) for f in found]
     assert brief == [(5, "low", True), (10, "low", True)]
+
+
+def test_an_unresolved_platform_property_for_another_vendor_is_false_on_cuda(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/pick.py": """
+        import torch
+
+        from eng.platforms import current_platform
+
+
+        def pick():
+            if torch.cuda.get_device_capability()[0] == 10:
+                backend = "fast"
+            elif current_platform.is_hip:
+                backend = "aiter"
+            else:
+                backend = "triton"
+            return backend
+    """
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/pick.py", 7)]
+    assert found[0].extra["instead"] == "sets backend = 'triton'"

@@ -82,3 +82,28 @@ def test_a_refusal_naming_an_arch_and_newer_states_no_need(tmp_path: Path) -> No
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/mxfp8.py", 5)]
     assert "evidence" not in found[0].extra
 
+
+_FAMILY_REFUSAL = """
+import triton
+import torch
+
+
+@triton.jit
+def _portable_kernel(x):
+    pass
+
+
+def dispatch(backend):
+    if backend == "flashinfer_trtllm":
+        if torch.cuda.get_device_capability()[0] != 10:
+            raise RuntimeError("--gemm-backend=flashinfer_trtllm is not supported on this hardware.")
+        return backend
+    return _portable_kernel
+"""
+
+
+def test_a_refusal_naming_a_kernel_family_states_its_need(tmp_path: Path) -> None:
+    # the module's own Triton kernel is not the path refused: the TRT-LLM backend named is
+    found = _scan(tmp_path, {"eng/dispatch.py": _FAMILY_REFUSAL})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/dispatch.py", 12)]
+    assert "'flashinfer_trtllm'" in found[0].extra["evidence"]

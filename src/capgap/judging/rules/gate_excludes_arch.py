@@ -517,10 +517,15 @@ def _told(d: Decision, mine: tuple[int, ...]) -> tuple[list[tuple[str, ...]], li
     for i in mine:
         arm = d.arms[i]
         for need, seen in zip(arm.needs, arm.evidence, strict=True):
-            if need not in needs and remarks.stated(seen.split(" (line")[0])[0]:
+            word = seen.split(" (line")[0]
+            if need not in needs and (remarks.stated(word)[0] or _FAMILY_WORD.search(word)):
                 needs.append(need)
                 where.append(seen)
     return needs, where
+
+
+# A kernel family a refusal names (`--fp8-gemm-backend=flashinfer_trtllm`): what its kernels need
+_FAMILY_WORD = re.compile(r"trtllm|deep_?gemm|flash_?mla|cutlass_mla|flash_?attn_?v?3|\bfa3\b")
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
