@@ -32,6 +32,25 @@ def test_a_predicate_asked_by_a_judged_decision_is_reported_there_only(tmp_path:
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/layer.py", 5)]
 
 
+_OWN_NAMESAKE = """
+import torch
+
+
+def _fused_on_blackwell() -> bool:
+    return torch.cuda.get_device_capability()[0] >= 10
+
+
+def setup(layer):
+    if _fused_on_blackwell():
+        layer.fused = True
+"""
+
+
+def test_a_namesake_another_module_defines_and_asks_is_not_its_caller(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/caps.py": _PREDICATE, "eng/other.py": _OWN_NAMESAKE})
+    assert ("gate-excludes-arch", "medium", "eng/caps.py", 6) in _brief(found)
+
+
 def test_a_predicate_nothing_asks_is_judged_where_it_is_defined(tmp_path: Path) -> None:
     found = _scan(tmp_path, {"eng/caps.py": _PREDICATE})
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/caps.py", 6)]

@@ -71,15 +71,20 @@ def quantize_backend():
 
 def attention_backend():
     return "fast_kernel" if torch.cuda.get_device_capability()[0] == 10 else "triton"
+
+
+def gemm_path():
+    return "fast" if torch.cuda.get_device_capability()[0] == 10 else "slow"
 """
 
 
 def test_a_named_implementation_of_the_target_s_own_is_a_choice_not_a_loss(tmp_path: Path) -> None:
     # "cuda" is an implementation of the target's own: low; "triton" is the portable fallback
-    # the sibling's fast path leaves it on: the loss stands
+    # the sibling's fast path leaves it on, and "slow" says it is the lesser path: the loss stands
     found = _scan(tmp_path, {"eng/backends.py": _TWO_IMPLEMENTATIONS})
     assert _brief(found) == [
         ("gate-excludes-arch", "low", "eng/backends.py", 5),
         ("gate-excludes-arch", "medium", "eng/backends.py", 9),
+        ("gate-excludes-arch", "medium", "eng/backends.py", 13),
     ]
     assert found[0].extra["tuning"] is True

@@ -12,8 +12,13 @@ import re
 
 # `returns 'x'`, `gives 'x'`, `sets self.backend = 'x'`, each possibly `carries on (...)`
 _PICK = re.compile(r"^(?:carries on \()?(returns|gives|sets [\w.\[\]']+ =) '([\w\-.]+)'\)?$")
-# Implementations any CUDA GPU runs: a target sent to one of them is worked around
-_FALLBACK = re.compile(r"^(?:triton|torch|pytorch|sdpa|naive|native|eager|reference|emulat)", re.I)
+# Implementations any CUDA GPU runs, and words for the lesser path: a target sent to one of them
+# is worked around, not given a choice of its own
+_FALLBACK = re.compile(
+    r"^(?:triton|torch|pytorch|sdpa|naive|native|eager|reference|emulat"
+    r"|slow|fallback|default|generic|basic|simple|plain|unfused|none|off|disabled?)",
+    re.I,
+)
 
 
 def _pick(summary: str) -> tuple[str, str] | None:
