@@ -1067,13 +1067,11 @@ def test_a_module_that_never_asks_the_gpu_tests_archs_it_is_given(tmp_path: Path
     generator = """
         def kernel_code(spec):
             sm = spec.sm_mma
-            if sm == 90:
-                traits = "hopper_ws_traits"
-            elif sm == 100:
-                traits = "blackwell_traits"
+            if sm == 90:  # Hopper's warp-specialized kernels
+                code = emit_warp_specialized(spec)
             else:
-                traits = "hmma_traits"
-            return traits
+                code = emit_plain(spec)
+            return code
     """
     found = _scan(tmp_path, {"eng/gen.py": generator})
     assert [f.severity for f in found] == ["low"]
@@ -1104,3 +1102,28 @@ def test_a_predicate_named_for_the_gpu_it_asks_about_is_no_gap(tmp_path: Path) -
     # the name says which GPU it answers for; a name that promises a path does not
     assert [f.symbol for f in found if f.severity != "low"] == ["major"]
     assert [f.line for f in found if f.severity != "low"] == [11]
+
+
+def test_an_unresolved_platform_property_for_another_vendor_is_false_on_cuda(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/pick.py": """
+        import torch
+
+        from eng.platforms import current_platform
+
+
+        def pick():
+            if torch.cuda.get_device_capability()[0] == 10:
+                backend = "fast"
+            elif current_platform.is_hip:
+                backend = "aiter"
+            else:
+                backend = "triton"
+            return backend
+    """
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/pick.py", 7)]
+    assert found[0].extra["instead"] == "sets backend = 'triton'"

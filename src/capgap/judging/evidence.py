@@ -34,7 +34,14 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
     (
         ("wgmma",),
         _spellings(
-            "wgmma", "warpgroup", "sm_?90a", "flash_?attn_?3", r"fa3(?<=\bfa3)\b", "_fa3_", r"_sm90(?:\b|_)"
+            "wgmma",
+            "warpgroup",
+            "sm_?90a",
+            "flash_?attn_?v?3",
+            "flash_?attention_?v?3",
+            r"fa3(?<=\bfa3)\b",
+            "_fa3_",
+            r"_sm90(?:\b|_)",
         ),
     ),
     (

@@ -9,7 +9,17 @@ import re
 from collections.abc import Iterator
 from typing import Protocol
 
-from capgap.judging import callees, evidence, outcomes, prose, registered, remarks, surroundings, tablereads
+from capgap.judging import (
+    callees,
+    evidence,
+    outcomes,
+    prose,
+    registered,
+    remarks,
+    runs,
+    surroundings,
+    tablereads,
+)
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
     Arm,
@@ -907,6 +917,9 @@ class _Walker:
         above, start = remarks.comment_block(lines, line) if 0 < line <= len(lines) else ("", line)
         above = above.rpartition("\n")[0]  # not the comment on the test's own line: it restates the test
         around = [f"the comment above (line {start})\t{s}" for s in prose.arch_sentences(above)]
+        if start == line:  # no comment of its own: one above a run of like tests speaks for it too
+            first = tests[0] if tests else None
+            around += runs.inherited(self.facts.decisions, line, kind, ".".join(chain), first)
         around += surroundings.constant_sentences(lines, tests, scope, line)
         around += [s for found in reversed(self._prose) for s in found.sentences]
         if self._module_prose is None:

@@ -17,7 +17,8 @@ from capgap.judging.symbolic import call_name
 
 _REFUSAL = re.compile(
     r"not (?:be )?supported|unsupported|not available|unavailable|requires?|needs?\b"
-    r"|only (?:on|for|supported)|\bis not\b|\bnot an?\b|deprecat|disabl|fall(?:ing)? ?back|not implemented"
+    r"|only (?:on|for|supported|supports?\b)|\bis not\b|\bnot an?\b|deprecat|disabl|fall(?:ing)? ?back"
+    r"|not implemented"
     r"|cannot|can't|incompatible|skip|\boff\b",
     re.I,
 )

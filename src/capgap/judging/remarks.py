@@ -17,10 +17,10 @@ from capgap.judging.records import FileFacts
 # TRT-LLM-gen cubins are SM100-family tcgen05 kernels, FlashAttention-3 is Hopper's wgmma kernel
 _STATED = re.compile(
     r"tcgen05|\bumma\b|\btmem|\bwgmma\b|warp-?group(?:ed)?[ _-]mma|multimem|\bnvls\b|multicast"
-    r"|\btrt-?llm[ _-]gen\b|\bfa3\b|flash-?attention[ -]?3\b",
+    r"|\btrt-?llm[ _-]gen\b|\bfa3\b|flash-?attention[ -]?3\b|\bdeep[ _-]?gemm\b",
     re.I,
 )
-_FAMILY = re.compile(r"trt|fa3|flash", re.I)
+_FAMILY = re.compile(r"trt|fa3|flash|deep", re.I)
 _FEATURE = (
     ("tcgen05", ("tcgen05",)),
     ("umma", ("tcgen05",)),
@@ -33,6 +33,7 @@ _FEATURE = (
     ("trt", ("tcgen05",)),
     ("fa3", ("wgmma",)),
     ("flash", ("wgmma",)),
+    ("deep", ("wgmma", "tcgen05")),  # DeepGEMM: Hopper's wgmma or Blackwell's tcgen05 kernels
 )
 # A negation shortly before the mention, in the same clause: "no tcgen05", "without TMEM".
 _NEGATED = re.compile(r"(?:\bno|\bnot|\bwithout|n't|\bnon|\bnor|\bneither|\bnever)\b[^.;:\n]{0,24}$", re.I)
@@ -81,7 +82,8 @@ def comment_block(lines: list[str], first: int, last: int = 0) -> tuple[str, int
 
 _WORDS = (
     "tcgen05", "umma", "tmem", "wgmma", "warpgroup", "warp-group", "multimem", "nvls", "multicast",
-    "trtllm", "trt-llm", "fa3", "attention3", "attention-3", "attention 3",
+    "trtllm", "trt-llm", "fa3", "attention3", "attention-3", "attention 3", "deepgemm", "deep_gemm",
+    "deep gemm", "deep-gemm",
 )  # fmt: skip
 
 

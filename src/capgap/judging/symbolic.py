@@ -279,6 +279,8 @@ def _eval_name(node: ast.Name | ast.Attribute, ctx: Context) -> Sym:  # noqa: C9
     short = name.split(".")[-1]
     if short and CAP_NAME.search(short):
         return Sym("namecap", None, (name,))
+    if isinstance(node, ast.Attribute) and FALSE_ON_CUDA.match(short):
+        return Sym("const", False)  # `get_platform().is_hip`: a property no class of the scan answered
     return UNKNOWN
 
 

@@ -59,14 +59,19 @@ def check(
         if not others:
             continue  # every arch gets here: the decision is not about this path
         for need, seen in zip(arm.needs, arm.evidence, strict=False):
-            if any(target.has(feat) for feat in need) or not _direct(seen):
+            if any(target.has(feat) for feat in need):
                 continue
+            if not _direct(seen) and not (_SELECTED_FAMILY.search(seen) and _picked(seen, arm.summary)):
+                continue  # a family named only in passing (a flag of the user's choice) is no path
             if not any(facts[cc].has(feat) for cc in with_it for feat in need):
                 continue
             if any(need in g.needs for g in f.guards):
                 continue  # the module checks the feature at run time (`if handle.multicast_ptr == 0:`)
-            names = r.names(i) if arm.test is not None else r.names(0)
+            # the rest of a block after guard clauses: the first guard that asks about the arch
+            asked = i if arm.test is not None else next((j for j in range(i) if r.names(j)), 0)
+            names = r.names(asked)
             symbol = names[0] if names else d.source[:60]
+            line = d.arms[asked].line if d.arms[asked].test is not None else d.line
             other = next((d.arms[j].summary for j in range(len(d.arms)) if j not in r.reach[target.cc]), "")
             what = evidence.describe(need)
             extra: dict[str, Any] = {
@@ -81,14 +86,12 @@ def check(
             }
             # the arm selects, by name, what the target cannot run (`attention_backend = "fa3"`):
             # the engine's own choice fails when first used, where the other archs get a backend
-            word = seen.split("'")[1] if "'" in seen else ""
-            selects = arm.summary.startswith(("sets ", "returns "))
-            picked = bool(word) and selects and f"'{word}'" in arm.summary
+            picked = _picked(seen, arm.summary)
             return Finding(
                 rule=RULE_ID,
                 severity="high" if picked else "medium",
                 path=f.path,
-                line=arm.line if arm.test is not None else d.line,
+                line=line,
                 symbol=symbol,
                 present=tuple(with_it),
                 missing=arch.cc,
@@ -110,6 +113,21 @@ def check(
                 basis=decision_text(d, i),
             )
     return None
+
+
+# Kernel families built for one arch family only, direct evidence where an arm selects them by
+# name: TRT-LLM-gen cubins and the FlashInfer backends that run them (SM100 family)
+_SELECTED_FAMILY = re.compile(r"'(?:\w*trtllm_gen\w*|flashinfer_trtllm)'", re.I)
+
+
+def _picked(seen: str, summary: str) -> bool:
+    """Does the arm select the evidence word by name: its string (`'fa3'`) or an enum member of
+    that name (`MoeRunnerBackend.FLASHINFER_TRTLLM`), set or returned?"""
+    word = seen.split("'")[1] if "'" in seen else ""
+    unwrapped = summary.removeprefix("carries on (")
+    selects = unwrapped.startswith(("sets ", "returns "))
+    named = f"'{word}'" in unwrapped or re.search(rf"\.{re.escape(word)}\b", unwrapped.lower()) is not None
+    return bool(word) and selects and named
 
 
 def _direct(seen: str) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import evidence, prose, remarks
+from capgap.judging import callers, choices, decider, evidence, fixups, prose, remarks
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, pure
 from capgap.judging.records import Arm, Decision, FileFacts
@@ -86,6 +86,20 @@ def _tuning(summary: str) -> bool:
 
 _REORDERS = re.compile(r"move|insert|prefer|priorit|sort|order|^calls (?:next|copy)\(\)$")
 _HANDS_BACK = re.compile(r"^returns \w+$")
+
+
+def _asks_device(d: Decision, f: FileFacts, reg: Registry | None) -> bool:
+    """Does the decision's module ask the GPU it runs on, itself or through a helper of another
+    module it calls in a test (`if _fused_on_blackwell():`, defined where the device is read)?"""
+    if f.asks_device:
+        return True
+    for arm in d.arms:
+        for node in ast.walk(arm.test) if arm.test is not None else ():
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in f.imports:
+                source = reg.callees.resolve(f"{f.imports[node.func.id]}.{node.func.id}") if reg else None
+                if source is None or source.asks_device:
+                    return True
+    return False
 
 
 # The arch a function's name says it asks about: `is_sm100a_supported`, `is_sm12x_supported`.
@@ -242,6 +256,16 @@ def _given_elsewhere(r: Reached, arm: int, cc: str) -> bool:
     return False
 
 
+def _deciding(
+    r: Reached, arm: int, f: FileFacts, owners: list[str], target: str, reg: Registry | None
+) -> tuple[tuple[str, ...], int] | None:
+    """The names and line of the operand of the arm's test that tells the target from the owners."""
+    test = r.decision.arms[arm].test
+    if test is None or reg is None:
+        return None
+    return decider.deciding(test, reg.context(r.decision.scope, f), target, owners)
+
+
 def facts_of(cc: str) -> ArchFacts:
     return all_facts()[cc]
 
@@ -259,7 +283,7 @@ def check(
     r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str], reg: Registry | None = None
 ) -> Finding | None:
     d, target = r.decision, arch.facts
-    if d.kind == "return" and pure(r, 0):
+    if d.kind == "return" and (pure(r, 0) or (reg is not None and callers.asked_elsewhere(d, f, reg))):
         return None  # a predicate's definition: its callers hold the decisions
     if d.kind == "return" and _identity_predicate(r):
         return None  # `def is_sm100a_supported(): return major == 10 and ...`: says which GPU it is
@@ -314,6 +338,12 @@ def check(
     tested = [i for i in mine if d.arms[i].test is not None]
     decider = tested[0] if refused and tested else arm_i if arm.test is not None else max(tested, default=0)
     names = r.names(decider) or r.names(0)
+    line = d.arms[decider].line if d.arms[decider].test is not None else d.line
+    told = _deciding(r, decider, f, sibs, arch.cc, reg)
+    if told is not None and names and told[0][:1] != names[:1]:
+        # `... and not prefer_x and (is_sm90 or is_sm100)`: the operand that shuts the target out,
+        # on its own line, where the test's first arch-dependent name (`prefer_x`) admits it
+        names, line = told
     symbol = names[0] if names else d.source[:60]
     taken = arm.summary
     extra: dict[str, Any] = {
@@ -379,6 +409,9 @@ def check(
                 lack, seen = [need], f"the refusal naming {', '.join(named)} as what it requires{said}"
                 break
     preference = "" if lack or checked is not None else _preference(arm, d, sibs, target)
+    if not preference and not lack and checked is None:
+        # `if is_sm100: backend = get_default_attn_backend(...); if backend == ...: override`
+        preference = fixups.default_fixup(taken, [d.arms[i].summary for i in mine])
     if preference:
         # "cuDNN SDPA is 1.25-1.5x faster than FA4 on sm_100", "a workaround for SM100's dispatcher":
         # a choice made for the sibling, not a path the target could not have
@@ -402,6 +435,14 @@ def check(
         consequence = (
             f"expected: that path needs {need} (read from {extra['evidence']}), which {arch.cc} lacks; "
             f"{arch.cc} {instead}"
+        )
+    elif checked is None and (own := choices.own_choice(taken, [d.arms[i].summary for i in mine])):
+        # `"cute-dsl" if is_sm100 else "cuda"`: the target is handed a named implementation of its own
+        severity = "low"
+        extra["tuning"] = True
+        consequence = (
+            f"a choice between implementations: {', '.join(sibs)} {taken}, {arch.cc} gets '{own}' "
+            f"of its own; worth measuring on {arch.cc}"
         )
     elif all(d.arms[i].action == "error" for i in mine):
         # an unexplained crash is high; a refusal that says what it needs is a clear, medium loss
@@ -451,14 +492,13 @@ def check(
         consequence += f"; every 10.x GPU is restricted as {arch.cc} is"
     elif validated:
         consequence += f"; what it lets in is what was validated, not all that can run it ({validated})"
-    if severity != "low" and not f.asks_device:
+    if severity != "low" and not _asks_device(d, f, reg):
         # `if effective_sm == 90:` in a kernel generator: the arch of the spec it is given, which may
         # never be the GPU's (a 12.0 spec with sm_mma=80 takes the HMMA arm)
         severity = "low"
         consequence += f"; {f.module} never asks the GPU it runs on: the arch it tests is given to it"
     if place.get("where", "runtime") != "runtime":
         severity = "low"  # tests, benchmarks, examples, backward passes: not what a server runs
-    line = d.arms[decider].line if d.arms[decider].test is not None else d.line
     return Finding(
         rule=RULE_ID,
         severity=severity,
@@ -555,10 +595,15 @@ def _told(d: Decision, mine: tuple[int, ...]) -> tuple[list[tuple[str, ...]], li
     for i in mine:
         arm = d.arms[i]
         for need, seen in zip(arm.needs, arm.evidence, strict=True):
-            if need not in needs and remarks.stated(seen.split(" (line")[0])[0]:
+            word = seen.split(" (line")[0]
+            if need not in needs and (remarks.stated(word)[0] or _FAMILY_WORD.search(word)):
                 needs.append(need)
                 where.append(seen)
     return needs, where
+
+
+# A kernel family a refusal names (`--fp8-gemm-backend=flashinfer_trtllm`): what its kernels need
+_FAMILY_WORD = re.compile(r"trtllm|deep_?gemm|flash_?mla|cutlass_mla|flash_?attn_?v?3|\bfa3\b")
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
@@ -582,6 +627,13 @@ def _around(d: Decision, f: FileFacts) -> tuple[list[tuple[str, ...]], list[str]
         if need not in needs:
             needs.append(need)
             where.append(seen_in)
+    # "The TMA kernel needs SM100+ except SM12x (tcgen05, cp.async.bulk)": the docstring of the
+    # function it sits in, in instruction-level words
+    for sentence, place in _sentences_around(d):
+        for need, word in zip(*remarks.stated(sentence), strict=True):
+            if need not in needs:
+                needs.append(need)
+                where.append(f"{word} in the words of {place.split(' (line')[0]}")
     return needs, where
 
 
@@ -603,6 +655,8 @@ def _written_for_archs(words: str, target: ArchFacts) -> tuple[tuple[str, ...] |
     quoted = re.findall(r"'([^']*)'", words)
     if not quoted:
         return None, []
+    if any(_OPEN_ENDED.search(q) for q in quoted):
+        return None, []  # "requires Blackwell GPUs (SM100+)": an arch and all newer, the target's too
     return _need_of_named(" ".join(quoted), target)
 
 

@@ -1,0 +1,47 @@
+"""Which part of a compound test decides an arch's outcome: the name a finding should give.
+
+`if fusion is None and not prefer_custom and (is_sm90 or is_sm100) and tp > 1:` turns 12.0 away
+on its third operand; the flag `prefer_custom` (set by `is_blackwell` a few lines up) depends on
+the arch too, but admits 12.0. A finding names the operand that shuts the target out where the
+siblings get through, and the line it is written on, not the first arch-dependent name of the
+test.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from capgap.arch import all_facts
+from capgap.judging.symbolic import Context, evaluate, tri
+
+
+def _operands(test: ast.expr, op: type[ast.boolop]) -> list[ast.expr]:
+    """The operands of a chain of `op` (`a and (b and c)` -> a, b, c)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, op):
+        return [leaf for value in test.values for leaf in _operands(value, op)]
+    return [test]
+
+
+def deciding(
+    test: ast.expr, ctx: Context, target: str, owners: list[str]
+) -> tuple[tuple[str, ...], int] | None:
+    """(names, line) of the operand of `test` that decides against the target: in an `and`
+    the target fails, the first operand false for it and not false for every owner; in an `or`
+    it passes (a guard that turns it away), the first operand true for it and not true for every
+    owner. None when the test is no such chain, or no single operand tells them apart."""
+    facts = all_facts()
+    if not isinstance(test, ast.BoolOp) or target not in facts:
+        return None
+    refuse = isinstance(test.op, ast.And)  # the target fails an `and`, passes an `or`
+    for operand in _operands(test, type(test.op)):
+        sym = evaluate(operand, ctx)
+        if sym.kind != "pred" or not sym.names:
+            continue
+        judge = tri(sym)
+        mine = judge(facts[target])
+        if mine is not (not refuse):
+            continue
+        if all(judge(facts[cc]) is (not refuse) for cc in owners if cc in facts):
+            continue  # the owners are decided the same way here: not what tells them apart
+        return sym.names, operand.lineno
+    return None

@@ -1,0 +1,90 @@
+"""A sibling's fix-up of its own generic default (judging.fixups), and a branch that forces a
+setting because its kernel "only supports" it (judging.outcomes): neither is a path the target
+loses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.judging.test_decisions import _brief, _scan
+
+_RESOLVER = """
+import torch
+
+
+def _on_blackwell_dc():
+    return torch.cuda.get_device_capability()[0] == 10
+
+
+def get_default_backend(cfg):
+    if _on_blackwell_dc():
+        return "fast"
+    return "portable"
+"""
+
+_FIXUP = """
+from eng.defaults import _on_blackwell_dc, get_default_backend
+
+
+def hybrid_overrides(cfg):
+    if _on_blackwell_dc() and cfg.backend is None:
+        backend = get_default_backend(cfg)
+        if backend == "fast" and cfg.page_size == 1:
+            return {"backend": "triton"}
+    return {}
+"""
+
+_FORCE = """
+import logging
+
+import torch
+
+logger = logging.getLogger(__name__)
+
+
+def page_constraint(cfg):
+    if cfg.backend == "fa4" and torch.cuda.get_device_capability()[0] == 10:
+        logger.warning(f"FA4 backend only supports page size 128, changing {cfg.page_size} to 128.")
+        return {"page_size": 128}
+    return {}
+"""
+
+
+def test_a_fix_up_of_the_sibling_s_generic_default_is_low(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/defaults.py": _RESOLVER, "eng/hybrid.py": _FIXUP})
+    fixup = [f for f in found if f.path == "eng/hybrid.py"]
+    assert _brief(fixup) == [("gate-excludes-arch", "low", "eng/hybrid.py", 5)]
+    assert "get_default_backend()" in fixup[0].extra["evidence"]
+
+
+def test_forcing_what_a_kernel_only_supports_is_a_restriction(tmp_path: Path) -> None:
+    assert _scan(tmp_path, {"eng/pages.py": _FORCE}) == []
+
+
+_TWO_IMPLEMENTATIONS = """
+import torch
+
+
+def quantize_backend():
+    return "cute-dsl" if torch.cuda.get_device_capability()[0] == 10 else "cuda"
+
+
+def attention_backend():
+    return "fast_kernel" if torch.cuda.get_device_capability()[0] == 10 else "triton"
+
+
+def gemm_path():
+    return "fast" if torch.cuda.get_device_capability()[0] == 10 else "slow"
+"""
+
+
+def test_a_named_implementation_of_the_target_s_own_is_a_choice_not_a_loss(tmp_path: Path) -> None:
+    # "cuda" is an implementation of the target's own: low; "triton" is the portable fallback
+    # the sibling's fast path leaves it on, and "slow" says it is the lesser path: the loss stands
+    found = _scan(tmp_path, {"eng/backends.py": _TWO_IMPLEMENTATIONS})
+    assert _brief(found) == [
+        ("gate-excludes-arch", "low", "eng/backends.py", 5),
+        ("gate-excludes-arch", "medium", "eng/backends.py", 9),
+        ("gate-excludes-arch", "medium", "eng/backends.py", 13),
+    ]
+    assert found[0].extra["tuning"] is True
