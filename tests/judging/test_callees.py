@@ -127,3 +127,24 @@ def test_callees_resolve_a_name_to_the_module_that_holds_it() -> None:
     assert needs == [("tcgen05",)]
     assert where == ["'tcgen05' imported at line 1 in k.gemm, which it calls"]
     assert kernels == ""
+
+
+def test_callees_of_an_own_function_come_from_its_first_def_spelled_with_one_space() -> None:
+    lines = [
+        "from k import gemm, other",
+        "def  spaced(x):",  # two spaces: not a definition the arms' callees are read in
+        "    return gemm.run(x)",
+        "async def helper(y):",
+        "    return other.go(y)",
+        "def helper(y):",  # a later definition of the same name: the first one is read
+        "    return gemm.run(y)",
+        "x = 'def tabbed'",
+        "def\ttabbed():",
+        "    return gemm.run()",
+    ]
+    text = "\n".join(lines)
+    imports = import_map(text, "m", is_package=False)
+    assert reached("spaced(1)", imports, lines, text, "m", False) == ()
+    assert reached("helper(1)", imports, lines, text, "m", False) == ("k.other",)
+    assert reached("tabbed()", imports, lines, text, "m", False) == ()
+    assert reached("helper(1)", imports, lines, text, "m", False, own="helper") == ()

@@ -7,6 +7,7 @@ import pytest
 
 from capgap.judging import extract, remarks
 from capgap.reading.fileparse import _Whole
+from capgap.reading.hintlines import holds_any, line_matches
 
 TEXTS = [
     "",
@@ -32,7 +33,8 @@ def test_lowered_bytes_hold_an_ascii_word_as_the_lowered_text_does(text: str, wo
     """Kelvin and dotted I are what str.lower makes ASCII letters of ('k', 'i' + a combining dot)."""
     lowered = _Whole(text, {}, text.encode()).lowered()
     assert isinstance(lowered, bytes)
-    assert extract._holds(lowered, word) == (word in text.lower())
+    assert holds_any(lowered, (word,)) == (word in text.lower())
+    assert holds_any(lowered, (word, "absent")) == holds_any(text.lower(), (word, "absent"))
     assert remarks.may_state(lowered) == remarks.may_state(text.lower())
 
 
@@ -70,3 +72,15 @@ def test_top_comments_are_those_the_regex_finds(text: str) -> None:
     assert [m.span() for m in remarks._top_comments(text)] == [
         m.span() for m in remarks._TOP_COMMENT.finditer(text)
     ]
+
+
+def test_a_regex_led_by_a_caret_is_matched_at_the_lines_that_hold_its_word_as_finditer_would() -> None:
+    from capgap.judging import callees
+
+    text = (
+        "import a.b as c, d\nx = 'import y'\nfrom .p import (q,\n  import_r as s)\n"
+        "   import t\nfrom u import v  # import\nimport"
+    )
+    for pattern in (callees._FROM, callees._IMPORT):
+        found = [(m.span(), m.groups()) for m in line_matches(pattern, text, "import")]
+        assert found == [(m.span(), m.groups()) for m in pattern.finditer(text)]

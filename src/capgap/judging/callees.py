@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from capgap.judging import remarks
 from capgap.judging.records import FileFacts
+from capgap.reading.hintlines import line_matches
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 # `from .x import (a, b as c)` (the parenthesised list may run over lines) / `import a.b as c`
@@ -40,7 +41,7 @@ def import_map(text: str, module: str, is_package: bool) -> dict[str, str]:
     out: dict[str, str] = {}
     if "import" not in text:
         return out
-    for hit in _FROM.finditer(text):
+    for hit in line_matches(_FROM, text, "import"):
         dots, base = hit[1], hit[2]
         if dots:
             parts = relative_package(module, is_package, len(dots))
@@ -54,7 +55,7 @@ def import_map(text: str, module: str, is_package: bool) -> dict[str, str]:
                 continue
             local = words[2] if len(words) == 3 and words[1] == "as" else words[0]
             out.setdefault(local, f"{base}.{words[0]}" if base else words[0])
-    for hit in _IMPORT.finditer(text):
+    for hit in line_matches(_IMPORT, text, "import"):
         for part in hit[1].split(","):
             words = part.split()
             if not words:
@@ -66,25 +67,96 @@ def import_map(text: str, module: str, is_package: bool) -> dict[str, str]:
     return out
 
 
-def _def_text(lines: list[str], name: str) -> str:
-    """The text of `def name(` in the file (its first definition), up to _MAX_DEF_LINES lines."""
-    head = re.compile(rf"^([ \t]*)(?:async[ \t]+)?def[ \t]+{re.escape(name)}[ \t]*\(")
-    for i, line in enumerate(lines):
-        if f"def {name}" not in line:
-            continue
-        m = head.match(line)
-        if m is None:
-            continue
-        indent = len(m[1].expandtabs())
-        out = [line]
-        for more in lines[i + 1 : i + _MAX_DEF_LINES]:
-            stripped = more.strip()
-            dedented = stripped and len(more) - len(more.lstrip()) <= indent
-            if dedented and not stripped.startswith(("#", ")", "]", "}")):
+_DEF_HEAD = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
+
+
+def _def_lines(text: str) -> dict[str, int]:
+    """Each name `def name(` defines in `text` -> the 0-based line of its first definition (one
+    pass over the text, not one per name asked). A head counts only where the line spells
+    `def name` with one space, as the lookups it replaces asked."""
+    out: dict[str, int] = {}
+    line, pos = 0, 0
+    for hit in line_matches(_DEF_HEAD, text, "def "):
+        line += text.count("\n", pos, hit.start())
+        pos = hit.start()
+        name = hit[2]
+        if name not in out:
+            end = text.find("\n", pos)
+            if f"def {name}" in text[pos : len(text) if end == -1 else end]:
+                out[name] = line
+    return out
+
+
+def _def_text(lines: list[str], i: int) -> str:
+    """The text of the `def` on line `i` (0-based), up to _MAX_DEF_LINES lines."""
+    line = lines[i]
+    indent = len(line[: len(line) - len(line.lstrip(" \t"))].expandtabs())
+    out = [line]
+    for more in lines[i + 1 : i + _MAX_DEF_LINES]:
+        stripped = more.strip()
+        dedented = stripped and len(more) - len(more.lstrip()) <= indent
+        if dedented and not stripped.startswith(("#", ")", "]", "}")):
+            break
+        out.append(more)
+    return "\n".join(out)
+
+
+class Reacher:
+    """One file's answer to "which other modules does this arm's code reach?", for all its arms:
+    the file's defs found once, and what each of its own functions reaches read once, however
+    many arms call it."""
+
+    def __init__(
+        self, imports: dict[str, str], lines: list[str], text: str, module: str, is_package: bool
+    ) -> None:
+        self.imports = imports
+        self.lines = lines
+        self.text = text  # `lines` joined
+        self.module = module
+        self.is_package = is_package
+        self._defs: dict[str, int] | None = None
+        self._through: dict[str, list[str]] = {}  # own function -> the modules its body names
+
+    def _via(self, name: str) -> list[str] | None:
+        """The dotted names the body of the file's own function `name` binds by import, in the
+        order its names come; None when the file defines no `name`."""
+        if self._defs is None:
+            self._defs = _def_lines(self.text)
+        at = self._defs.get(name)
+        if at is None:
+            return None
+        got = self._through.get(name)
+        if got is None:
+            body = _def_text(self.lines, at)
+            local = {**self.imports, **import_map(body, self.module, self.is_package)}
+            got = [t for t in (local.get(n) for n in dict.fromkeys(_IDENT.findall(body))) if t]
+            self._through[name] = got
+        return got
+
+    def reached(self, code: str, own: str = "") -> tuple[str, ...]:
+        """The dotted names of other modules that the arm's `code` reaches: names it uses that an
+        import binds, what it imports itself, and the same for the file's own functions it calls
+        (one level; not `own`, the function the decision sits in)."""
+        found: list[str] = []
+
+        def add(targets: Iterable[str | None]) -> None:
+            for target in targets:
+                if target and target != self.module and target not in found:
+                    found.append(target)
+
+        idents = list(dict.fromkeys(_IDENT.findall(code)))
+        inner = import_map(code, self.module, self.is_package) if "import" in code else {}
+        local = {**self.imports, **inner}
+        add(local.get(name) for name in idents)
+        for name in idents:
+            if len(found) >= _MAX_MODULES:
                 break
-            out.append(more)
-        return "\n".join(out)
-    return ""
+            if name == own or name in self.imports or name in inner:
+                continue
+            via = self._via(name)
+            if via:
+                add(via)
+        return tuple(found[:_MAX_MODULES])
 
 
 def reached(
@@ -96,30 +168,8 @@ def reached(
     is_package: bool,
     own: str = "",
 ) -> tuple[str, ...]:
-    """The dotted names of other modules that the arm's `code` reaches: names it uses that an
-    import binds, what it imports itself, and the same for the file's own functions it calls
-    (one level; not `own`, the function the decision sits in). `text`: `lines` joined."""
-    found: list[str] = []
-
-    def add(names: Iterable[str], local: dict[str, str]) -> None:
-        for name in names:
-            target = local.get(name)
-            if target and target != module and target not in found:
-                found.append(target)
-
-    idents = list(dict.fromkeys(_IDENT.findall(code)))
-    inner = import_map(code, module, is_package) if "import" in code else {}
-    add(idents, {**imports, **inner})
-    for name in idents:
-        if len(found) >= _MAX_MODULES:
-            break
-        if name == own or name in imports or name in inner or f"def {name}" not in text:
-            continue
-        body = _def_text(lines, name)
-        if body:
-            local = {**imports, **import_map(body, module, is_package)}
-            add(dict.fromkeys(_IDENT.findall(body)), local)
-    return tuple(found[:_MAX_MODULES])
+    """`Reacher(...).reached(code, own)` for one arm (`text`: `lines` joined)."""
+    return Reacher(imports, lines, text, module, is_package).reached(code, own)
 
 
 class Callees:

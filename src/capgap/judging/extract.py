@@ -34,7 +34,7 @@ from capgap.judging.statements import (
     walk,
 )
 from capgap.judging.symbolic import CAP_NAME, call_name
-from capgap.reading.hintlines import HintLines, lines_holding
+from capgap.reading.hintlines import HintLines, holds_any, lines_holding
 
 _ARCH_WORDS = re.compile(
     r"capabilit|arch|\bsm\b|sm_?\d|\bcc\b|compute|gpu|device|major|hopper|blackwell", re.I
@@ -142,13 +142,11 @@ _FEATURE_TEST = re.compile(
 )
 
 
-def _holds(low: str | bytes, word: str) -> bool:
-    """Is the ASCII `word` in the lowercased text (`Whole.lowered`: str or bytes)?"""
-    return (word.encode() if isinstance(low, bytes) else word) in low
+_FEATURE_WORDS = ("multicast", "nvls", "mnnvl")
 
 
 def _feature_guards(facts: FileFacts, text: str, low: str | bytes) -> None:
-    if not (_holds(low, "multicast") or _holds(low, "nvls") or _holds(low, "mnnvl")):
+    if not holds_any(low, _FEATURE_WORDS):
         return
     lines: list[str] | None = None
     for hit in _FEATURE_TEST.finditer(text):
@@ -252,7 +250,7 @@ _IMPORT_WORDS = ("tcgen05", "warpgroup", "wgmma", "tmem", "umma", "multimem")
 
 
 def _import_needs(facts: FileFacts, text: str, low: str | bytes) -> None:
-    if not any(_holds(low, word) for word in _IMPORT_WORDS):  # a plain `in` rules out nearly every file
+    if not holds_any(low, _IMPORT_WORDS):  # rules out nearly every file
         return
     for hit in _import_lines(text, low):
         needs, _ = evidence.needs_with_evidence(hit[1].lower())
@@ -297,7 +295,7 @@ def _smem_words(text: str, low: str | bytes) -> Iterator[tuple[int, int]]:
 def _smem_needs(facts: FileFacts, text: str, low: str | bytes) -> None:
     """The most shared memory per block a kernel of the module is stated to launch with, as a
     need when some arch cannot give that much (evidence.smem_need)."""
-    if not (_holds(low, "smem") or _holds(low, "shared_mem") or _holds(low, "sharedmem")):
+    if not holds_any(low, _SMEM_WORDS):
         return
     best = (0, "", 0)
     for at, size in _smem_words(text, low):
@@ -325,7 +323,7 @@ _KERNEL_DEF = re.compile(
 def _own_kernels(facts: FileFacts, text: str) -> None:
     if "@" not in text:
         return
-    hit = _KERNEL_DEF.search(text)
+    hit = next(_on_lines_with(_KERNEL_DEF, text, "@"), None)
     if hit is not None:
         facts.kernels = f"its own @{hit[1]} code (line {_line_at(text, hit.start())})"
 
@@ -366,8 +364,7 @@ class _Walker:
         self._gate_hints = HintLines(lines, _GATE_HINTS, data)
         self._def_line: dict[int, int] = {}  # a function's first statement line -> its `def` line
         self._use_hints = HintLines(lines, _HINTS, data)
-        self._imports: dict[str, str] | None = None  # every import of the file (callees.import_map)
-        self._text = ""  # the file's own text, joined once for the callees of its arms
+        self._reacher: callees.Reacher | None = None  # what its arms call into, found once per file
         self._subjects: list[str] = []  # strings the enclosing if-tests compare a setting with
         self._prose: list[tuple[str, ...]] = []  # arch sentences of the enclosing defs and classes
         self._own_helpers: tuple[int, set[str]] = (0, set())  # (helpers seen, their plain def names)
@@ -868,13 +865,13 @@ class _Walker:
 
     def _reaches(self, code: str, chain: list[str]) -> tuple[str, ...]:
         """The other modules a positive arm's code calls into (judging.callees)."""
-        lines = self._own_lines()
-        package = self.facts.path.endswith("__init__.py")
-        if self._imports is None:
-            self._text = self.whole.joined() if self.whole is not None else "\n".join(lines)
-            self._imports = callees.import_map(self._text, self.facts.module, package)
-        own = chain[-1] if chain else ""
-        return callees.reached(code, self._imports, lines, self._text, self.facts.module, package, own)
+        if self._reacher is None:
+            lines = self._own_lines()
+            package = self.facts.path.endswith("__init__.py")
+            text = self.whole.joined() if self.whole is not None else "\n".join(lines)
+            imports = callees.import_map(text, self.facts.module, package)
+            self._reacher = callees.Reacher(imports, lines, text, self.facts.module, package)
+        return self._reacher.reached(code, chain[-1] if chain else "")
 
     def _arm_words(self, first: int, text: str) -> tuple[str, int] | None:
         """An arm's comments, those above its first statement included, and the line they start

@@ -7,6 +7,7 @@ A hint never spans lines, so "any hint on lines a..b" answers the same question.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Iterator
 from typing import AnyStr
@@ -65,3 +66,33 @@ def lines_holding(text: AnyStr, word: AnyStr) -> Iterator[tuple[int, int]]:
         end = len(text) if end == -1 else end
         yield start, end
         at = text.find(word, end)
+
+
+def line_matches(pattern: re.Pattern[str], text: str, word: str) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)` for a pattern led by `^` (re.M) whose every match holds `word` on
+    its first line: tried only at the start of the lines that hold it (a regex led by `^` is
+    otherwise tried at every position of the file). A match may run over lines; the lines it
+    covers are not tried again, as finditer would not."""
+    after = 0
+    for start, _ in lines_holding(text, word):
+        if start < after:
+            continue
+        hit = pattern.match(text, start)
+        if hit is not None:
+            after = hit.end()
+            yield hit
+
+
+def holds_any(low: str | bytes, words: tuple[str, ...]) -> bool:
+    """Is any of the lowercase ASCII `words` in `low`, a lowercased text or its lowercased UTF-8
+    bytes (`Whole.lowered`)? ASCII bytes take one C pass for all the words (the hint-line scan)
+    where `in` would read the file once per word absent."""
+    if isinstance(low, str):
+        return any(word in low for word in words)
+    if chunks._cutscan is not None:
+        if words not in _ENCODED:
+            _ENCODED[words] = tuple(w.encode("utf-8") for w in words)
+        found = chunks._cutscan.hint_lines(low, _ENCODED[words])
+        if found is not None:  # None: not ASCII
+            return bool(found)
+    return any(word.encode() in low for word in words)
