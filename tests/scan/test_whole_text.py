@@ -84,3 +84,27 @@ def test_a_regex_led_by_a_caret_is_matched_at_the_lines_that_hold_its_word_as_fi
     for pattern in (callees._FROM, callees._IMPORT):
         found = [(m.span(), m.groups()) for m in line_matches(pattern, text, "import")]
         assert found == [(m.span(), m.groups()) for m in pattern.finditer(text)]
+
+
+def test_feature_tests_are_found_on_the_lines_with_a_colon_as_in_the_whole_text() -> None:
+    text = (
+        "if handle.multicast_ptr == 0:\n    x = 1\n  elif not has_NVLS(): # off\nIF mnnvl else y:\n"
+        "if multicast\nx = {'nvswitch': 1}\n\tif a and nvswitch_ok(b) :  \nif nvls: pass"
+    )
+    found = [(m.span(), m[0]) for m in line_matches(extract._FEATURE_TEST, text, ":")]
+    assert found == [(m.span(), m[0]) for m in extract._FEATURE_TEST.finditer(text)]
+    assert len(found) == 4
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "needs SM100", "sm_90a only", "compute capability 9.0", "10.x and up", "Hopper", "on H20",
+        "B200 or GB300", "plain words", "", "smem bytes", "\u017fm100", "compute capabilities of (8",
+    ],
+)  # fmt: skip
+def test_the_plain_test_before_the_arch_word_regex_passes_every_text_it_matches(text: str) -> None:
+    from capgap.judging import prose
+
+    if prose.ARCH_WORD.search(text):
+        assert prose.may_name_arch(text)

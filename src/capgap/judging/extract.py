@@ -34,7 +34,7 @@ from capgap.judging.statements import (
     walk,
 )
 from capgap.judging.symbolic import CAP_NAME, call_name
-from capgap.reading.hintlines import HintLines, holds_any, lines_holding
+from capgap.reading.hintlines import HintLines, holds_any, line_matches, lines_holding
 
 _ARCH_WORDS = re.compile(
     r"capabilit|arch|\bsm\b|sm_?\d|\bcc\b|compute|gpu|device|major|hopper|blackwell", re.I
@@ -149,7 +149,7 @@ def _feature_guards(facts: FileFacts, text: str, low: str | bytes) -> None:
     if not holds_any(low, _FEATURE_WORDS):
         return
     lines: list[str] | None = None
-    for hit in _FEATURE_TEST.finditer(text):
+    for hit in line_matches(_FEATURE_TEST, text, ":"):  # (its matches hold their colon)
         needs, _ = evidence.needs_with_evidence(hit[0].lower())
         needs = [n for n in needs if n in (("nvls_multicast",), ("nvswitch",))]
         if needs:
@@ -709,6 +709,8 @@ class _Walker:
                     break
                 links += more
                 last += 1
+        if not any(self._gate_test(test, scope) for test, _, _ in links):
+            return last  # no test may read a capability: its arms are not worth reading
         arms: list[ArmSpec] = []
         for test, stmts, if_line in links:
             action, what = outcomes.classify(stmts)
@@ -727,7 +729,7 @@ class _Walker:
             arms.append((None, body[i].lineno, None, [], "nothing", "skips the branch"))
         kind = "guards" if not orelse and all(exits(b) for _, b, _ in links) else "chain"
         rest = arms[-1][3][0] if kind == "guards" else (0, 0)
-        self.decision(kind, arms, chain, scope, body[i].lineno, rest)
+        self.decision(kind, arms, chain, scope, body[i].lineno, rest, gated=True)
         return last
 
     def walk_if(
@@ -792,10 +794,12 @@ class _Walker:
         scope: Scope,
         line: int,
         rest: tuple[int, int] = (0, 0),
+        gated: bool = False,
     ) -> None:
-        """Record a decision when one of its tests may read a capability."""
+        """Record a decision when one of its tests may read a capability (`gated`: the caller
+        found one does)."""
         tests = [t for t, *_ in specs if t is not None]
-        if not any(self._gate_test(t, scope) for t in tests):
+        if not gated and not any(self._gate_test(t, scope) for t in tests):
             return
         arms: list[Arm] = []
         for test, arm_line, _stmts, span, action, what in specs:

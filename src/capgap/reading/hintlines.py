@@ -85,14 +85,29 @@ def line_matches(pattern: re.Pattern[str], text: str, word: str) -> Iterator[re.
 
 def holds_any(low: str | bytes, words: tuple[str, ...]) -> bool:
     """Is any of the lowercase ASCII `words` in `low`, a lowercased text or its lowercased UTF-8
-    bytes (`Whole.lowered`)? ASCII bytes take one C pass for all the words (the hint-line scan)
-    where `in` would read the file once per word absent."""
+    bytes (`Whole.lowered`)? Bytes take one C pass for all the words (the hint-line scan) where
+    `in` would read the file once per word absent."""
     if isinstance(low, str):
         return any(word in low for word in words)
     if chunks._cutscan is not None:
         if words not in _ENCODED:
             _ENCODED[words] = tuple(w.encode("utf-8") for w in words)
-        found = chunks._cutscan.hint_lines(low, _ENCODED[words])
-        if found is not None:  # None: not ASCII
+        found = chunks._cutscan.hint_lines(_ascii(low), _ENCODED[words])
+        if found is not None:
             return bool(found)
     return any(word.encode() in low for word in words)
+
+
+# Every byte of UTF-8 beyond ASCII as 0x01, a byte no word holds: an ASCII word is where it was.
+_ASCII_ONLY = bytes(range(128)) + b"\x01" * 128
+_last: tuple[bytes, bytes] = (b"", b"")  # the bytes last asked about, and their ASCII stand-in
+
+
+def _ascii(low: bytes) -> bytes:
+    """`low` with its bytes beyond ASCII replaced one for one (the C scan takes ASCII alone; a file
+    is asked about several groups of words in turn, so the last one is kept)."""
+    global _last
+    kept = _last
+    if kept[0] is not low:
+        kept = _last = (low, low if low.isascii() else low.translate(_ASCII_ONLY))
+    return kept[1]
