@@ -108,3 +108,17 @@ def test_the_plain_test_before_the_arch_word_regex_passes_every_text_it_matches(
 
     if prose.ARCH_WORD.search(text):
         assert prose.may_name_arch(text)
+
+
+@pytest.mark.parametrize(
+    ("line", "name"),
+    [
+        ("if use_fp8:", "use_fp8"), ("if self.use_fp8:", "use_fp8"), ("x = use_fp8_x", "use_fp8"),
+        ("é_use", "use"), ("٣use", "use"), ("use٣ and use", "use"), ("a.b if a.b else 0", "a.b"), ("", "a"),
+    ],
+)  # fmt: skip
+def test_a_whole_name_is_found_where_the_flag_regex_found_it(line: str, name: str) -> None:
+    import re
+
+    want = re.search(rf"(?<![\w.]){re.escape(name)}(?!\w)", line) is not None
+    assert extract._names_whole(line, name) is want

@@ -354,6 +354,21 @@ def _import_lines(text: str, low: str | bytes) -> Iterator[re.Match[str]]:
         yield from _NEED_IMPORT.finditer(text, offset, len(text) if end == -1 else end)
 
 
+def _names_whole(line: str, name: str) -> bool:
+    r"""Is `name` in the line as a whole name, not part of a longer one or an attribute of
+    something (what `(?<![\w.])name(?!\w)` finds; `\w` is str.isalnum or `_`): plain finds,
+    not a regex compiled for every flag."""
+    at = line.find(name)
+    while at != -1:
+        end = at + len(name)
+        before = line[at - 1] if at else " "
+        after = line[end] if end < len(line) else " "
+        if not (before.isalnum() or before in "_.") and not (after.isalnum() or after == "_"):
+            return True
+        at = line.find(name, at + 1)
+    return False
+
+
 class _Walker:
     def __init__(
         self, facts: FileFacts, lines: list[str], whole: Whole | None = None, data: bytes | None = None
@@ -971,9 +986,8 @@ class _Walker:
         lines = self.lines[first - 1 : min(last, first + _GUARDED_LINES)]
         if flag not in "\n".join(lines):
             return False
-        word = re.compile(rf"(?<![\w.]){re.escape(flag)}(?!\w)")
         for i, line in enumerate(lines):
-            if flag not in line or not word.search(line):
+            if flag not in line or not _names_whole(line, flag):
                 continue
             if _BRANCHES.search(line) or _in_a_branch_test(lines, i):
                 return True
