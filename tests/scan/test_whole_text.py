@@ -57,6 +57,7 @@ def test_a_line_bound_regex_finds_on_its_lines_what_it_finds_in_the_text() -> No
         "é = 1\nfrom y import multimem_st\n# from z import warpgroup\n",
         "x = 'tmem'\nimport a, tcgen05",
         "from a import mult\u0131mem\n",  # the dotless i: the regex itself
+        '"""\n    from tcgen05 to wgmma, the kernels\n"""\nfrom_tmem = 1\nimporttmem\n\timport\tumma_x\n',
     ],
 )
 def test_import_lines_are_those_the_regex_finds(text: str) -> None:
