@@ -156,3 +156,24 @@ def test_a_kernel_entry_two_own_calls_away_and_named_for_what_it_runs_is_evidenc
     found = [f for f in _scan(tmp_path, files) if f.path == "eng/gemm.py"]
     assert [f.severity for f in found] == ["low"]
     assert "gen_trtllm_gen_gemm_module" in found[0].extra["evidence"]
+
+
+def test_callees_of_an_own_function_come_from_its_first_def_spelled_with_one_space() -> None:
+    lines = [
+        "from k import gemm, other",
+        "def  spaced(x):",  # two spaces: not a definition the arms' callees are read in
+        "    return gemm.run(x)",
+        "async def helper(y):",
+        "    return other.go(y)",
+        "def helper(y):",  # a later definition of the same name: the first one is read
+        "    return gemm.run(y)",
+        "x = 'def tabbed'",
+        "def\ttabbed():",
+        "    return gemm.run()",
+    ]
+    text = "\n".join(lines)
+    imports = import_map(text, "m", is_package=False)
+    assert reached("spaced(1)", imports, lines, text, "m", False) == ()
+    assert reached("helper(1)", imports, lines, text, "m", False) == ("k.other",)
+    assert reached("tabbed()", imports, lines, text, "m", False) == ()
+    assert reached("helper(1)", imports, lines, text, "m", False, own="helper") == ()

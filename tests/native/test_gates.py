@@ -382,3 +382,39 @@ def test_a_special_case_the_newer_or_kin_gpus_go_without_is_low(tmp_path: Path) 
     """
     (got,) = findings(_read(tmp_path / "elect", {"e.cu": elect}), (parse_arch("12.0"),), vendored=False)
     assert got.severity == "medium"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b"", b"int x = 1;\n", b"// uses TCGEN05 here\n", b"tmem_alloc(); \xc3\xa9 wgmma\n",
+        b"sumMA \xe2\x80\x94 xumma\n", b"\xff\xfe no words", b"auto a = multimem_ld(); // NVLS\n",
+        b"flash_attn_3 and deep_gemm\n",
+    ],
+)  # fmt: skip
+def test_needs_ruled_out_in_one_pass_are_those_the_finds_spell(text: bytes) -> None:
+    """bodies.needs rules texts out by one C pass over all the spellings; what it finds is what a
+    find per spelling found."""
+    from capgap.native import bodies
+
+    def by_finds(text: bytes) -> tuple[tuple[str, ...], ...]:
+        low = text.lower()
+        return tuple(
+            feats
+            for feats, spellings in bodies.NEEDS
+            if any(bodies._word_at(low, word, starts) >= 0 for word, starts in spellings)
+        )
+
+    assert bodies.needs(text, 1, "")[0] == by_finds(text)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [b"", b"no words", b"summary; umma_desc; TMEM cols", b"x_tmem_y \xc3\xa9 tcgen05.mma", b"sumUMMA umma"],
+)
+def test_the_first_need_word_a_source_spells_is_the_regex_first_match(data: bytes) -> None:
+    from capgap.reading import native
+
+    hit = native._NATIVE_NEEDS.search(data.lower())
+    want = None if hit is None else (data[hit.start() : hit.end()].decode("ascii", "replace"), "r")
+    assert native._spelled(data, "r") == want

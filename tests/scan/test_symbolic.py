@@ -101,3 +101,53 @@ def test_capability_keys_are_recognised_and_near_misses_are_not(keys: str, style
     assert isinstance(node, ast.Dict)
     got = classify_keys(node.keys)
     assert (got[0] if got else None) == style
+
+
+def test_a_remembered_helper_answer_is_given_again_only_where_its_free_names_read_the_same() -> None:
+    """An argument-less helper's answer is kept per scan (Context.memo); a name its body takes
+    from the caller's scope makes it answer differently in each caller, as without the memo."""
+    from capgap.judging.records import HelperDef, Scope
+
+    body = ast.parse("def fam():\n    return major >= 10").body[0].body  # type: ignore[attr-defined]
+    helper = HelperDef("fam", "def", [], body, Scope({}, None))
+    callers = {
+        "reads the device": {"major": ast.parse("get_device_capability()[0]", mode="eval").body},
+        "a constant": {"major": ast.parse("9", mode="eval").body},
+    }
+
+    def answers(memo: dict | None) -> list[object]:
+        out: list[object] = []
+        for names in [*callers.values(), *callers.values()]:
+            ctx = Context(names.get, lambda n: helper if n == "fam" else None, memo=memo)
+            sym = evaluate(ast.parse("fam()", mode="eval").body, ctx)
+            out.append(
+                (sym.kind, [sym.value(a) for a in all_facts().values()] if sym.kind == "pred" else None)
+            )
+        return out
+
+    memo: dict = {}
+    assert answers(memo) == answers(None)
+    assert answers(memo)[0] != answers(memo)[1]
+    assert memo  # the answers were kept
+
+
+@pytest.mark.parametrize(
+    ("expr", "cuda"),
+    [
+        ("torch.version.cuda >= '12.8'", True),
+        ("get_cuda_version() < (12, 9)", True),
+        ("CUDA_VER >= 129", True),
+        ("f(cuda=1) > 2", True),
+        ("x['anything'] > 2", True),  # a string: left to the text
+        ("major >= 10", False),
+        ("a.b(c, d=1) < 2 ** 3", False),
+    ],
+)
+def test_a_comparison_that_names_no_cuda_is_passed_over_before_it_is_written_out(
+    expr: str, cuda: bool
+) -> None:
+    from capgap.judging.symbolic import _may_name_cuda
+
+    node = ast.parse(expr, mode="eval").body
+    assert isinstance(node, ast.Compare)
+    assert (_may_name_cuda(node.left) or _may_name_cuda(node.comparators[0])) is cuda

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 
 from capgap.judging import evidence, remarks
 from capgap.judging.records import FileFacts
+from capgap.reading.hintlines import line_matches
 
 _IDENT = re.compile(r"[A-Za-z_]\w*")
 # `from .x import (a, b as c)` (the parenthesised list may run over lines) / `import a.b as c`
@@ -43,7 +44,7 @@ def import_map(text: str, module: str, is_package: bool) -> dict[str, str]:
     out: dict[str, str] = {}
     if "import" not in text:
         return out
-    for hit in _FROM.finditer(text):
+    for hit in line_matches(_FROM, text, "import"):
         dots, base = hit[1], hit[2]
         if dots:
             parts = relative_package(module, is_package, len(dots))
@@ -57,7 +58,7 @@ def import_map(text: str, module: str, is_package: bool) -> dict[str, str]:
                 continue
             local = words[2] if len(words) == 3 and words[1] == "as" else words[0]
             out.setdefault(local, f"{base}.{words[0]}" if base else words[0])
-    for hit in _IMPORT.finditer(text):
+    for hit in line_matches(_IMPORT, text, "import"):
         for part in hit[1].split(","):
             words = part.split()
             if not words:
@@ -69,38 +70,117 @@ def import_map(text: str, module: str, is_package: bool) -> dict[str, str]:
     return out
 
 
-def _def_text(lines: list[str], name: str) -> str:
-    """The text of `def name(` in the file (its first definition), up to _MAX_DEF_LINES lines."""
-    head = re.compile(rf"^([ \t]*)(?:async[ \t]+)?def[ \t]+{re.escape(name)}[ \t]*\(")
-    for i, line in enumerate(lines):
-        if f"def {name}" not in line:
-            continue
-        m = head.match(line)
-        if m is None:
-            continue
-        indent = len(m[1].expandtabs())
-        out = [line]
-        for more in lines[i + 1 : i + _MAX_DEF_LINES]:
-            stripped = more.strip()
-            dedented = stripped and len(more) - len(more.lstrip()) <= indent
-            if dedented and not stripped.startswith(("#", ")", "]", "}")):
-                break
-            out.append(more)
-        return "\n".join(out)
-    return ""
+_DEF_HEAD = re.compile(r"^([ \t]*)(?:async[ \t]+)?def[ \t]+(\w+)[ \t]*\(", re.M)
+
+
+def _def_lines(text: str) -> dict[str, int]:
+    """Each name `def name(` defines in `text` -> the 0-based line of its first definition (one
+    pass over the text, not one per name asked). A head counts only where the line spells
+    `def name` with one space, as the lookups it replaces asked."""
+    out: dict[str, int] = {}
+    line, pos = 0, 0
+    for hit in line_matches(_DEF_HEAD, text, "def "):
+        line += text.count("\n", pos, hit.start())
+        pos = hit.start()
+        name = hit[2]
+        if name not in out:
+            end = text.find("\n", pos)
+            if f"def {name}" in text[pos : len(text) if end == -1 else end]:
+                out[name] = line
+    return out
+
+
+def _def_text(lines: list[str], i: int) -> str:
+    """The text of the `def` on line `i` (0-based), up to _MAX_DEF_LINES lines."""
+    line = lines[i]
+    indent = len(line[: len(line) - len(line.lstrip(" \t"))].expandtabs())
+    out = [line]
+    for more in lines[i + 1 : i + _MAX_DEF_LINES]:
+        stripped = more.strip()
+        dedented = stripped and len(more) - len(more.lstrip()) <= indent
+        if dedented and not stripped.startswith(("#", ")", "]", "}")):
+            break
+        out.append(more)
+    return "\n".join(out)
 
 
 # Libraries whose calls run no arch-specific kernel of the engine's: the standard library, torch's
 # front end, numpy. They would fill the list of what an arm reaches before its kernels do.
 _PLAIN = frozenset(sys.stdlib_module_names) | {"torch", "numpy", "typing_extensions"}
-
-
 # A name that asks (`is_sm100a_supported`, `has_tcgen05`) says which arch it checks, not what runs.
 _ASKS = re.compile(r"_*(?:is|has|can|supports?|use|check|require)_|.*_(?:supported|available)$", re.I)
 
 
 def _plain_library(dotted: str) -> bool:
     return dotted.partition(".")[0] in _PLAIN
+
+
+class Reacher:
+    """One file's answer to "which other modules does this arm's code reach?", for all its arms:
+    the file's defs found once, and what each of its own functions reaches read once, however
+    many arms call it."""
+
+    def __init__(
+        self, imports: dict[str, str], lines: list[str], text: str, module: str, is_package: bool
+    ) -> None:
+        self.imports = imports
+        self.lines = lines
+        self.text = text  # `lines` joined
+        self.module = module
+        self.is_package = is_package
+        self._defs: dict[str, int] | None = None
+        self._through: dict[str, list[str]] = {}  # own function -> the modules its body names
+
+    def _via(self, name: str) -> tuple[list[str], list[str]] | None:
+        """The dotted names the body of the file's own function `name` binds by import, in the
+        order its names come, and the names it leaves unbound (the file's own it may call); None
+        when the file defines no `name`."""
+        if self._defs is None:
+            self._defs = _def_lines(self.text)
+        at = self._defs.get(name)
+        if at is None:
+            return None
+        got = self._through.get(name)
+        if got is None:
+            body = _def_text(self.lines, at)
+            local = {**self.imports, **import_map(body, self.module, self.is_package)}
+            names = list(dict.fromkeys(_IDENT.findall(body)))
+            got = ([t for t in (local.get(n) for n in names) if t], [n for n in names if n not in local])
+            self._through[name] = got
+        return got
+
+    def reached(self, code: str, own: str = "") -> tuple[str, ...]:
+        """The dotted names of other modules that the arm's `code` reaches: names it uses that an
+        import binds, what it imports itself, and the same for the file's own functions it calls
+        (two calls deep: a runner factory calling the runner that imports the kernel; not `own`,
+        the function the decision sits in)."""
+        found: list[str] = []
+
+        def add(targets: Iterable[str | None]) -> None:
+            for target in targets:
+                if target and target != self.module and target not in found and not _plain_library(target):
+                    found.append(target)
+
+        idents = list(dict.fromkeys(_IDENT.findall(code)))
+        inner = import_map(code, self.module, self.is_package) if "import" in code else {}
+        local = {**self.imports, **inner}
+        add(local.get(name) for name in idents)
+        seen = {own}
+        level = [n for n in idents if n not in inner]
+        for _ in range(_OWN_DEPTH):
+            deeper: list[str] = []
+            for name in level:
+                if len(found) >= _MAX_MODULES or len(seen) > _MAX_OWN_BODIES:
+                    break
+                if name in seen or name in self.imports:
+                    continue
+                via = self._via(name)
+                if via is not None:  # one of the file's own functions
+                    seen.add(name)
+                    add(via[0])
+                    deeper += via[1]
+            level = deeper
+        return tuple(found[:_MAX_MODULES])
 
 
 def reached(
@@ -112,38 +192,8 @@ def reached(
     is_package: bool,
     own: str = "",
 ) -> tuple[str, ...]:
-    """The dotted names of other modules that the arm's `code` reaches: names it uses that an
-    import binds, what it imports itself, and the same for the file's own functions it calls
-    (two levels; not `own`, the function the decision sits in). `text`: `lines` joined."""
-    found: list[str] = []
-
-    def add(names: Iterable[str], local: dict[str, str]) -> None:
-        for name in names:
-            target = local.get(name)
-            if target and target != module and target not in found and not _plain_library(target):
-                found.append(target)
-
-    idents = list(dict.fromkeys(_IDENT.findall(code)))
-    inner = import_map(code, module, is_package) if "import" in code else {}
-    add(idents, {**imports, **inner})
-    seen = {own}
-    level = [n for n in idents if n not in inner]
-    for _ in range(_OWN_DEPTH):  # a runner factory that calls the runner that imports the kernel
-        deeper: list[str] = []
-        for name in level:
-            if len(found) >= _MAX_MODULES or len(seen) > _MAX_OWN_BODIES:
-                break
-            if name in seen or name in imports or f"def {name}" not in text:
-                continue
-            seen.add(name)
-            body = _def_text(lines, name)
-            if body:
-                local = {**imports, **import_map(body, module, is_package)}
-                names = list(dict.fromkeys(_IDENT.findall(body)))
-                add(names, local)
-                deeper += [n for n in names if n not in local]
-        level = deeper
-    return tuple(found[:_MAX_MODULES])
+    """`Reacher(...).reached(code, own)` for one arm (`text`: `lines` joined)."""
+    return Reacher(imports, lines, text, module, is_package).reached(code, own)
 
 
 class Callees:

@@ -44,7 +44,7 @@ from capgap.judging.statements import (
     walk,
 )
 from capgap.judging.symbolic import CAP_NAME, call_name
-from capgap.reading.hintlines import HintLines, lines_holding
+from capgap.reading.hintlines import HintLines, holds_any, line_matches, lines_holding
 
 _ARCH_WORDS = re.compile(
     r"capabilit|arch|\bsm\b|sm_?\d|\bcc\b|compute|gpu|device|major|hopper|blackwell", re.I
@@ -189,16 +189,14 @@ _FEATURE_TEST = re.compile(
 )
 
 
-def _holds(low: str | bytes, word: str) -> bool:
-    """Is the ASCII `word` in the lowercased text (`Whole.lowered`: str or bytes)?"""
-    return (word.encode() if isinstance(low, bytes) else word) in low
+_FEATURE_WORDS = ("multicast", "nvls", "mnnvl")
 
 
 def _feature_guards(facts: FileFacts, text: str, low: str | bytes) -> None:
-    if not (_holds(low, "multicast") or _holds(low, "nvls") or _holds(low, "mnnvl")):
+    if not holds_any(low, _FEATURE_WORDS):
         return
     lines: list[str] | None = None
-    for hit in _FEATURE_TEST.finditer(text):
+    for hit in line_matches(_FEATURE_TEST, text, ":"):  # (its matches hold their colon)
         needs, _ = evidence.needs_with_evidence(hit[0].lower())
         needs = [n for n in needs if n in (("nvls_multicast",), ("nvswitch",))]
         if needs:
@@ -299,7 +297,7 @@ _IMPORT_WORDS = ("tcgen05", "warpgroup", "wgmma", "tmem", "umma", "multimem")
 
 
 def _import_needs(facts: FileFacts, text: str, low: str | bytes) -> None:
-    if not any(_holds(low, word) for word in _IMPORT_WORDS):  # a plain `in` rules out nearly every file
+    if not holds_any(low, _IMPORT_WORDS):  # rules out nearly every file
         return
     for hit in _import_lines(text, low):
         needs, _ = evidence.needs_with_evidence(hit[1].lower())
@@ -344,7 +342,7 @@ def _smem_words(text: str, low: str | bytes) -> Iterator[tuple[int, int]]:
 def _smem_needs(facts: FileFacts, text: str, low: str | bytes) -> None:
     """The most shared memory per block a kernel of the module is stated to launch with, as a
     need when some arch cannot give that much (evidence.smem_need)."""
-    if not (_holds(low, "smem") or _holds(low, "shared_mem") or _holds(low, "sharedmem")):
+    if not holds_any(low, _SMEM_WORDS):
         return
     best = (0, "", 0)
     for at, size in _smem_words(text, low):
@@ -372,7 +370,7 @@ _KERNEL_DEF = re.compile(
 def _own_kernels(facts: FileFacts, text: str) -> None:
     if "@" not in text:
         return
-    hit = _KERNEL_DEF.search(text)
+    hit = next(_on_lines_with(_KERNEL_DEF, text, "@"), None)
     if hit is not None:
         facts.kernels = f"its own @{hit[1]} code (line {_line_at(text, hit.start())})"
 
@@ -390,10 +388,12 @@ def _import_lines(text: str, low: str | bytes) -> Iterator[re.Match[str]]:
         yield from _NEED_IMPORT.finditer(text)
         return
     starts: set[int] = set()
-    for word in _IMPORT_BYTES:
-        for bol, eol in lines_holding(low, word):
+    # the lines that start with `from` or `import` hold that word: far fewer of them than of
+    # lines holding `tmem` in a kernel module
+    for lead in (b"from", b"import"):
+        for bol, eol in lines_holding(low, lead):
             head = low[bol + 3 if bol == 0 and low.startswith(codecs.BOM_UTF8) else bol : eol]
-            if head.lstrip(b" \t").startswith((b"from", b"import")):
+            if head.lstrip(b" \t").startswith((b"from", b"import")) and any(w in head for w in _IMPORT_BYTES):
                 starts.add(bol)
     offset, done = 0, 0  # the text offset of byte offset `done` (a line start)
     for bol in sorted(starts):
@@ -401,6 +401,21 @@ def _import_lines(text: str, low: str | bytes) -> Iterator[re.Match[str]]:
         done = bol
         end = text.find("\n", offset)
         yield from _NEED_IMPORT.finditer(text, offset, len(text) if end == -1 else end)
+
+
+def _names_whole(line: str, name: str) -> bool:
+    r"""Is `name` in the line as a whole name, not part of a longer one or an attribute of
+    something (what `(?<![\w.])name(?!\w)` finds; `\w` is str.isalnum or `_`): plain finds,
+    not a regex compiled for every flag."""
+    at = line.find(name)
+    while at != -1:
+        end = at + len(name)
+        before = line[at - 1] if at else " "
+        after = line[end] if end < len(line) else " "
+        if not (before.isalnum() or before in "_.") and not (after.isalnum() or after == "_"):
+            return True
+        at = line.find(name, at + 1)
+    return False
 
 
 class _Walker:
@@ -413,8 +428,7 @@ class _Walker:
         self._gate_hints = HintLines(lines, _GATE_HINTS, data)
         self._def_line: dict[int, int] = {}  # a function's first statement line -> its `def` line
         self._use_hints = HintLines(lines, _HINTS, data)
-        self._imports: dict[str, str] | None = None  # every import of the file (callees.import_map)
-        self._text = ""  # the file's own text, joined once for the callees of its arms
+        self._reacher: callees.Reacher | None = None  # what its arms call into, found once per file
         self._registrations: registered.Registrations | None = None  # backend -> requirement dicts
         self._subjects: list[str] = []  # strings the enclosing if-tests compare a setting with
         self._prose: list[surroundings.Opening] = []  # what the enclosing defs and classes open with
@@ -773,6 +787,8 @@ class _Walker:
                     break
                 links += more
                 last += 1
+        if not any(self._gate_test(test, scope) for test, _, _ in links):
+            return last  # no test may read a capability: its arms are not worth reading
         arms: list[ArmSpec] = []
         for test, stmts, if_line in links:
             action, what = outcomes.classify(stmts)
@@ -791,7 +807,7 @@ class _Walker:
             arms.append((None, body[i].lineno, None, [], "nothing", "skips the branch"))
         kind = "guards" if not orelse and all(exits(b) for _, b, _ in links) else "chain"
         rest = arms[-1][3][0] if kind == "guards" else (0, 0)
-        self.decision(kind, arms, chain, scope, body[i].lineno, rest)
+        self.decision(kind, arms, chain, scope, body[i].lineno, rest, gated=True)
         return last
 
     def walk_if(
@@ -856,10 +872,12 @@ class _Walker:
         scope: Scope,
         line: int,
         rest: tuple[int, int] = (0, 0),
+        gated: bool = False,
     ) -> None:
-        """Record a decision when one of its tests may read a capability."""
+        """Record a decision when one of its tests may read a capability (`gated`: the caller
+        found one does)."""
         tests = [t for t, *_ in specs if t is not None]
-        if not any(self._gate_test(t, scope) for t in tests):
+        if not gated and not any(self._gate_test(t, scope) for t in tests):
             return
         arms: list[Arm] = []
         for test, arm_line, _stmts, span, action, what in specs:
@@ -948,13 +966,13 @@ class _Walker:
 
     def _reaches(self, code: str, chain: list[str]) -> tuple[str, ...]:
         """The other modules a positive arm's code calls into (judging.callees)."""
-        lines = self._own_lines()
-        package = self.facts.path.endswith("__init__.py")
-        if self._imports is None:
-            self._text = self.whole.joined() if self.whole is not None else "\n".join(lines)
-            self._imports = callees.import_map(self._text, self.facts.module, package)
-        own = chain[-1] if chain else ""
-        return callees.reached(code, self._imports, lines, self._text, self.facts.module, package, own)
+        if self._reacher is None:
+            lines = self._own_lines()
+            package = self.facts.path.endswith("__init__.py")
+            text = self.whole.joined() if self.whole is not None else "\n".join(lines)
+            imports = callees.import_map(text, self.facts.module, package)
+            self._reacher = callees.Reacher(imports, lines, text, self.facts.module, package)
+        return self._reacher.reached(code, chain[-1] if chain else "")
 
     def _arm_words(self, first: int, text: str) -> tuple[str, int] | None:
         """An arm's comments, those above its first statement included, and the line they start
@@ -1050,9 +1068,8 @@ class _Walker:
         lines = self.lines[first - 1 : min(last, first + _GUARDED_LINES)]
         if flag not in "\n".join(lines):
             return False
-        word = re.compile(rf"(?<![\w.]){re.escape(flag)}(?!\w)")
         for i, line in enumerate(lines):
-            if flag not in line or not word.search(line):
+            if flag not in line or not _names_whole(line, flag):
                 continue
             if _BRANCHES.search(line) or _in_a_branch_test(lines, i):
                 return True

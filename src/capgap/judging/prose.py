@@ -22,6 +22,20 @@ ARCH_WORD = re.compile(
     r"|(?<![\w.])\d{1,2}\.x\b|\bhopper\b|\b(?:[hg]b?[12]0{2}|gb?300|b[23]00|h20|h800)\b",
     re.I,
 )
+# What every ARCH_WORD match holds, lowercased, in an ASCII text (re.I also lets a few letters
+# beyond ASCII stand for `s` and `i`: such a text goes to the regex).
+_ARCH_HINTS = ("sm", "compute capabilit", ".x", "hopper", "00", "h20")
+
+
+def may_name_arch(text: str) -> bool:
+    """Can ARCH_WORD find anything in `text`? (Plain `in` tests rule out most texts; the regex,
+    led by a lookbehind, is tried at every position.)"""
+    if not text.isascii():
+        return True
+    low = text.lower()
+    return any(hint in low for hint in _ARCH_HINTS)
+
+
 # Products a sentence may name instead of their compute capability (the arch facts list them too).
 PRODUCTS = {"h100": "9.0", "h200": "9.0", "h20": "9.0", "h800": "9.0", "gh200": "9.0", "b200": "10.0"}
 PRODUCTS |= {"gb200": "10.0", "b300": "10.3", "gb300": "10.3", "hopper": "9.0"}
@@ -82,7 +96,7 @@ def opening(lines: list[str], def_line: int) -> tuple[str, int]:
 
 def arch_sentences(text: str) -> list[str]:
     """The sentences of `text` that name an arch, each cut to a readable length."""
-    if not text or not ARCH_WORD.search(text):
+    if not text or not may_name_arch(text) or not ARCH_WORD.search(text):
         return []
     out = []
     for sentence in _SENTENCE_END.split(text):
@@ -107,7 +121,7 @@ def clauses(sentence: str) -> list[str]:
 
 def said(code: str) -> str:
     """The first string of a few words in `code` that names an arch (a log line, a label)."""
-    if not ARCH_WORD.search(code):
+    if not may_name_arch(code) or not ARCH_WORD.search(code):
         return ""
     for hit in _STRING.finditer(code):
         words = hit[2]

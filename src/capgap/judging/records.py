@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from capgap.arch import ArchFacts
@@ -97,6 +97,40 @@ class HelperDef:
         return self.body
 
     def evaluate(self, args: list[Sym], kwargs: dict[str, Sym], ctx: Context) -> Sym:
+        """What the helper gives for these arguments. Without arguments, what it gave before in
+        the same standing (depth, recursion guard, givens) is given again where every name it read
+        from the caller's scope and every helper name it had resolved are still the same objects:
+        the evaluation is a function of those alone, and one helper is asked by many decisions."""
+        if ctx.memo is None or args or kwargs:
+            return self._evaluate(args, kwargs, ctx)
+        key = (id(self), ctx.alias, ctx.depth, frozenset(ctx.seen), ctx.given)
+        earlier = ctx.memo.setdefault(key, [])
+        for helper, reads, resolved, result in earlier:
+            if (
+                helper is self
+                and all(ctx.lookup(name) is found for name, found in reads)
+                and all(ctx.helper(name) is found for name, found in resolved)
+            ):
+                return result  # type: ignore[no-any-return]
+        got: list[tuple[str, Any]] = []
+        named: list[tuple[str, Any]] = []
+        outer_lookup, outer_helper = ctx.lookup, ctx.helper
+
+        def lookup(name: str) -> Any:
+            found = outer_lookup(name)
+            got.append((name, found))
+            return found
+
+        def helper_named(name: str) -> Any:
+            found = outer_helper(name)
+            named.append((name, found))
+            return found
+
+        result = self._evaluate(args, kwargs, replace(ctx, lookup=lookup, helper=helper_named))
+        earlier.append((self, tuple(got), tuple(named), result))
+        return result
+
+    def _evaluate(self, args: list[Sym], kwargs: dict[str, Sym], ctx: Context) -> Sym:
         if self.kind == "var":
             return self._evaluate_var(self.body[0].value, ctx)  # type: ignore[attr-defined]
         bound: dict[str, Any] = dict(zip(self.params, args, strict=False))

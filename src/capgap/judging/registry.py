@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
+from typing import Any
 
 from capgap.judging.callees import Callees
 from capgap.judging.records import FileFacts, HelperDef, Scope, TableUse
@@ -21,6 +22,9 @@ class Registry:
         self.uses: dict[str, list[tuple[FileFacts, TableUse]]] = defaultdict(list)
         self.aliases: dict[str, str] = {}
         self.modules: dict[str, Scope] = {}
+        # what argument-less helpers gave (records.HelperDef.evaluate); one name resolver per file
+        self._memo: dict[Any, list[Any]] = {}
+        self._resolvers: dict[int, tuple[FileFacts, Callable[[str], HelperDef | None]]] = {}
         for f in files:
             self.modules[f.module] = f.module_scope
             for h in f.helpers:
@@ -54,7 +58,13 @@ class Registry:
                 found = source.names.get(name) if source is not None else None
             return found
 
-        return Context(lookup, self.helper_for(f.module, f.imports), alias=self.aliases.get, given=given)
+        kept = self._resolvers.get(id(f))
+        if kept is None or kept[0] is not f:
+            kept = self._resolvers[id(f)] = (f, self.helper_for(f.module, f.imports))
+        return Context(lookup, kept[1], alias=self._alias, given=given, memo=self._memo)
+
+    def _alias(self, name: str) -> str | None:
+        return self.aliases.get(name)
 
     def helper_for(
         self, module: str, imports: dict[str, str] | None = None

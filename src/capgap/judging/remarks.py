@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 
 from capgap.judging.records import FileFacts
+from capgap.reading.hintlines import holds_any
 
 # and kernel families whose code the evidence table reads the same way (`trtllm_gen` in code):
 # TRT-LLM-gen cubins are SM100-family tcgen05 kernels, FlashAttention-3 is Hopper's wgmma kernel
@@ -87,15 +88,10 @@ _WORDS = (
 )  # fmt: skip
 
 
-_BYTE_WORDS = tuple(word.encode() for word in _WORDS)
-
-
 def may_state(low: str | bytes) -> bool:
     """Can the file's lowercased text (or its lowercased UTF-8 bytes) state a need at all? (A
     plain `in` rules out nearly every file.)"""
-    if isinstance(low, bytes):
-        return any(word in low for word in _BYTE_WORDS)
-    return any(word in low for word in _WORDS)
+    return holds_any(low, _WORDS)
 
 
 _TOP_COMMENT = re.compile(r"^#[^\n]*", re.M)

@@ -131,9 +131,13 @@ class Context:
     alias: Callable[[str], str | None] = lambda name: None  # attribute -> the probe function it names
     # a setting's value taken as given (judging.validations): `backend == "fa3"` holds, `!=` fails
     given: frozenset[str] = frozenset()
+    # what argument-less helpers gave, shared by every context of one scan (records.HelperDef)
+    memo: dict[Any, list[Any]] | None = None
 
     def deeper(self, lookup: Callable[[str], Any] | None = None) -> Context:
-        return Context(lookup or self.lookup, self.helper, self.depth + 1, self.seen, self.alias, self.given)
+        return Context(
+            lookup or self.lookup, self.helper, self.depth + 1, self.seen, self.alias, self.given, self.memo
+        )
 
 
 def call_name(node: ast.AST) -> str:
@@ -199,6 +203,7 @@ def _eval(node: ast.AST, ctx: Context) -> Sym:  # noqa: C901 - one dispatch over
     return UNKNOWN
 
 
+_HIP_VERSION = {"torch.version.hip", "version.hip"}
 _CUDA_VERSION = re.compile(r"version\.cuda\b|(?:^|_)cuda_?ver(?:sion)?\b", re.I)
 _RECENT_CUDA = (12, 9)  # what a stack that runs Blackwell has: the toolkit that knows sm_120/sm_103
 _CUDA_AT_LEAST = re.compile(r"cuda\w*(?:at_least|_ge|_gte|_min)$", re.I)
@@ -211,6 +216,8 @@ def _recent_cuda(node: ast.Compare, ctx: Context) -> Sym | None:
     if len(node.ops) != 1 or not isinstance(node.ops[0], (ast.GtE, ast.Gt, ast.LtE, ast.Lt)):
         return None
     left, right, op = node.left, node.comparators[0], node.ops[0]
+    if not (_may_name_cuda(left) or _may_name_cuda(right)):
+        return None
     if not _CUDA_VERSION.search(ast.unparse(left)):  # `(12, 8) <= cuda`: the version on the right
         left, right = right, left
         op = {ast.GtE: ast.LtE, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.Lt: ast.Gt}[type(op)]()
@@ -224,6 +231,27 @@ def _recent_cuda(node: ast.Compare, ctx: Context) -> Sym | None:
     if version < _RECENT_CUDA or inclusive and version == _RECENT_CUDA:
         return Sym("const", isinstance(op, (ast.GtE, ast.Gt)))
     return None
+
+
+def _may_name_cuda(node: ast.expr) -> bool:
+    """Can the expression's text hold "cuda" (any case)? Its names hold all of its letters but
+    a string's, and a string is left to the text itself."""
+    for sub in ast.walk(node):
+        if (
+            isinstance(sub, ast.Constant)
+            and isinstance(sub.value, (str, bytes))
+            or isinstance(sub, ast.JoinedStr)
+        ):
+            return True
+        word = (
+            sub.id if isinstance(sub, ast.Name)
+            else sub.attr if isinstance(sub, ast.Attribute)
+            else sub.arg if isinstance(sub, (ast.keyword, ast.arg))
+            else None
+        )  # fmt: skip
+        if word and "cuda" in word.lower():
+            return True
+    return False
 
 
 def _as_version(value: object) -> tuple[int, ...] | None:
@@ -243,7 +271,8 @@ def _negate(value: bool | None) -> bool | None:
 
 def _eval_name(node: ast.Name | ast.Attribute, ctx: Context) -> Sym:  # noqa: C901 - the ways a name resolves
     name = call_name(node)
-    if isinstance(node, ast.Attribute) and ast.unparse(node) in {"torch.version.hip", "version.hip"}:
+    # (an attribute's text ends with its name: only `.hip` is worth writing out)
+    if isinstance(node, ast.Attribute) and node.attr == "hip" and ast.unparse(node) in _HIP_VERSION:
         return Sym("const", None)  # None on every CUDA build
     if isinstance(node, ast.Attribute) and node.attr in {"major", "minor"}:
         base = _eval(node.value, ctx)

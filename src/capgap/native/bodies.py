@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from capgap.native import direct
 from capgap.native.records import CODE, EMPTY, ERROR, TRAP, Function, Group
+from capgap.reading.hintlines import holds_any
 
 _COMMENTS = re.compile(rb"//[^\n]*|/\*.*?\*/", re.S)
 _DIRECTIVE_LINE = re.compile(rb"^[ \t]*#[^\n]*(?:\\\r?\n[^\n]*)*", re.M)
@@ -124,6 +125,8 @@ def code(body: bytes) -> bytes:
 def needs(text: bytes, first_line: int, where: str) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
     """Instruction-set needs spelled in `text`, each with its spelling and line."""
     low = text.lower()
+    if not holds_any(low, _SPELLINGS):  # one pass rules out most texts (a find per spelling did)
+        return (), ()
     out: list[tuple[str, ...]] = []
     seen: list[str] = []
     for feats, spellings in NEEDS:
@@ -135,6 +138,9 @@ def needs(text: bytes, first_line: int, where: str) -> tuple[tuple[tuple[str, ..
                 seen.append(f"'{word.decode()}' (line {line}{', ' + where if where else ''})")
                 break
     return tuple(out), tuple(seen)
+
+
+_SPELLINGS = tuple(word.decode() for _, spellings in NEEDS for word, _ in spellings)
 
 
 def _word_at(low: bytes, word: bytes, starts_word: bool) -> int:

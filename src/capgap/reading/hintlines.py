@@ -7,6 +7,7 @@ A hint never spans lines, so "any hint on lines a..b" answers the same question.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left
 from collections.abc import Iterator
 from typing import AnyStr
@@ -65,3 +66,48 @@ def lines_holding(text: AnyStr, word: AnyStr) -> Iterator[tuple[int, int]]:
         end = len(text) if end == -1 else end
         yield start, end
         at = text.find(word, end)
+
+
+def line_matches(pattern: re.Pattern[str], text: str, word: str) -> Iterator[re.Match[str]]:
+    """`pattern.finditer(text)` for a pattern led by `^` (re.M) whose every match holds `word` on
+    its first line: tried only at the start of the lines that hold it (a regex led by `^` is
+    otherwise tried at every position of the file). A match may run over lines; the lines it
+    covers are not tried again, as finditer would not."""
+    after = 0
+    for start, _ in lines_holding(text, word):
+        if start < after:
+            continue
+        hit = pattern.match(text, start)
+        if hit is not None:
+            after = hit.end()
+            yield hit
+
+
+def holds_any(low: str | bytes, words: tuple[str, ...]) -> bool:
+    """Is any of the lowercase ASCII `words` in `low`, a lowercased text or its lowercased UTF-8
+    bytes (`Whole.lowered`)? Bytes take one C pass for all the words (the hint-line scan) where
+    `in` would read the file once per word absent."""
+    if isinstance(low, str):
+        return any(word in low for word in words)
+    if chunks._cutscan is not None:
+        if words not in _ENCODED:
+            _ENCODED[words] = tuple(w.encode("utf-8") for w in words)
+        found = chunks._cutscan.hint_lines(_ascii(low), _ENCODED[words])
+        if found is not None:
+            return bool(found)
+    return any(word.encode() in low for word in words)
+
+
+# Every byte of UTF-8 beyond ASCII as 0x01, a byte no word holds: an ASCII word is where it was.
+_ASCII_ONLY = bytes(range(128)) + b"\x01" * 128
+_last: tuple[bytes, bytes] = (b"", b"")  # the bytes last asked about, and their ASCII stand-in
+
+
+def _ascii(low: bytes) -> bytes:
+    """`low` with its bytes beyond ASCII replaced one for one (the C scan takes ASCII alone; a file
+    is asked about several groups of words in turn, so the last one is kept)."""
+    global _last
+    kept = _last
+    if kept[0] is not low:
+        kept = _last = (low, low if low.isascii() else low.translate(_ASCII_ONLY))
+    return kept[1]

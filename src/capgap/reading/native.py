@@ -25,7 +25,7 @@ from collections.abc import Iterable
 from capgap import boundedread
 from capgap.judging import evidence
 from capgap.judging.records import FileFacts
-from capgap.reading.hintlines import lines_holding
+from capgap.reading.hintlines import holds_any, lines_holding
 
 NATIVE_SUFFIXES = (".cu", ".cuh")
 _MAX_SOURCES = 12  # sources read per module: a family of generated kernels says it in a few
@@ -39,7 +39,7 @@ _MAX_DIR_SOURCES = 400  # a directory with more sources than this is a tree's cs
 _MAX_DIR_READS = 48  # sources read of a family's directory, evenly over its sorted names
 # What a source must spell to show an arch-specific need (library names are not enough here).
 _NATIVE_NEEDS = re.compile(rb"tcgen05|\bumma\b|\btmem\b|tmem_|wgmma|warpgroup|multimem")
-_NEED_WORDS = (b"tcgen05", b"umma", b"tmem", b"wgmma", b"warpgroup", b"multimem")
+_NEED_WORDS = ("tcgen05", "umma", "tmem", "wgmma", "warpgroup", "multimem")
 _LOCAL_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
 # A thin launcher: what it runs lives in a kernel source (`x_binding.cu`, `x_jit_binding.cu`, `x_ops.cu`).
 _LAUNCHER = re.compile(r"(?:^|_)(?:bindings?|pybind|ops|api|launch|launcher)(?:_common)?\.cuh?$")
@@ -241,9 +241,11 @@ def _spelled(data: bytes, rel: str, low: bytes | None = None) -> tuple[str, str]
     """The first need word the source spells (found by plain byte searches first: most sources
     spell none, and a case-folding regular expression over megabytes is slow)."""
     low = data.lower() if low is None else low
-    if not any(word in low for word in _NEED_WORDS):
+    if not holds_any(low, _NEED_WORDS):
         return None
-    hit = _NATIVE_NEEDS.search(low)
+    # every match starts with one of the words: the regex is tried from the first of them on
+    first = min((at for word in _NEED_WORDS if (at := low.find(word.encode())) != -1), default=-1)
+    hit = _NATIVE_NEEDS.search(low, first) if first != -1 else None
     if hit is None:
         return None
     return data[hit.start() : hit.end()].decode("ascii", "replace"), rel  # as the source spells it
