@@ -177,3 +177,41 @@ def test_callees_of_an_own_function_come_from_its_first_def_spelled_with_one_spa
     assert reached("helper(1)", imports, lines, text, "m", False) == ("k.other",)
     assert reached("tabbed()", imports, lines, text, "m", False) == ()
     assert reached("helper(1)", imports, lines, text, "m", False, own="helper") == ()
+
+
+def test_a_driver_module_needs_what_the_kernels_of_its_package_it_imports_need(tmp_path: Path) -> None:
+    files = {
+        "eng/moe/api.py": """
+        import torch
+
+        from eng.moe.tuner import MoERunner
+
+        def fused_moe(x):
+            major, _ = torch.cuda.get_device_capability()
+            if major != 10:
+                raise ValueError("unsupported GPU")
+            return MoERunner()(x)
+        """,
+        "eng/moe/tuner.py": """
+        import torch
+
+        class MoERunner:
+            def __call__(self, x):
+                from .blackwell_kernel import GroupedGemm
+
+                tile = 256 if torch.cuda.get_device_capability() == (10, 3) else 128
+                return GroupedGemm(tile)(x)
+        """,
+        "eng/moe/blackwell_kernel.py": """
+        import cutlass.cute as cute
+        from cutlass.cute.nvgpu import tcgen05
+
+        class GroupedGemm:
+            @cute.kernel
+            def kernel(self):
+                tcgen05.mma()
+        """,
+    }
+    found = [f for f in _scan(tmp_path, files) if f.path == "eng/moe/api.py"]
+    assert [f.severity for f in found] == ["low"]
+    assert "eng.moe.blackwell_kernel" in found[0].extra["evidence"]

@@ -236,6 +236,15 @@ class Callees:
                         needs.append(need)
                         source = dotted.rpartition(".")[0]
                         where.append(f"{seen} in the name {name}, which it uses from {source}")
+            if not f.needs and f.path.endswith(".py"):
+                # a module that only drives kernels of its package (`tuner.py` importing
+                # `blackwell/moe_kernel.py`): what the modules it imports from there need
+                for sibling in f.siblings[:_MAX_MODULES]:
+                    g = self.by_module.get(sibling)
+                    for need, seen in zip(g.needs, g.needs_from, strict=True) if g is not None else ():
+                        if need not in needs:
+                            needs.append(need)
+                            where.append(f"{seen} in {g.module}, which {f.module} imports")
             if f.kernels and not f.needs and not kernels:
                 kernels = f"{f.kernels} in {f.module}, which it calls"
         return needs, where, kernels
