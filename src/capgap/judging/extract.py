@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Protocol
 
 from capgap.judging import (
+    backends,
     callees,
     evidence,
     outcomes,
@@ -912,6 +913,7 @@ class _Walker:
             reaches = self._reaches(plain, chain) if positive else ()
             said = prose.said(plain) if positive else ""
             notes = self._arm_notes(span[0][0], text) if positive and _stmts is not None and span else ()
+            picks = backends.picked(plain if _stmts is not None else what) if positive else ()
             arms.append(
                 Arm(
                     test,
@@ -927,6 +929,7 @@ class _Walker:
                     reaches,
                     said,
                     notes,
+                    picks,
                 )
             )
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)

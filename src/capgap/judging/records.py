@@ -294,6 +294,9 @@ class Arm:
     said: str = ""
     # sentences naming archs in its comments, those above its first statement included
     notes: tuple[str, ...] = ()
+    # the members of enum-like classes its code picks (`Backends.FAST_MHA`), judged by the check of
+    # the class each names (judging.backends)
+    picks: tuple[str, ...] = ()
 
 
 @dataclass

@@ -7,6 +7,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
 
+from capgap.judging.backends import Backends
 from capgap.judging.callees import Callees
 from capgap.judging.records import FileFacts, HelperDef, Scope, TableUse
 from capgap.judging.symbolic import Context
@@ -18,6 +19,7 @@ class Registry:
         self.files = files  # every file of the scan (the decision rules may see only a part)
         self._callees: Callees | None = None
         self._validations: Validations | None = None
+        self._backends: Backends | None = None
         self.helpers: dict[str, list[tuple[str, HelperDef]]] = defaultdict(list)
         self.uses: dict[str, list[tuple[FileFacts, TableUse]]] = defaultdict(list)
         self.aliases: dict[str, str] = {}
@@ -46,6 +48,13 @@ class Registry:
         if self._validations is None:
             self._validations = Validations(self)
         return self._validations
+
+    @property
+    def backends(self) -> Backends:
+        """The backend classes' own capability checks, for the enum members a path picks."""
+        if self._backends is None:
+            self._backends = Backends(self)
+        return self._backends
 
     def context(self, scope: Scope, f: FileFacts, given: frozenset[str] = frozenset()) -> Context:
         """Where the names of an expression at `scope` in file `f` come from: the scope, then a

@@ -26,6 +26,7 @@ class Verdict:
     refused: bool  # True: the engine turns the target away from the name; False: it lets it in
     where: str  # "path:line" of the check
     words: str  # what the check does on the target ("raises ValueError '...'")
+    whose: str = "engine"  # "engine": its check of a setting; "backend": a backend class's own check
 
 
 class Validations:

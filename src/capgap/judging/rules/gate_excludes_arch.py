@@ -157,11 +157,20 @@ def _fallback_pick(summary: str) -> bool:
     return bool(picked) and all(p.lower() in _FALLBACKS for p in picked)
 
 
-def _checked(summary: str, cc: str, owners: list[str], reg: Registry) -> Verdict | None:
-    """What the engine's own checks of the names a path picks (`'trtllm_mha'`) say of the target."""
+def _checked(arm: Arm, theirs: list[Arm], cc: str, owners: list[str], reg: Registry) -> Verdict | None:
+    """What the engine's own checks of the names a path picks (`'trtllm_mha'`) say of the target;
+    else, when the path picks backends by enum member (`[Backends.RAGGED, Backends.FLASH]`), what
+    the own checks of those the target's path does not pick say: a refusal when each refuses it."""
+    summary = arm.summary
     names = _PICKED.findall(summary) if _PICKS.match(summary) or "=" in summary else []
     verdicts = [v for name in dict.fromkeys(names) if (v := reg.validations.verdict(name, cc, owners))]
-    return next((v for v in verdicts if v.refused), verdicts[0] if verdicts else None)
+    checked = next((v for v in verdicts if v.refused), verdicts[0] if verdicts else None)
+    lost = [p for p in arm.picks if not any(p in other.picks for other in theirs)]
+    if (checked is None or not checked.refused) and lost:
+        refusals = [reg.backends.verdict(p, cc, owners) for p in lost]
+        if all(refusals):
+            return refusals[0]
+    return checked
 
 
 # Words that make a sentence about which archs were measured, tuned or validated, not about what the
@@ -378,7 +387,8 @@ def check(
         needs, seen_in, portable = reg.callees.needs(arm.reaches)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
-    checked = _checked(arm.summary, arch.cc, sibs, reg) if not lack and reg is not None else None
+    theirs = [d.arms[i] for i in mine]
+    checked = _checked(arm, theirs, arch.cc, sibs, reg) if not lack and reg is not None else None
     if not lack and not kin and (checked is None or not checked.refused):
         # the words around it name the archs the path is written for ("for SM100 and SM103")
         for words, where in _prose(arm, d):
@@ -422,7 +432,8 @@ def check(
         if preference.endswith("goes its own way"):
             consequence = f"not a loss: the code says so ({preference}); {arch.cc} {instead}"
     elif checked is not None and checked.refused:
-        extra["evidence"] = f"the engine's own check at {checked.where}, which {checked.words} on {arch.cc}"
+        whose = f"the {checked.whose}'s own check at {checked.where}"
+        extra["evidence"] = f"{whose}, which {checked.words} on {arch.cc}"
         severity = "low"
         consequence = (
             f"expected: {arch.cc} is refused this path by the engine itself ({extra['evidence']}); "
