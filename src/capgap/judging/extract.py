@@ -19,6 +19,7 @@ from capgap.judging import (
     runs,
     surroundings,
     tablereads,
+    tileconfigs,
 )
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
@@ -162,6 +163,8 @@ def extract(
         _functions(facts, tree, whole)
     if facts.uses:
         tablereads.lift_inside(facts.uses, tree)
+    if facts.decisions:
+        facts.tile_configs, facts.calls = tileconfigs.read(text)
     return facts
 
 
