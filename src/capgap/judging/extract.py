@@ -20,6 +20,7 @@ from capgap.judging import (
     runs,
     surroundings,
     tablereads,
+    tileconfigs,
 )
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
@@ -163,6 +164,8 @@ def extract(
         _functions(facts, tree, whole)
     if facts.uses:
         tablereads.lift_inside(facts.uses, tree)
+    if facts.decisions:
+        facts.tile_configs, facts.calls = tileconfigs.read(text)
     return facts
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from capgap.arch import ArchFacts
 from capgap.judging.symbolic import UNKNOWN, Context, Sym, evaluate, tri
+from capgap.judging.tileconfigs import TileConfig
 
 
 @dataclass
@@ -381,4 +382,8 @@ class FileFacts:
     # does the module ask the GPU it runs on (a capability query, a platform object, an `is_sm90`
     # helper)? A module that never does tests archs it is given: a kernel spec's, a caller's
     asks_device: bool = True
+    # literal Triton launch configs of a module with its own tl.dot kernel, and then its call graph
+    # (judging.tileconfigs)
+    tile_configs: list[TileConfig] = field(default_factory=list)
+    calls: dict[str, tuple[str, ...]] = field(default_factory=dict)
     skipped: str = ""  # reason, when the file could not be read or parsed

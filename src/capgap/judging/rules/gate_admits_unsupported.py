@@ -6,6 +6,9 @@ multimem / multicast, an `sm_100a`-only target): a library's name is not enough 
 FlashMLA have paths for several archs), and not when the module checks that feature at run time
 (`if handle.multicast_ptr == 0:`): the path turns itself off there. High when the arm selects that
 path by name (`backend = "fa3"`): the engine's own choice fails on first use; medium otherwise.
+Also high: the arm's function is used with a fixed Triton launch config written as literals
+(judging.tileconfigs) whose estimated shared memory (configs.smem) exceeds the target's per-block
+limit while a sibling admitted with it fits: the launch raises OutOfResources on the target.
 Native gates are judged by `capgap.native.admits` (preprocessor) and `capgap.native.hostadmits`
 (C++ host dispatch) on the same terms.
 """
@@ -17,7 +20,7 @@ from typing import Any
 
 from capgap.arch import ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import evidence
+from capgap.judging import evidence, tileconfigs
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached
 from capgap.judging.records import FileFacts
@@ -112,6 +115,67 @@ def check(
                 extra=extra,
                 basis=decision_text(d, i),
             )
+        if f.tile_configs:
+            found = _tile_overflow(r, f, arch, i, with_it, place)
+            if found is not None:
+                return found
+    return None
+
+
+def _tile_overflow(
+    r: Reached, f: FileFacts, arch: ArchSpec, i: int, with_it: list[str], place: dict[str, str]
+) -> Finding | None:
+    """The arm lets the target into a path whose function is used with a literal Triton launch
+    config (judging.tileconfigs) that needs more shared memory per block than the target has,
+    while a sibling admitted with it can give that much: the launch fails on the target with
+    `OutOfResources`. High: a fixed config has no autotune fallback."""
+    d, target, facts = r.decision, arch.facts, all_facts()
+    gate = d.context.rsplit(".", 1)[-1]
+    dtype = tileconfigs.dtype_of(f.path)
+    limit = target.smem_per_block_kb * 1024
+    for cfg in f.tile_configs:
+        need = cfg.need(target, dtype)
+        if need <= limit or not tileconfigs.linked(f.calls, gate, cfg.function):
+            continue
+        fits = [cc for cc in with_it if cfg.need(facts[cc], dtype) <= facts[cc].smem_per_block_kb * 1024]
+        if not fits:
+            continue
+        asked = i if d.arms[i].test is not None else next((j for j in range(i) if r.names(j)), 0)
+        names = r.names(asked)
+        symbol = names[0] if names else d.source[:60]
+        line = d.arms[asked].line if d.arms[asked].test is not None else d.line
+        sibling = fits[0]
+        seen = f"{cfg.function}() line {cfg.line}: {cfg.describe()}"
+        what = f"{need:,} bytes of shared memory per block"
+        return Finding(
+            rule=RULE_ID,
+            severity="high",
+            path=f.path,
+            line=line,
+            symbol=symbol,
+            present=tuple(with_it),
+            missing=arch.cc,
+            consequence=(
+                f"{arch.cc} is let into a path launched with the fixed Triton config of {seen}, "
+                f"estimated to need {what} on {arch.cc} (limit {limit:,}; "
+                f"{cfg.need(facts[sibling], dtype):,} on {sibling}, which fits): the launch raises "
+                "OutOfResources (out of resource: shared memory) when that config is picked"
+            ),
+            message=f"{symbol} admits {arch.cc} with {', '.join(with_it)}, but its tile config needs {what}",
+            arch=arch.cc,
+            source=d.source,
+            extra={
+                "module": f.module,
+                "context": d.context,
+                "decision": d.kind,
+                "admits": r.archs_reaching(i),
+                "needs": [what],
+                "evidence": seen,
+                "instead": d.arms[i].summary,
+                **place,
+            },
+            basis=decision_text(d, i),
+        )
     return None
 
 
