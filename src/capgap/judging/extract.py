@@ -435,6 +435,7 @@ class _Walker:
         self._reacher: callees.Reacher | None = None  # what its arms call into, found once per file
         self._registrations: registered.Registrations | None = None  # backend -> requirement dicts
         self._subjects: list[str] = []  # strings the enclosing if-tests compare a setting with
+        self._within: list[tuple[str, ...]] = []  # settings an enclosing if-test requires (`_required`)
         self._prose: list[surroundings.Opening] = []  # what the enclosing defs and classes open with
         self._module_prose: tuple[str, ...] | None = None  # arch sentences of the module's docstring
         self._own_helpers: tuple[int, set[str]] = (0, set())  # (helpers seen, their plain def names)
@@ -828,11 +829,14 @@ class _Walker:
         self.exprs(stmt.test, stmt, body, i, scope)
         split = self._split(stmt, stmt.orelse)
         compared = _compared_strings(stmt.test)
+        required = _required(stmt.test)
         self._subjects.extend(compared)
+        self._within.extend(required)
         try:
             self.block(stmt.body, chain, scope, cls_scope, is_module, split)
         finally:
             del self._subjects[len(self._subjects) - len(compared) :]
+            del self._within[len(self._within) - len(required) :]
         if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If):
             self.walk_if(stmt.orelse[0], stmt.orelse, 0, chain, scope, cls_scope, is_module)
         else:
@@ -964,6 +968,7 @@ class _Walker:
                 ".".join(chain),
                 end,
                 subjects=tuple(dict.fromkeys(subjects))[:_MAX_SUBJECTS],
+                within=tuple(dict.fromkeys(self._within))[:_MAX_SUBJECTS],
                 prose=tuple(dict.fromkeys(around))[: prose.MAX_SENTENCES],
                 opening=[n for n, _ in opening],
                 opening_from=[w for _, w in opening],
@@ -1298,6 +1303,24 @@ def _compared_strings(test: ast.expr) -> list[str]:
                 item.value for item in items if isinstance(item, ast.Constant) and _setting_word(item.value)
             ]
     return out
+
+
+def _required(test: ast.expr) -> list[tuple[str, ...]]:
+    """The settings a test requires, each as the strings one of which the setting must be
+    (`backend == "fa3"` -> [("fa3",)], `a == "x" or b in ("y", "z")` -> [("x", "y", "z")]; each
+    operand of an `and` apart); none for what else it may hold on (`not`, a call, a mixed `or`)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [group for value in test.values for group in _required(value)]
+    parts = test.values if isinstance(test, ast.BoolOp) else [test]
+    words: list[str] = []
+    for part in parts:
+        if not isinstance(part, ast.Compare) or not all(isinstance(op, (ast.Eq, ast.In)) for op in part.ops):
+            return []
+        found = _compared_strings(part)
+        if not found:
+            return []
+        words += found
+    return [tuple(dict.fromkeys(words))] if words else []
 
 
 def _requirement(code: str) -> str:

@@ -319,6 +319,9 @@ class Decision:
     # the strings its tests and the tests around it compare a setting with (`backend == "trtllm_mha"`):
     # what it validates (judging.validations)
     subjects: tuple[str, ...] = ()
+    # the settings the if-tests it sits in require, each as the strings one of which it must be
+    # (`if decode_backend == "fa3":` -> ("fa3",)): a name the target is refused makes it unreachable there
+    within: tuple[tuple[str, ...], ...] = ()
     # sentences naming archs in the prose around it: the docstrings of the function and class it
     # sits in, the comments above it and at the function's start ("where\tsentence")
     prose: tuple[str, ...] = ()

@@ -243,6 +243,25 @@ def _preference(arm: Arm, d: Decision, owners: list[str], target: ArchFacts) -> 
     return ""
 
 
+def _says_unsupported(r: Reached, mine: tuple[int, ...], owners: list[str], target: ArchFacts) -> str:
+    """The words of a target's arm written for it (its test holds for the target, for none of the
+    owners) that name the target's arch and say the path is not supported there."""
+    own = {cc for cc, a in all_facts().items() if a.major == target.major}
+    for i in mine:
+        said = r.decision.arms[i].said or r.decision.arms[i].summary
+        if not _UNSUPPORTED.search(said) or not _written_for(r, i, owners, target.cc):
+            continue
+        ccs, majors = prose.named_archs(_FAMILY_DOT_X.sub(r"sm\1x", said))  # "SM12.x": the family
+        if ccs & own or str(target.major) in majors:
+            where = f"the branch written for {target.cc}"
+            return f"'{short(said, 100)}' ({where}), which says {target.cc} goes its own way"
+    return ""
+
+
+_FAMILY_DOT_X = re.compile(r"\bsm[_ ]?(\d{1,2})\.x\b", re.I)
+_UNSUPPORTED = re.compile(r"not (?:yet )?supported|unsupported|does not support|not available", re.I)
+
+
 # A sentence naming the target that says it has a path of its own here
 _OWN_WAY = re.compile(r"(?:uses|takes|has) (?:a |its )?(?:different|own|separate)|\balready\b", re.I)
 
@@ -273,6 +292,23 @@ def _deciding(
     if test is None or reg is None:
         return None
     return decider.deciding(test, reg.context(r.decision.scope, f), target, owners)
+
+
+def _behind_refused_setting(d: Decision, target: ArchFacts, owners: list[str], reg: Registry | None) -> bool:
+    """Does an if-test the decision sits in require a setting (`if decode_backend == "fa3":`) every
+    value of which the target cannot have: the engine's own check refuses it there, or its name is
+    a kernel family needing what the target lacks (FA3: wgmma)? Then the target never gets here."""
+    for names in d.within:
+        if names and all(_refused_name(name, target, owners, reg) for name in names):
+            return True
+    return False
+
+
+def _refused_name(name: str, target: ArchFacts, owners: list[str], reg: Registry | None) -> bool:
+    if evidence.lacking(evidence.needs_in(name.lower()), target):
+        return True
+    verdict = reg.validations.verdict(name, target.cc, owners) if reg is not None else None
+    return verdict is not None and verdict.refused
 
 
 def facts_of(cc: str) -> ArchFacts:
@@ -329,6 +365,10 @@ def check(
         and not _given_elsewhere(r, i, target.cc)
     }
     if not missed:
+        return None
+    left_out_of = sorted({cc for sibs in missed.values() for cc in sibs})
+    if not refused and _behind_refused_setting(d, target, left_out_of, reg):
+        # only reached under a setting the target cannot have (not the check refusing it): judged there
         return None
 
     def said(i: int) -> tuple[list[tuple[str, ...]], list[str]]:
@@ -419,6 +459,9 @@ def check(
                 lack, seen = [need], f"the refusal naming {', '.join(named)} as what it requires{said}"
                 break
     preference = "" if lack or checked is not None else _preference(arm, d, sibs, target)
+    if not preference and not lack and checked is None:
+        # `if is_sm120(): logger.info("FA is not supported on SM12.x; falling back to SDPA")`
+        preference = _says_unsupported(r, mine, sibs, target)
     if not preference and not lack and checked is None:
         # `if is_sm100: backend = get_default_attn_backend(...); if backend == ...: override`
         preference = fixups.default_fixup(taken, [d.arms[i].summary for i in mine])
