@@ -83,3 +83,35 @@ def test_the_targets_own_branch_without_such_words_stays_a_loss(tmp_path: Path) 
     found = _scan(tmp_path, {"eng/pick.py": _FALLBACK.format(words="Using SDPA on this GPU.")})
     gates = [f for f in found if f.rule == "gate-excludes-arch" and f.path == "eng/pick.py"]
     assert [f.severity for f in gates] == ["medium"]
+
+
+_DEFAULTS = """
+import torch
+
+
+class Args:
+    def pick_default(self):
+        if self.attention_backend is None:
+            if torch.cuda.get_device_capability()[0] == 10:
+                self.attention_backend = "{theirs}"
+            else:
+                self.attention_backend = "{mine}"
+"""
+
+
+def test_a_default_that_gives_the_target_only_the_fallback_is_high(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/args.py": _DEFAULTS.format(theirs="paged_mla", mine="triton")})
+    gates = [f for f in found if f.rule == "gate-excludes-arch"]
+    assert [f.severity for f in gates] == ["high"]
+    assert "this is the default (self.attention_backend unset)" in gates[0].consequence
+
+
+def test_a_default_that_gives_the_target_a_named_backend_is_no_fallback(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/args.py": _DEFAULTS.format(theirs="paged_mla", mine="flash_mla2")})
+    assert all(f.severity != "high" for f in found if f.rule == "gate-excludes-arch")
+
+
+def test_a_choice_outside_a_default_stays_medium(tmp_path: Path) -> None:
+    code = _DEFAULTS.format(theirs="paged_mla", mine="triton").replace("is None", "== 'auto'")
+    found = _scan(tmp_path, {"eng/args.py": code})
+    assert [f.severity for f in found if f.rule == "gate-excludes-arch"] == ["medium"]

@@ -436,6 +436,7 @@ class _Walker:
         self._registrations: registered.Registrations | None = None  # backend -> requirement dicts
         self._subjects: list[str] = []  # strings the enclosing if-tests compare a setting with
         self._within: list[tuple[str, ...]] = []  # settings an enclosing if-test requires (`_required`)
+        self._unset: list[str] = []  # settings an enclosing if-test asks to be unset (`_unset`)
         self._prose: list[surroundings.Opening] = []  # what the enclosing defs and classes open with
         self._module_prose: tuple[str, ...] | None = None  # arch sentences of the module's docstring
         self._own_helpers: tuple[int, set[str]] = (0, set())  # (helpers seen, their plain def names)
@@ -829,14 +830,16 @@ class _Walker:
         self.exprs(stmt.test, stmt, body, i, scope)
         split = self._split(stmt, stmt.orelse)
         compared = _compared_strings(stmt.test)
-        required = _required(stmt.test)
+        required, unset = _required(stmt.test), _unset(stmt.test)
         self._subjects.extend(compared)
         self._within.extend(required)
+        self._unset.extend(unset)
         try:
             self.block(stmt.body, chain, scope, cls_scope, is_module, split)
         finally:
             del self._subjects[len(self._subjects) - len(compared) :]
             del self._within[len(self._within) - len(required) :]
+            del self._unset[len(self._unset) - len(unset) :]
         if len(stmt.orelse) == 1 and isinstance(stmt.orelse[0], ast.If):
             self.walk_if(stmt.orelse[0], stmt.orelse, 0, chain, scope, cls_scope, is_module)
         else:
@@ -969,6 +972,7 @@ class _Walker:
                 end,
                 subjects=tuple(dict.fromkeys(subjects))[:_MAX_SUBJECTS],
                 within=tuple(dict.fromkeys(self._within))[:_MAX_SUBJECTS],
+                unset=tuple(dict.fromkeys(self._unset))[:_MAX_SUBJECTS],
                 prose=tuple(dict.fromkeys(around))[: prose.MAX_SENTENCES],
                 opening=[n for n, _ in opening],
                 opening_from=[w for _, w in opening],
@@ -1321,6 +1325,23 @@ def _required(test: ast.expr) -> list[tuple[str, ...]]:
             return []
         words += found
     return [tuple(dict.fromkeys(words))] if words else []
+
+
+def _unset(test: ast.expr) -> list[str]:
+    """The settings a test asks to be unset (`self.attention_backend is None`; each operand of an
+    `and`): a decision inside picks their defaults."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [name for value in test.values for name in _unset(value)]
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+        and isinstance(test.left, (ast.Name, ast.Attribute))
+    ):
+        return [ast.unparse(test.left)]
+    return []
 
 
 def _requirement(code: str) -> str:

@@ -322,6 +322,9 @@ class Decision:
     # the settings the if-tests it sits in require, each as the strings one of which it must be
     # (`if decode_backend == "fa3":` -> ("fa3",)): a name the target is refused makes it unreachable there
     within: tuple[tuple[str, ...], ...] = ()
+    # the settings the if-tests it sits in ask to be unset (`if self.attention_backend is None:`):
+    # what it sets of them is their default
+    unset: tuple[str, ...] = ()
     # sentences naming archs in the prose around it: the docstrings of the function and class it
     # sits in, the comments above it and at the function's start ("where\tsentence")
     prose: tuple[str, ...] = ()

@@ -311,6 +311,20 @@ def _refused_name(name: str, target: ArchFacts, owners: list[str], reg: Registry
     return verdict is not None and verdict.refused
 
 
+_SETS_NAME = re.compile(r"sets ([\w.]+) = '([\w\-]+)'")
+
+
+def _default_fallback(d: Decision, taken: str, mine: tuple[int, ...]) -> str | None:
+    """The setting whose default the decision picks (an enclosing test asks it to be unset), when
+    the sibling's path sets it to a named implementation and the target's only ever to a portable
+    fallback (`'triton'`); None otherwise."""
+    theirs = _SETS_NAME.match(taken)
+    if theirs is None or theirs[1] not in d.unset or theirs[2].lower() in _FALLBACKS:
+        return None
+    given = [v for i in mine for attr, v in _SETS_NAME.findall(d.arms[i].summary) if attr == theirs[1]]
+    return theirs[1] if given and all(v.lower() in _FALLBACKS for v in given) else None
+
+
 def facts_of(cc: str) -> ArchFacts:
     return all_facts()[cc]
 
@@ -532,6 +546,11 @@ def check(
         elif checked is not None:
             extra["evidence"] = f"the engine's own check at {checked.where} lets {arch.cc} through"
             consequence += f"; the engine itself accepts it on {arch.cc} ({checked.where})"
+        if (default := _default_fallback(d, taken, mine)) is not None:
+            # `if self.attention_backend is None: ... else: self.attention_backend = "triton"`: what
+            # 12.0 runs with when nothing is asked for, the sibling's own backend left out
+            severity = "high"
+            consequence += f"; this is the default ({default} unset): {arch.cc} runs the fallback by default"
     generation_rule = (
         severity == "medium"
         and not f.kernels  # a module whose own kernels were read and need nothing: a portable path
