@@ -115,3 +115,40 @@ def test_a_choice_outside_a_default_stays_medium(tmp_path: Path) -> None:
     code = _DEFAULTS.format(theirs="paged_mla", mine="triton").replace("is None", "== 'auto'")
     found = _scan(tmp_path, {"eng/args.py": code})
     assert [f.severity for f in found if f.rule == "gate-excludes-arch"] == ["medium"]
+
+
+_PADDING = """
+import torch
+
+_IS_SM100 = torch.cuda.get_device_capability()[0] == 10
+
+
+def round_up(x, m):
+    return (x + m - 1) // m * m
+
+
+class Method:
+    def create_weights(self, size, has_other):
+        padded = size
+        if _IS_SM100:
+            if self.use_fast:
+                padded = round_up(size, 256)
+            else:
+                padded = round_up(size, 64)
+        elif has_other:
+            padded = {mine}
+        return padded
+"""
+
+
+def test_per_arch_padding_with_the_same_rounding_is_tuning(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/pad.py": _PADDING.format(mine="round_up(size, 32)")})
+    gates = [f for f in found if f.rule == "gate-excludes-arch" and f.path == "eng/pad.py"]
+    assert [f.severity for f in gates] == ["low"]
+    assert gates[0].consequence.startswith("tuning only")
+
+
+def test_padding_beside_a_call_of_something_else_stays_a_loss(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/pad.py": _PADDING.format(mine="build_layout(size)")})
+    gates = [f for f in found if f.rule == "gate-excludes-arch" and f.path == "eng/pad.py"]
+    assert [f.severity for f in gates] == ["medium"]

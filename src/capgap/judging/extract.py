@@ -924,6 +924,7 @@ class _Walker:
             said = prose.said(plain) if positive else ""
             notes = self._arm_notes(span[0][0], text) if positive and _stmts is not None and span else ()
             picks = backends.picked(plain if _stmts is not None else what) if positive else ()
+            sizes = _sizes(_stmts) if positive and _stmts is not None else ()
             arms.append(
                 Arm(
                     test,
@@ -940,6 +941,7 @@ class _Walker:
                     said,
                     notes,
                     picks,
+                    sizes,
                 )
             )
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
@@ -1325,6 +1327,42 @@ def _required(test: ast.expr) -> list[tuple[str, ...]]:
             return []
         words += found
     return [tuple(dict.fromkeys(words))] if words else []
+
+
+# A function that rounds a size up to a multiple (`round_up`, `align`, `cdiv`, `pad_to`)
+_ROUNDS = re.compile(r"round|align|pad|ceil|cdiv|multiple", re.I)
+
+
+def _sizes(stmts: list[ast.stmt]) -> tuple[str, ...]:
+    """The rounding functions an arm sizes with, when all it does (through nested ifs) is assign
+    what they give (`n = round_up(n, 256)`): a per-arch padding; () otherwise."""
+    found: list[str] = []
+    for stmt in stmts:
+        if isinstance(stmt, ast.If):
+            inner = [*_sizes(stmt.body), *(_sizes(stmt.orelse) if stmt.orelse else ())]
+            if not inner or not _sizes(stmt.body) or (stmt.orelse and not _sizes(stmt.orelse)):
+                return ()
+            found += inner
+        elif (
+            isinstance(stmt, ast.Assign)
+            and all(isinstance(t, (ast.Name, ast.Attribute)) for t in stmt.targets)
+            and isinstance(stmt.value, ast.Call)
+            and isinstance(stmt.value.func, ast.Name)
+            and _ROUNDS.search(stmt.value.func.id)
+        ):
+            found.append(stmt.value.func.id)
+        elif not (isinstance(stmt, ast.Assign) and _arithmetic(stmt.value)):
+            return ()  # (`pad = padded - size` beside them is part of the sizing)
+    return tuple(dict.fromkeys(found))
+
+
+def _arithmetic(node: ast.expr) -> bool:
+    """Is the expression only arithmetic of names, attributes and numbers?"""
+    if isinstance(node, ast.BinOp):
+        return _arithmetic(node.left) and _arithmetic(node.right)
+    return isinstance(node, (ast.Name, ast.Attribute)) or (
+        isinstance(node, ast.Constant) and isinstance(node.value, int)
+    )
 
 
 def _unset(test: ast.expr) -> list[str]:

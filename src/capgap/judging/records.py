@@ -298,6 +298,8 @@ class Arm:
     # the members of enum-like classes its code picks (`Backends.FAST_MHA`), judged by the check of
     # the class each names (judging.backends)
     picks: tuple[str, ...] = ()
+    # the rounding functions it sizes with when that is all it does (`n = round_up(n, 256)`)
+    sizes: tuple[str, ...] = ()
 
 
 @dataclass

@@ -524,12 +524,18 @@ def check(
                 "the path looks portable"
             )
     elif (
-        _value(taken)
-        and all(
-            _value(d.arms[i].summary) or _default(d.arms[i].summary) or _same_shape(taken, d.arms[i].summary)
-            for i in mine
+        (
+            _value(taken)
+            and all(
+                _value(d.arms[i].summary)
+                or _default(d.arms[i].summary)
+                or _same_shape(taken, d.arms[i].summary)
+                for i in mine
+            )
         )
-    ) or _tunes_a_library(taken):
+        or _tunes_a_library(taken)
+        or _padded(arm, [d.arms[i] for i in mine])
+    ):
         # `16 if is_sm103 else 8`, `return (32, 1)` / `return (8, 4)`: each arch gets a number of its own
         severity = "low"
         extra["tuning"] = True
@@ -600,6 +606,16 @@ _VALUE = re.compile(
 _KNOBS = re.compile(
     r"^(?:carries on \()?(?:calls \w*(?:constraint|opt_flag|tuning|tune_|autotune)\w*\(\)(?:, |\)?$))+$"
 )
+
+
+def _padded(arm: Arm, theirs: list[Arm]) -> bool:
+    """Do the sibling's path and the target's only size with the same rounding functions
+    (`round_up(n, 256)` beside `round_up(n, 32)`), or the target keeps the size as it is: a padding
+    each arch's kernel wants, no path left out."""
+    if not arm.sizes:
+        return False
+    sized = [a for a in theirs if a.sizes]
+    return bool(sized) and all(a.sizes == arm.sizes or (not a.sizes and _default(a.summary)) for a in theirs)
 
 
 def _tunes_a_library(summary: str) -> bool:
