@@ -48,3 +48,52 @@ def test_a_check_of_another_name_says_nothing(tmp_path: Path) -> None:
     found = _scan(tmp_path, {"eng/override.py": _OVERRIDE, "eng/check.py": other})
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/override.py", 5)]
     assert "evidence" not in found[0].extra
+
+
+_BY_METHOD = """
+import enum
+import torch
+
+
+def is_blackwell():
+    return torch.cuda.get_device_capability()[0] == 10
+
+
+class GemmBackend(enum.Enum):
+    AUTO = "auto"
+    FAST = "fastgemm"
+
+    def is_fastgemm(self):
+        return self == GemmBackend.FAST
+
+
+def init(setting, strict):
+    backend_str = setting
+    if backend_str == "auto" and is_blackwell():
+        backend_str = (
+            "plain" if strict.deterministic_settings.enable_deterministic_inference else "fastgemm"
+        )
+    backend = GemmBackend(backend_str)
+    if backend.is_fastgemm():
+        if not is_blackwell():
+            raise ValueError(f"--gemm-backend {{backend.value}} requires {archs}")
+"""
+
+
+def test_a_name_asked_by_the_settings_own_method_is_checked_there(tmp_path: Path) -> None:
+    # `backend.is_fastgemm()` checks the name "fastgemm" the default picks (one of two, by a long
+    # condition), and refuses it on the target in words led by the setting's value
+    found = _scan(tmp_path, {"eng/gemm.py": _BY_METHOD.format(archs="SM100/SM103 (Blackwell)")})
+    default = [f for f in found if f.line == 19]
+    assert [(f.severity, f.extra["evidence"][:37]) for f in default] == [
+        ("low", "the engine's own check at eng/gemm.py")
+    ]
+    assert "'plain' or 'fastgemm'" in default[0].message
+
+
+def test_a_method_asked_under_not_checks_no_name(tmp_path: Path) -> None:
+    src = _BY_METHOD.format(archs="SM100/SM103 (Blackwell)").replace(
+        "if backend.is_fastgemm():", "if not backend.is_fastgemm():"
+    )
+    found = _scan(tmp_path, {"eng/gemm.py": src})
+    assert [f.severity for f in found if f.line == 19] == ["medium"]

@@ -7,7 +7,7 @@ import ast
 import codecs
 import re
 from collections.abc import Iterator
-from typing import Protocol
+from typing import Protocol, TypeGuard
 
 from capgap.judging import (
     backends,
@@ -1308,6 +1308,22 @@ def _compared_strings(test: ast.expr) -> list[str]:
             out += [
                 item.value for item in items if isinstance(item, ast.Constant) and _setting_word(item.value)
             ]
+    return out + _asked_members(test)
+
+
+def _asked_members(test: ast.expr) -> list[str]:
+    """The values a test asks a setting's object to be by its own method (`backend.is_cutedsl()`:
+    "cutedsl"), not under a `not`; not what a call's result is asked (`get_platform().is_sm100()`)."""
+    negated = {id(n) for node in walk(test) if _negation(node) for n in walk(node.operand)}
+    out: list[str] = []
+    for node in walk(test):
+        if id(node) in negated or not isinstance(node, ast.Call) or node.args or node.keywords:
+            continue
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            word = _MEMBER_ASKED.match(func.attr)
+            if word is not None and _setting_word(word[1]):
+                out.append(word[1])
     return out
 
 
@@ -1380,6 +1396,13 @@ def _unset(test: ast.expr) -> list[str]:
     ):
         return [ast.unparse(test.left)]
     return []
+
+
+def _negation(node: ast.AST) -> TypeGuard[ast.UnaryOp]:
+    return isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+
+
+_MEMBER_ASKED = re.compile(r"^is_([a-z][a-z0-9_]*)$")
 
 
 def _requirement(code: str) -> str:

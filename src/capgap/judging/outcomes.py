@@ -169,8 +169,31 @@ def _denies(stmt: ast.stmt) -> bool:
 def _first_words(stmts: list[ast.stmt]) -> str:
     first = stmts[0]
     if isinstance(first, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        value = first.value
+        if isinstance(value, ast.IfExp) and len(ast.unparse(first)) > 70:
+            # `x = "a" if <a long test> else "b"`: the values it may set, not the test, are what it does
+            picks = _choices(value)
+            if picks is not None:
+                targets = first.targets if isinstance(first, ast.Assign) else [first.target]
+                named = short(" = ".join(ast.unparse(t) for t in targets), 40)
+                return f"sets {named} = {' or '.join(picks)} (by a condition)"
         return f"sets {short(ast.unparse(first), 70)}"
     return short(ast.unparse(first), 70)
+
+
+def _choices(node: ast.expr) -> list[str] | None:
+    """The constants a chain of conditional expressions gives (`"a" if x else "b" if y else "c"`),
+    each once; None when one is no constant."""
+    out: list[str] = []
+    while isinstance(node, ast.IfExp):
+        if not isinstance(node.body, ast.Constant):
+            return None
+        out.append(repr(node.body.value))
+        node = node.orelse
+    if not isinstance(node, ast.Constant):
+        return None
+    out.append(repr(node.value))
+    return list(dict.fromkeys(out))
 
 
 def expression_summary(node: ast.expr) -> tuple[str, str]:

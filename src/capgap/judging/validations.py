@@ -98,6 +98,8 @@ def _about(name: str, summary: str) -> bool:
     sits under."""
     quoted = summary.partition("'")[2].lower()
     lead = _WORDS.findall(quoted)[:_LEAD_WORDS]
+    if quoted and "{" in " ".join(quoted.split()[:_LEAD_WORDS]):
+        return True  # `f"--gemm-backend {backend.value} requires ..."`: the setting's value itself
     return bool(quoted) and all(word in lead for word in _WORDS.findall(name.lower()))
 
 
