@@ -97,3 +97,13 @@ def test_a_method_asked_under_not_checks_no_name(tmp_path: Path) -> None:
     )
     found = _scan(tmp_path, {"eng/gemm.py": src})
     assert [f.severity for f in found if f.line == 19] == ["medium"]
+
+
+def test_a_check_of_another_flag_s_value_of_the_same_name_admits_nothing() -> None:
+    from capgap.judging.validations import _same_setting
+
+    message = "raises RuntimeError 'CUTLASS block FP8 requested via --fp8-gemm-backend=cutlass, but ...'"
+    assert not _same_setting("fmha_backend", message)
+    assert _same_setting("fp8_gemm_backend", message)
+    assert _same_setting("", message)  # an arm that assigns no named setting: unknown
+    assert _same_setting("fmha_backend", "raises ValueError 'cutlass needs SM90'")  # no flag named

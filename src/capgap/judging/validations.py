@@ -54,7 +54,7 @@ class Validations:
             self._reached[key] = reached(d, self._reg.context(d.scope, f, frozenset({name})))
         return self._reached[key]
 
-    def verdict(self, name: str, target: str, owners: list[str]) -> Verdict | None:
+    def verdict(self, name: str, target: str, owners: list[str], setting: str = "") -> Verdict | None:
         """What the engine's checks of `name` do on `target` (the setting taken to be `name`), where
         they let `owners` through: a refusal wins over an admission (one check that turns the
         target away is enough). A check admits the target when one of its refusals can turn
@@ -73,9 +73,20 @@ class Validations:
                 return Verdict(True, f"{f.path}:{d.arms[mine[0]].line}", d.arms[mine[0]].summary)
             refusals = [k for k, a in enumerate(d.arms) if a.action == "error" and a.test is not None]
             spares = [k for k in refusals if r.value(k, target) is False and _can_refuse_others(r, k, target)]
-            if admitted is None and spares:
+            if admitted is None and spares and _same_setting(setting, d.arms[spares[0]].summary):
                 admitted = Verdict(False, f"{f.path}:{d.arms[spares[0]].line}", "lets it through")
         return admitted
+
+
+_FLAG = re.compile(r"--([a-z0-9][a-z0-9-]*)")
+
+
+def _same_setting(setting: str, message: str) -> bool:
+    """Is a check whose refusal names a command-line flag (`--fp8-gemm-backend=cutlass`) about
+    `setting` (`fmha_backend`: no; a value named alike is another setting's)? True when either
+    is unknown."""
+    flags = [f.replace("-", "_") for f in _FLAG.findall(message.lower())]
+    return not setting or not flags or any(setting.lower() in f or f in setting.lower() for f in flags)
 
 
 def _gets_on(d: Decision, arms: tuple[int, ...]) -> bool:

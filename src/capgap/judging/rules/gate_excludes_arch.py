@@ -157,13 +157,22 @@ def _fallback_pick(summary: str) -> bool:
     return bool(picked) and all(p.lower() in _FALLBACKS for p in picked)
 
 
+# The setting an arm assigns (`sets self.fmha_backend = 'cutlass'` -> fmha_backend)
+_SETTING = re.compile(r"sets (?:[\w]+\.)*(\w+)(?:\[[^\]]*\])? =")
+
+
 def _checked(arm: Arm, theirs: list[Arm], cc: str, owners: list[str], reg: Registry) -> Verdict | None:
     """What the engine's own checks of the names a path picks (`'trtllm_mha'`) say of the target;
     else, when the path picks backends by enum member (`[Backends.RAGGED, Backends.FLASH]`), what
     the own checks of those the target's path does not pick say: a refusal when each refuses it."""
     summary = arm.summary
     names = _PICKED.findall(summary) if _PICKS.match(summary) or "=" in summary else []
-    verdicts = [v for name in dict.fromkeys(names) if (v := reg.validations.verdict(name, cc, owners))]
+    setting = _SETTING.search(summary)
+    verdicts = [
+        v
+        for name in dict.fromkeys(names)
+        if (v := reg.validations.verdict(name, cc, owners, setting[1] if setting else ""))
+    ]
     checked = next((v for v in verdicts if v.refused), verdicts[0] if verdicts else None)
     lost = [p for p in arm.picks if not any(p in other.picks for other in theirs)]
     if (checked is None or not checked.refused) and lost:
