@@ -84,3 +84,30 @@ def test_a_switch_the_sibling_is_tuned_for_is_its_preference(tmp_path: Path) -> 
     found = _scan(tmp_path, TUNED)
     assert found and all(f["severity"] == "low" for f in found)
     assert found[0]["extra"].get("tuning")
+
+
+GATE = """
+    import torch
+
+    from eng.platforms import current_platform
+
+
+    class RouterGate:
+        def __init__(self, bias, force_fp32_compute):
+            is_hopper = current_platform.is_device_capability((9, 0))
+            is_blackwell = current_platform.is_device_capability_family(100)
+            can_use_specialized_kernels = (
+                current_platform.is_cuda()
+                and (is_hopper or is_blackwell)
+                and not bias
+            )
+            if force_fp32_compute and not can_use_specialized_kernels:
+                self.params_dtype = torch.float32
+            self.allow_specialized_router_gemm = can_use_specialized_kernels
+"""
+
+
+def test_a_flag_later_tested_only_as_not_flag_is_judged_where_it_is_set(tmp_path: Path) -> None:
+    # `if ... and not flag:` guards the fallback of the GPUs the flag leaves out, not its path
+    found = _scan(tmp_path, GATE)
+    assert any(f["line"] == 10 and "can_use_specialized_kernels" in f["message"] for f in found)
