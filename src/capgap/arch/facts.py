@@ -41,7 +41,10 @@ class ArchFacts:
         return self.major * 10 + self.minor
 
     def has(self, feature: str) -> bool:
-        return bool(getattr(self, feature))
+        value = getattr(self, feature)
+        if isinstance(value, str):  # nvlink: "none" | "some" | "typical"
+            return value != "none"
+        return bool(value)
 
     def to_json(self) -> dict[str, Any]:
         src = source_texts()

@@ -65,6 +65,9 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
     (("fp8_tensor_cores",), _spellings(r"fp8(?<=\bfp8)\b", "_fp8", "fp8_", "e4m3", "e5m2")),
     (("nvls_multicast",), _spellings("multicast", "multimem", r"nvls(?<=\bnvls)\b", "_nvls", "nvls_")),
     (("nvswitch",), _spellings("mnnvl", "nvswitch")),
+    # `if not is_fully_connected(ids): return None`, `is_full_nvlink`: a path that then needs GPUs
+    # joined by NVLink, which GeForce / RTX PRO boards have none of
+    (("nvlink",), _spellings("is_fully_connected", "nvlink")),
 )
 _MAX_CHARS = 8000  # the guarded code's start says what it needs; a long tail only costs time
 
@@ -117,6 +120,7 @@ def describe(feats: tuple[str, ...]) -> str:
         _SMEM.sub(r"more than \1 KB of shared memory per block", f)
         .replace("_tensor_cores", " tensor cores")
         .replace("nvls_", "NVLS ")
+        .replace("nvlink", "NVLink")
         for f in feats
     )
 

@@ -422,6 +422,19 @@ def _names_whole(line: str, name: str) -> bool:
     return False
 
 
+def _reads_unnegated(line: str, name: str) -> bool:
+    """Does the line read `name` as a whole name other than as `not name`? A test that only asks
+    `if not flag:` guards the fallback of the GPUs the flag leaves out, not the path it turns on."""
+    at = line.find(name)
+    while at != -1:
+        if _names_whole(line[max(at - 1, 0) : at + len(name) + 1], name) and not line[:at].rstrip().endswith(
+            ("not", "not (")
+        ):
+            return True
+        at = line.find(name, at + 1)
+    return False
+
+
 class _Walker:
     def __init__(
         self, facts: FileFacts, lines: list[str], whole: Whole | None = None, data: bytes | None = None
@@ -1086,7 +1099,7 @@ class _Walker:
         if flag not in "\n".join(lines):
             return False
         for i, line in enumerate(lines):
-            if flag not in line or not _names_whole(line, flag):
+            if flag not in line or not _reads_unnegated(line, flag):
                 continue
             if _BRANCHES.search(line) or _in_a_branch_test(lines, i):
                 return True
