@@ -1127,3 +1127,22 @@ def test_an_unresolved_platform_property_for_another_vendor_is_false_on_cuda(tmp
     )
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/pick.py", 7)]
     assert found[0].extra["instead"] == "sets backend = 'triton'"
+
+
+def test_a_conditional_nested_in_a_conditional_is_one_finding(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/pick.py": """
+        import torch
+
+        def default_backend(is_diffusion):
+            return (
+                "triton"
+                if is_diffusion
+                else ("fast_attn" if torch.cuda.get_device_capability()[0] == 10 else "triton")
+            )
+    """
+        },
+    )
+    assert len([f for f in found if f.line == 7]) == 1

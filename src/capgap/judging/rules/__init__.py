@@ -40,6 +40,7 @@ def build_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[
 def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry) -> list[Finding]:
     """Every decision evaluated once for all archs, then judged for each target arch."""
     out: list[Finding] = []
+    said: set[tuple[str, str, int, str, str]] = set()  # a nested conditional read twice says it once
     for f in files:
         place = placement(f.path)
         found = [(d, reached(d, reg.context(d.scope, f))) for d in f.decisions]
@@ -53,7 +54,10 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
                 for rule in DECISION_RULES:
                     finding = rule.check(r, f, arch, here, reg)
                     if finding is not None:
-                        out.append(finding)
+                        key = (finding.rule, finding.path, finding.line, finding.arch, finding.message)
+                        if key not in said:
+                            said.add(key)
+                            out.append(finding)
                         break  # one finding per decision and arch
     return out
 
