@@ -70,11 +70,7 @@ def check(
                 continue
             if any(need in g.needs for g in f.guards):
                 continue  # the module checks the feature at run time (`if handle.multicast_ptr == 0:`)
-            # the rest of a block after guard clauses: the first guard that asks about the arch
-            asked = i if arm.test is not None else next((j for j in range(i) if r.names(j)), 0)
-            names = r.names(asked)
-            symbol = names[0] if names else d.source[:60]
-            line = d.arms[asked].line if d.arms[asked].test is not None else d.line
+            symbol, line = _asked(r, i)
             other = next((d.arms[j].summary for j in range(len(d.arms)) if j not in r.reach[target.cc]), "")
             what = evidence.describe(need)
             extra: dict[str, Any] = {
@@ -122,6 +118,16 @@ def check(
     return None
 
 
+def _asked(r: Reached, i: int) -> tuple[str, int]:
+    """The symbol and line of the test that lets arm `i` in (for the rest of a block after guard
+    clauses, the first guard that asks about the arch)."""
+    d = r.decision
+    asked = i if d.arms[i].test is not None else next((j for j in range(i) if r.names(j)), 0)
+    names = r.names(asked)
+    symbol = names[0] if names else d.source[:60]
+    return symbol, d.arms[asked].line if d.arms[asked].test is not None else d.line
+
+
 def _tile_overflow(
     r: Reached, f: FileFacts, arch: ArchSpec, i: int, with_it: list[str], place: dict[str, str]
 ) -> Finding | None:
@@ -140,10 +146,7 @@ def _tile_overflow(
         fits = [cc for cc in with_it if cfg.need(facts[cc], dtype) <= facts[cc].smem_per_block_kb * 1024]
         if not fits:
             continue
-        asked = i if d.arms[i].test is not None else next((j for j in range(i) if r.names(j)), 0)
-        names = r.names(asked)
-        symbol = names[0] if names else d.source[:60]
-        line = d.arms[asked].line if d.arms[asked].test is not None else d.line
+        symbol, line = _asked(r, i)
         sibling = fits[0]
         seen = f"{cfg.function}() line {cfg.line}: {cfg.describe()}"
         what = f"{need:,} bytes of shared memory per block"
