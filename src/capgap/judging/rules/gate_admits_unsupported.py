@@ -70,47 +70,24 @@ def check(
                 continue
             if any(need in g.needs for g in f.guards):
                 continue  # the module checks the feature at run time (`if handle.multicast_ptr == 0:`)
-            symbol, line = _asked(r, i)
             other = next((d.arms[j].summary for j in range(len(d.arms)) if j not in r.reach[target.cc]), "")
             what = evidence.describe(need)
-            extra: dict[str, Any] = {
-                "module": f.module,
-                "context": d.context,
-                "decision": d.kind,
-                "admits": r.archs_reaching(i),
-                "needs": [what],
-                "evidence": seen,
-                "instead": arm.summary,
-                **place,
-            }
             # the arm selects, by name, what the target cannot run (`attention_backend = "fa3"`):
             # the engine's own choice fails when first used, where the other archs get a backend
             picked = _picked(seen, arm.summary)
-            return Finding(
-                rule=RULE_ID,
-                severity="high" if picked else "medium",
-                path=f.path,
-                line=line,
-                symbol=symbol,
-                present=tuple(with_it),
-                missing=arch.cc,
-                consequence=(
-                    f"{arch.cc} is let into code that needs {what} (read from {seen}), "
-                    f"which {arch.cc} lacks: "
-                    + (
-                        f"the engine {arm.summary} for {arch.cc}, which fails when first used"
-                        if picked
-                        else "expect 'no kernel image is available' or an illegal instruction"
-                    )
-                    + (f", where the other outcome {other}" if other and picked else "")
-                    + (f" where the other outcome {other}" if other and not picked else "")
-                ),
-                message=f"{symbol} admits {arch.cc} with {', '.join(with_it)}, but the path needs {what}",
-                arch=arch.cc,
-                source=d.source,
-                extra=extra,
-                basis=decision_text(d, i),
+            consequence = (
+                f"{arch.cc} is let into code that needs {what} (read from {seen}), "
+                f"which {arch.cc} lacks: "
+                + (
+                    f"the engine {arm.summary} for {arch.cc}, which fails when first used"
+                    if picked
+                    else "expect 'no kernel image is available' or an illegal instruction"
+                )
+                + (f", where the other outcome {other}" if other and picked else "")
+                + (f" where the other outcome {other}" if other and not picked else "")
             )
+            severity = "high" if picked else "medium"
+            return _admitted(r, f, arch, i, with_it, place, severity, consequence, "the path", what, seen)
         if f.tile_configs:
             found = _tile_overflow(r, f, arch, i, with_it, place)
             if found is not None:
@@ -118,14 +95,51 @@ def check(
     return None
 
 
-def _asked(r: Reached, i: int) -> tuple[str, int]:
-    """The symbol and line of the test that lets arm `i` in (for the rest of a block after guard
-    clauses, the first guard that asks about the arch)."""
+def _admitted(
+    r: Reached,
+    f: FileFacts,
+    arch: ArchSpec,
+    i: int,
+    with_it: list[str],
+    place: dict[str, str],
+    severity: str,
+    consequence: str,
+    needer: str,
+    what: str,
+    seen: str,
+) -> Finding:
+    """The finding that arm `i` lets the target into what `needer` (the path, its tile config)
+    needs: `what`, read from `seen`. It sits at the test that lets the arm in (for the rest of a
+    block after guard clauses, the first guard that asks about the arch)."""
     d = r.decision
     asked = i if d.arms[i].test is not None else next((j for j in range(i) if r.names(j)), 0)
     names = r.names(asked)
     symbol = names[0] if names else d.source[:60]
-    return symbol, d.arms[asked].line if d.arms[asked].test is not None else d.line
+    extra: dict[str, Any] = {
+        "module": f.module,
+        "context": d.context,
+        "decision": d.kind,
+        "admits": r.archs_reaching(i),
+        "needs": [what],
+        "evidence": seen,
+        "instead": d.arms[i].summary,
+        **place,
+    }
+    return Finding(
+        rule=RULE_ID,
+        severity=severity,
+        path=f.path,
+        line=d.arms[asked].line if d.arms[asked].test is not None else d.line,
+        symbol=symbol,
+        present=tuple(with_it),
+        missing=arch.cc,
+        consequence=consequence,
+        message=f"{symbol} admits {arch.cc} with {', '.join(with_it)}, but {needer} needs {what}",
+        arch=arch.cc,
+        source=d.source,
+        extra=extra,
+        basis=decision_text(d, i),
+    )
 
 
 def _tile_overflow(
@@ -146,39 +160,16 @@ def _tile_overflow(
         fits = [cc for cc in with_it if cfg.need(facts[cc], dtype) <= facts[cc].smem_per_block_kb * 1024]
         if not fits:
             continue
-        symbol, line = _asked(r, i)
         sibling = fits[0]
         seen = f"{cfg.function}() line {cfg.line}: {cfg.describe()}"
         what = f"{need:,} bytes of shared memory per block"
-        return Finding(
-            rule=RULE_ID,
-            severity="high",
-            path=f.path,
-            line=line,
-            symbol=symbol,
-            present=tuple(with_it),
-            missing=arch.cc,
-            consequence=(
-                f"{arch.cc} is let into a path launched with the fixed Triton config of {seen}, "
-                f"estimated to need {what} on {arch.cc} (limit {limit:,}; "
-                f"{cfg.need(facts[sibling], dtype):,} on {sibling}, which fits): the launch raises "
-                "OutOfResources (out of resource: shared memory) when that config is picked"
-            ),
-            message=f"{symbol} admits {arch.cc} with {', '.join(with_it)}, but its tile config needs {what}",
-            arch=arch.cc,
-            source=d.source,
-            extra={
-                "module": f.module,
-                "context": d.context,
-                "decision": d.kind,
-                "admits": r.archs_reaching(i),
-                "needs": [what],
-                "evidence": seen,
-                "instead": d.arms[i].summary,
-                **place,
-            },
-            basis=decision_text(d, i),
+        consequence = (
+            f"{arch.cc} is let into a path launched with the fixed Triton config of {seen}, "
+            f"estimated to need {what} on {arch.cc} (limit {limit:,}; "
+            f"{cfg.need(facts[sibling], dtype):,} on {sibling}, which fits): the launch raises "
+            "OutOfResources (out of resource: shared memory) when that config is picked"
         )
+        return _admitted(r, f, arch, i, with_it, place, "high", consequence, "its tile config", what, seen)
     return None
 
 
