@@ -1092,7 +1092,8 @@ class _Walker:
         )
 
     def _tested_later(self, flag: str, after: tuple[int, int]) -> bool:
-        """Does a later `if` / `elif` / `while` / conditional expression in the block read the flag?
+        """Does a later `if` / `elif` / `while` / conditional expression in the block read the flag,
+        or a later flag built from it (`use_fused = is_blackwell or hopper_fused`, judged whole there)?
         (On the file's lines, at most _GUARDED_LINES of them: a syntax walk per flag was quadratic.)"""
         first, last = after
         lines = self.lines[first - 1 : min(last, first + _GUARDED_LINES)]
@@ -1101,7 +1102,10 @@ class _Walker:
         for i, line in enumerate(lines):
             if flag not in line or not _reads_unnegated(line, flag):
                 continue
-            if _BRANCHES.search(line) or _in_a_branch_test(lines, i):
+            opening = _opening_line(lines, i)
+            if _BRANCHES.search(line) or _BRANCHES.match(opening):
+                return True
+            if _ANOTHER_FLAG.match(opening) and _combined(line, flag):
                 return True
         return False
 
@@ -1289,17 +1293,26 @@ _REQUIREMENT = re.compile(
 _JOINED = re.compile(r"""["']\s*\n\s*[rbfuRBFU]{0,2}["']""")
 
 
-def _in_a_branch_test(lines: list[str], i: int) -> bool:
-    """Is line i part of a test that runs over lines (`if (\n  x.is_cuda\n  and flag\n):`)? Read
-    back to the line that opened the bracket still open at line i."""
+def _opening_line(lines: list[str], i: int) -> str:
+    """The line that opened the bracket still open at line i (`if (\n  x.is_cuda\n  and flag\n):`),
+    stripped; line i itself when none is open."""
     depth = 0
-    for back in range(i, max(i - 20, -1), -1):
+    for back in range(i - 1, max(i - 20, -1), -1):
         line = lines[back].split("#", 1)[0]
-        if back < i:
-            depth += line.count(")") + line.count("]") - line.count("(") - line.count("[")
-            if depth < 0:  # the bracket open at line i starts on this line
-                return bool(_BRANCHES.match(line.lstrip()))
-    return False
+        depth += line.count(")") + line.count("]") - line.count("(") - line.count("[")
+        if depth < 0:  # the bracket open at line i starts on this line
+            return line.lstrip()
+    return lines[i].lstrip()
+
+
+def _combined(line: str, flag: str) -> bool:
+    """Is the flag an operand of `and` / `or` on the line (not an argument passed on)?"""
+    name = re.escape(flag)
+    return re.search(rf"\b(?:and|or)\s+{name}\b|\b{name}\s+(?:and|or)\b", line) is not None
+
+
+# `use_fused = (` / `self.use_x = `: a flag assigned from an expression (not `==`, not a keyword argument)
+_ANOTHER_FLAG = re.compile(r"[A-Za-z_][\w.]*\s*(?::[^=]*)?=(?!=)")
 
 
 _MAX_SUBJECTS = 8

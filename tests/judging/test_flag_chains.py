@@ -1,0 +1,58 @@
+"""A flag built from another flag (`use_fused = is_blackwell() or hopper_fused`) is one decision,
+judged where the last flag is read: the first flag alone is only part of the answer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.judging.test_decisions import _brief, _scan
+
+_PLATFORM = """
+    import torch
+
+    def is_sm90():
+        return torch.cuda.get_device_capability()[0] == 9
+
+    def is_newer():
+        return torch.cuda.get_device_capability()[0] in (10, 11, 12)
+"""
+
+
+def test_a_flag_the_target_gets_through_a_later_flag_is_no_gap(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/plat.py": _PLATFORM,
+            "eng/stats.py": """
+        from eng.plat import is_newer, is_sm90
+
+        def stats(x):
+            hopper_fused = is_sm90() and x.shape[0] > 32
+            use_fused = x.is_cuda and (is_newer() or hopper_fused)
+            if use_fused and x.ndim == 2:
+                return fused_stats(x)
+            return x.sum(-1)
+    """,
+        },
+    )
+    assert found == []
+
+
+def test_a_flag_the_target_misses_is_judged_where_the_last_flag_is_read(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/plat.py": _PLATFORM,
+            "eng/stats.py": """
+        from eng.plat import is_sm90
+
+        def stats(x):
+            hopper_fused = is_sm90() and x.shape[0] > 32
+            use_fused = x.is_cuda and hopper_fused
+            if use_fused:
+                return fused_stats(x)
+            return x.sum(-1)
+    """,
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/stats.py", 6)]
