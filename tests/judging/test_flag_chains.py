@@ -56,3 +56,41 @@ def test_a_flag_the_target_misses_is_judged_where_the_last_flag_is_read(tmp_path
         },
     )
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/stats.py", 6)]
+
+
+def test_a_path_old_gpus_share_is_no_loss_when_the_target_moves_on_with_blackwell(tmp_path: Path) -> None:
+    # Marlin W4A16 is what every GPU without FP4 runs; 12.0 is among the Blackwells here
+    found = _scan(
+        tmp_path,
+        {
+            "eng/plat.py": _PLATFORM,
+            "eng/moe.py": """
+        from eng.plat import is_newer
+
+        class Nvfp4MoE:
+            def __init__(self):
+                self.use_marlin = not is_newer()
+                self.ready = True
+    """,
+        },
+    )
+    assert found == []
+
+
+def test_an_error_blackwell_shares_is_still_a_gap(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/split.py": """
+        import torch
+
+        def constraints(major):
+            if major == 8:
+                return 4, 2
+            elif major == 9:
+                return 8, 8
+            raise ValueError(f"unsupported compute capability {major}")
+    """,
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/split.py", 6)]

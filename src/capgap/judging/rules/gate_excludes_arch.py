@@ -118,6 +118,17 @@ def _identity_predicate(r: Reached) -> bool:
     return bool(admitted) and all(facts_of(cc).major in named for cc in admitted)
 
 
+def _legacy_path(r: Reached, arm: int, mine: tuple[int, ...]) -> bool:
+    """Is the sibling's path what pre-Ampere GPUs get too, while the target shares datacenter
+    Blackwell's outcome (`use_marlin = not is_blackwell`, with 12.x among the Blackwells)? The
+    target is moved on with its generation, not left out of a path written for someone."""
+    if not _oldest(r, arm) or any(r.decision.arms[j].action in {"error", "reject"} for j in mine):
+        return False  # an error all Blackwells share is no generation's path
+    if r.decision.arms[arm].summary.startswith("sets ("):
+        return False  # `a, b = constraints(cc)` unpacks a helper's answer (it may raise): no flag
+    return any(a.major == 10 and set(r.reach[cc]) == set(mine) for cc, a in all_facts().items())
+
+
 def _past_special_case(r: Reached, owners: list[str], mine: tuple[int, ...], target: ArchFacts) -> bool:
     """A path only archs before Blackwell get (a Hopper-only workaround, tuning or kernel) that
     datacenter Blackwell (10.x) shares the target's outcome instead of: nothing newer carried it
@@ -386,6 +397,7 @@ def check(
         and not (_tuning(d.arms[i].summary) and _past_special_case(r, sibs, mine, target))
         and not _fallback_pick(d.arms[i].summary)
         and not _given_elsewhere(r, i, target.cc)
+        and not _legacy_path(r, i, mine)
     }
     if not missed:
         return None
