@@ -63,14 +63,14 @@ def test_a_path_old_gpus_share_is_no_loss_when_the_target_moves_on_with_blackwel
     found = _scan(
         tmp_path,
         {
-            "eng/plat.py": _PLATFORM,
             "eng/moe.py": """
-        from eng.plat import is_newer
+        import torch
 
         class Nvfp4MoE:
             def __init__(self):
-                self.use_marlin = not is_newer()
-                self.ready = True
+                super().__init__()
+                self.use_marlin = not torch.cuda.get_device_capability()[0] in (10, 11, 12)
+                self.use_trtllm = not self.use_marlin and get_backend().is_trtllm()
     """,
         },
     )
