@@ -94,3 +94,25 @@ def test_an_error_blackwell_shares_is_still_a_gap(tmp_path: Path) -> None:
         },
     )
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/split.py", 6)]
+
+
+def test_a_comparison_with_an_arch_the_facts_lack_still_tells_known_archs_apart(tmp_path: Path) -> None:
+    # (10, 7) is no arch of the facts; 12.0 compares False with it and gets the plain `return False`
+    found = _scan(
+        tmp_path,
+        {
+            "eng/compat.py": """
+        def stat_supported(compute_capability: tuple[int, int]) -> bool:
+            \"\"\"Whether kernels may take score maxima from LDTM.STAT (tcgen05.ld.red).\"\"\"
+            if not dsl_ok():
+                return False
+            capability = tuple(compute_capability)
+            if capability == (10, 3):
+                return True
+            if capability == (10, 7):
+                return hasattr(prims, "tcgen05_ld_red")
+            return False
+    """,
+        },
+    )
+    assert [f for f in found if f.severity != "low"] == []

@@ -86,6 +86,13 @@ def try_parse_arch(text: str) -> ArchSpec | None:
     return ArchSpec(major, minor, spec.suffix, kind or spec.kind)
 
 
+def arch_shaped(text: str) -> bool:
+    """Is this spelled like a compute capability, known or not (`(10, 7)`, `107`, `sm_110f`)? A
+    comparison with an arch this scan has no facts for still tells every known arch apart."""
+    spec = _parse_shape(_split_qualifier(text)[0])
+    return spec is not None and 5 <= spec.major <= 15 and 0 <= spec.minor <= 9
+
+
 def _parse_shape(s: str) -> ArchSpec | None:
     if m := _PREFIXED.match(s):
         major, minor = _from_number(int(m["num"]))

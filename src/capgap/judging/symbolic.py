@@ -516,10 +516,13 @@ def _compare_pair(
 def _cc_like(value: Any) -> bool:
     """Could this constant be (a collection of) compute capabilities?"""
     from capgap.arch import try_parse_arch
+    from capgap.arch.spelling import arch_shaped
 
     if isinstance(value, bool):
         return False
     if isinstance(value, (int, str)) or _is_cc_tuple(value):
         text = str(value) if not isinstance(value, tuple) else f"{value[0]}.{value[1]}"
-        return try_parse_arch(text) is not None
+        # `(10, 7)` (Rubin) is no arch of the facts, yet every known one compares False with it
+        plain_major = isinstance(value, int) and value < 20  # `x == 1` is no arch of its own
+        return try_parse_arch(text) is not None or (not plain_major and arch_shaped(text))
     return False
