@@ -551,3 +551,31 @@ def test_a_read_after_a_guard_that_refuses_unlisted_keys_raises_that_guard_s_err
     assert found.severity == "medium"
     assert found.consequence.startswith("raises NotImplementedError")
     assert found.extra["access"] == "guarded"
+
+
+def test_a_key_refused_before_an_assignment_reads_the_table_is_no_key_error(tmp_path: Path) -> None:
+    # the read sits in an assignment; the guard two statements above refuses every arch it lacks
+    found = _scan(
+        tmp_path,
+        {
+            "eng/jit.py": """
+        sm100a_flags = ["-DSM100A"]
+        sm103a_flags = ["-DSM103A"]
+        ARCH_FLAGS = {
+            "sm_100a": sm100a_flags,
+            "sm_103a": sm103a_flags,
+        }
+
+        def gen_program(program: str, arch: str):
+            record = PROGRAMS[program]
+            if arch not in record["arches"]:
+                raise ValueError(f"program {program!r} is not built for {arch!r}")
+            flags = [*ARCH_FLAGS[arch], "--use_fast_math"]
+            return flags
+    """,
+        },
+    )
+    tables = [f for f in found if f.rule == "table-missing-arch"]
+    assert [(f.severity, f.consequence) for f in tables] == [
+        ("medium", "raises ValueError before the read (eng/jit.py:12)")
+    ]

@@ -527,7 +527,7 @@ class _Walker:
                 finally:
                     self._prose.pop()
             elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-                self.assign(stmt, rest, chain, scope, cls_scope, is_module, after)
+                self.assign(stmt, rest, chain, scope, cls_scope, is_module, after, (body, i))
             elif isinstance(stmt, ast.ImportFrom) and is_module:
                 self.imports(stmt)
             elif isinstance(stmt, ast.If):
@@ -715,7 +715,9 @@ class _Walker:
         cls_scope: Scope | None,
         is_module: bool,
         after: tuple[int, int] = (0, 0),
+        place: tuple[list[ast.stmt], int] | None = None,
     ) -> None:
+        """`place`: the block and the statement's index in it (a guard before it may refuse a key)."""
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         value = stmt.value
         if value is None:
@@ -747,7 +749,7 @@ class _Walker:
             self.flag_decision(stmt, targets, value, rest, chain, scope, after)
         if is_module and names and isinstance(value, ast.Dict):
             self.aliases(value)
-        self.exprs(value, stmt, rest, -1, scope)
+        self.exprs(value, stmt, *(place or (rest, -1)), scope)
 
     def table(
         self,
@@ -1134,7 +1136,7 @@ class _Walker:
         for sub in walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, (ast.Name, ast.Attribute)):
                 if capish_key(sub.slice):
-                    refusal = _refused_before(sub.slice, siblings[:index] if index >= 0 else [])
+                    refusal = _refused_before(sub.slice, siblings[:index] if index >= 0 else [], sub.value)
                     # `if arch not in record["arches"]: raise ...` first: the read sees no missing key
                     access, what = ("guarded", f"{refusal} before the read") if refusal else ("subscript", "")
                     what = what or "KeyError at run time on {arch}"
@@ -1265,13 +1267,16 @@ class _Walker:
                 self.use(sub.value, sub.slice, "try", sub.lineno, scope, text)
 
 
-def _refused_before(key: ast.expr, before: list[ast.stmt]) -> str:
+def _refused_before(key: ast.expr, before: list[ast.stmt], table: ast.expr) -> str:
     """What an earlier guard of the block does to a key it does not list (`if arch not in
-    record["arches"]: raise NotImplementedError(...)`): the read below never sees that key."""
-    want = ast.dump(key)
+    record["arches"]: raise NotImplementedError(...)`): the read below never sees that key. A
+    guard on the table itself is its `in` check, read as such."""
+    want, own = ast.dump(key), ast.dump(table)
     for stmt in before:
         test = stmt.test if isinstance(stmt, ast.If) else None
         if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotIn)):
+            continue
+        if ast.dump(test.comparators[0]) == own:
             continue
         if ast.dump(test.left) == want and stmt.body and isinstance(stmt.body[-1], (ast.Raise, ast.Return)):
             return summary(stmt.body)
