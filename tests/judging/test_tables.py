@@ -579,3 +579,24 @@ def test_a_key_refused_before_an_assignment_reads_the_table_is_no_key_error(tmp_
     assert [(f.severity, f.consequence) for f in tables] == [
         ("medium", "raises ValueError before the read (eng/jit.py:12)")
     ]
+
+
+def test_a_read_in_a_later_operand_of_or_is_no_certain_key_error(tmp_path: Path) -> None:
+    # on 12.0 `edge is None` holds first (the sibling table's .get() came back empty)
+    found = _scan(
+        tmp_path,
+        {
+            "eng/win.py": """
+        MIN_SMS = {"sm_100a": 148, "sm_103a": 152}
+        EDGES = {"sm_100a": {"a": 1}, "sm_103a": {"a": 2}}
+
+        def rows_for(arch: str, key: str, rows: int, n_sms: int) -> int:
+            edge = EDGES.get(arch, {}).get(key)
+            if edge is None or n_sms >= MIN_SMS[arch]:
+                return rows
+            return max(rows, edge + 1)
+    """,
+        },
+    )
+    by_table = {f.symbol: (f.severity, f.extra["access"]) for f in found if f.rule == "table-missing-arch"}
+    assert by_table["MIN_SMS"] == ("medium", "guarded")

@@ -1133,12 +1133,17 @@ class _Walker:
         if not self._use_hints.any_in(*self._span(node)):
             return
         quoted: set[int] | None = None  # the conditional expressions that only word a message
+        later: set[int] | None = None  # nodes in a later operand of `and` / `or`: they may not run
         for sub in walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, (ast.Name, ast.Attribute)):
                 if capish_key(sub.slice):
                     refusal = _refused_before(sub.slice, siblings[:index] if index >= 0 else [], sub.value)
                     # `if arch not in record["arches"]: raise ...` first: the read sees no missing key
                     access, what = ("guarded", f"{refusal} before the read") if refusal else ("subscript", "")
+                    later = _later_operands(node) if later is None and not refusal else later
+                    if not refusal and later is not None and id(sub) in later:
+                        # `edge is None or n >= T[arch]`: read only where the operand before it lets it
+                        access, what = "guarded", "KeyError on {arch} where the operand before lets it run"
                     what = what or "KeyError at run time on {arch}"
                     self.use(sub.value, sub.slice, access, sub.lineno, scope, what)
             elif isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and sub.func.attr == "get":
@@ -1265,6 +1270,16 @@ class _Walker:
             ):
                 text = f"KeyError is caught on {{arch}}: falls back{' (' + what + ')' if what else ''}"
                 self.use(sub.value, sub.slice, "try", sub.lineno, scope, text)
+
+
+def _later_operands(node: ast.AST) -> set[int]:
+    """The nodes of every operand of `and` / `or` after the first (short-circuit may skip them)."""
+    out: set[int] = set()
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.BoolOp):
+            for value in sub.values[1:]:
+                out.update(id(n) for n in ast.walk(value))
+    return out
 
 
 def _refused_before(key: ast.expr, before: list[ast.stmt], table: ast.expr) -> str:
