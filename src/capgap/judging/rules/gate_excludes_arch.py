@@ -128,6 +128,28 @@ def _past_special_case(r: Reached, owners: list[str], mine: tuple[int, ...], tar
     return bool(blackwell) and all(set(r.reach[cc]) <= set(mine) for cc in blackwell)
 
 
+def _generation_variant(r: Reached, mine: tuple[int, ...], owners: list[str], target: ArchFacts) -> str:
+    """The outcome of the target's, written for datacenter Blackwell by name (`calls
+    es_sm100_mxfp8_mm()`), when the path it misses is Hopper's alone and every 10.x GPU reaches
+    just what the target does: a dispatch by generation, whose Hopper arm runs Hopper's kernel
+    ("" otherwise)."""
+    if target.major < 10 or any(facts_of(cc).major != 9 for cc in owners):
+        return ""
+    blackwell = [cc for cc, a in all_facts().items() if a.major == 10]
+    if not blackwell or any(set(r.reach[cc]) != set(mine) for cc in blackwell):
+        return ""
+    arms = r.decision.arms
+    named = (
+        arms[i].summary for i in mine if arms[i].action == "positive" and _blackwell_named(arms[i].archs)
+    )
+    return next(named, "")
+
+
+def _blackwell_named(numbers: tuple[str, ...]) -> bool:
+    """Does one of the arch numbers an arm's code names mean datacenter Blackwell (`100`, `10x`)?"""
+    return any(n in {"100", "103", "10x"} for n in numbers)
+
+
 # A sentence saying the archs let in are the ones checked, not the ones able ("limit the prototype
 # to the SM90 architecture validated end to end"): newer GPUs are left out for want of a test run.
 _VALIDATED_ONLY = re.compile(r"validated|verified|tested|prototype", re.I)
@@ -450,6 +472,14 @@ def check(
         needs, seen_in, portable = reg.callees.needs(arm.reaches)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
+    if not lack and (variant := _generation_variant(r, mine, sibs, target)):
+        # `if is_sm90 and es: es_fp8_mm() elif es: es_sm100_mxfp8_mm() else: fp8_mm()`: the chain
+        # gives each generation its kernel; the target is routed as datacenter Blackwell is
+        lack = [("wgmma",)]
+        seen = (
+            f"the chain's path named for SM100 ({variant}), which every 10.x GPU takes as {arch.cc} "
+            f"does: the {', '.join(sibs)} path is its Hopper counterpart"
+        )
     theirs = [d.arms[i] for i in mine]
     checked = _checked(arm, theirs, arch.cc, sibs, reg) if not lack and reg is not None else None
     if not lack and not kin and (checked is None or not checked.refused):

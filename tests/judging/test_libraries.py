@@ -1,0 +1,155 @@
+"""Kernel libraries a path reaches through the engine's own wrappers (judging.libraries), what a
+predicate's name says it asks about, and the flags an arm turns on (judging.callees)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from capgap.judging.callees import subject_words
+from capgap.judging.libraries import entries
+from tests.judging.test_decisions import _brief, _scan
+
+_WRAPPER = """
+import torch
+
+
+def fused_gate(x, w):
+    import deep_gemm
+
+    out = torch.empty_like(x)
+    deep_gemm.fused_gate(x, w, out)
+    return out
+"""
+
+_PORTABLE_WRAPPER = """
+import torch
+
+
+def fused_gate(x, w):
+    return torch.softmax(x @ w, -1)
+"""
+
+_PREDICATE = """
+import torch
+
+from eng.kernels.fused_gate import fused_gate
+
+
+def fused_gate_supported(x):
+    if torch.cuda.get_device_capability()[0] != 10:
+        return False
+    return x.shape[-1] % 256 == 0
+"""
+
+
+def test_a_predicate_named_for_an_import_reads_what_its_function_calls(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/gate.py": _PREDICATE, "eng/kernels/fused_gate.py": _WRAPPER})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/gate.py", 7)]
+    assert found[0].extra["evidence"] == (
+        "'deep_gemm.fused_gate' (line 8) in eng.kernels.fused_gate.fused_gate, which it calls"
+    )
+
+
+def test_a_predicate_named_for_a_portable_wrapper_stays_a_loss(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/gate.py": _PREDICATE, "eng/kernels/fused_gate.py": _PORTABLE_WRAPPER})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/gate.py", 7)]
+
+
+def test_subject_words_need_a_predicate_and_two_words() -> None:
+    assert subject_words("_can_use_mega_mhc") == {"mega", "mhc"}
+    assert subject_words("mega_gate_supported") == {"mega", "gate"}
+    assert subject_words("_device_supported") == frozenset()  # one word names no kernel
+    assert subject_words("forward_mega_gate") == frozenset()  # no predicate
+    assert subject_words("_tinygemm2_sm100_enabled") == frozenset()  # an arch number names no kernel
+
+
+def test_entries_name_the_library_call_of_each_top_level_function() -> None:
+    text = "import hpc\nimport torch\n\n\ndef norm(x):\n    y = torch.empty_like(x)\n"
+    text += "    return hpc.fused_norm(x, y)\n"
+    assert entries(text, text.lower(), None, "eng.ops.norm", False) == {"norm": "'hpc.fused_norm' (line 7)"}
+    plain = "import torch\n\n\ndef norm(x):\n    return torch.nn.functional.rms_norm(x, x.shape[-1:])\n"
+    assert entries(plain, plain.lower(), None, "eng.ops.norm", False) == {}
+
+
+_FLAG_SETTER = """
+import torch
+
+
+class SharedExperts(torch.nn.Module):
+    def forward(self, x):
+        if getattr(self, "_enable_fused_swiglu", False):
+            from eng.kernels.swiglu_gemm import swiglu_gemm
+
+            return swiglu_gemm(x)
+        return self.down(self.up(x))
+
+
+class Layer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.shared = SharedExperts()
+        if torch.cuda.get_device_capability()[0] == 10:
+            self.shared._enable_fused_swiglu = True
+"""
+
+_TCGEN05_KERNEL = '''
+"""Fused SwiGLU GEMM."""
+from cutlass.cute.nvgpu import tcgen05
+
+
+def swiglu_gemm(x):
+    return tcgen05
+'''
+
+
+def test_a_flag_an_arm_turns_on_is_judged_by_the_kernel_its_reader_runs(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/layer.py": _FLAG_SETTER, "eng/kernels/swiglu_gemm.py": _TCGEN05_KERNEL})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/layer.py", 17)]
+    assert found[0].extra["evidence"] == (
+        "'tcgen05' imported at line 2 in eng.kernels.swiglu_gemm, which it calls"
+    )
+
+
+def test_a_flag_whose_reader_runs_a_portable_kernel_stays_a_loss(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/layer.py": _FLAG_SETTER})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/layer.py", 17)]
+
+
+_BY_GENERATION = """
+import torch
+
+from kern import es_grouped_mm, es_sm100_grouped_mm, grouped_mm
+
+
+def run(c, a, b, es):
+    if torch.cuda.get_device_capability()[0] == 9 and es:
+        es_grouped_mm(c, a, b)
+    elif es:
+        es_sm100_grouped_mm(c, a, b)
+    else:
+        grouped_mm(c, a, b)
+"""
+
+_HOPPER_ONLY = """
+import torch
+
+from kern import fast_mm, grouped_mm
+
+
+def run(c, a, b):
+    if torch.cuda.get_device_capability()[0] == 9:
+        fast_mm(c, a, b)
+    else:
+        grouped_mm(c, a, b)
+"""
+
+
+def test_a_hopper_arm_beside_one_named_for_sm100_is_its_generation_s_kernel(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/moe.py": _BY_GENERATION})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/moe.py", 7)]
+    assert "named for SM100 (calls es_sm100_grouped_mm())" in found[0].extra["evidence"]
+
+
+def test_a_hopper_only_path_without_a_blackwell_counterpart_stays_a_loss(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/moe.py": _HOPPER_ONLY})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/moe.py", 7)]
