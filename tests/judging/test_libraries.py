@@ -153,3 +153,56 @@ def test_a_hopper_arm_beside_one_named_for_sm100_is_its_generation_s_kernel(tmp_
 def test_a_hopper_only_path_without_a_blackwell_counterpart_stays_a_loss(tmp_path: Path) -> None:
     found = _scan(tmp_path, {"eng/moe.py": _HOPPER_ONLY})
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/moe.py", 7)]
+
+
+def test_a_path_turned_on_for_one_model_shape_is_tuning(tmp_path: Path) -> None:
+    layer = """
+    import torch
+
+
+    class Router(torch.nn.Module):
+        def __init__(self, config):
+            super().__init__()
+            self.use_fp32_router = (
+                config.hidden_size == 5120
+                and config.num_experts == 256
+                and torch.cuda.get_device_capability()[0] in (9, 10)
+            )
+    """
+    found = _scan(tmp_path, {"eng/router.py": layer})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/router.py", 7)]
+    assert found[0].extra["tuning"] is True
+    assert "config.hidden_size == 5120, config.num_experts == 256" in found[0].consequence
+
+
+def test_a_function_s_supported_geometry_is_no_model_shape(tmp_path: Path) -> None:
+    helper = """
+    import torch
+
+
+    def use_fused_tail(x, hidden_size, router_topk):
+        return bool(
+            hidden_size == 6144
+            and router_topk == 6
+            and torch.cuda.get_device_capability(x.device) == (10, 0)
+        )
+    """
+    found = _scan(tmp_path, {"eng/tail.py": helper})
+    assert [f.severity for f in found] == ["medium"]
+
+
+def test_an_arch_a_comment_names_as_left_out_is_not_one_it_is_written_for(tmp_path: Path) -> None:
+    handler = """
+    import torch
+
+
+    def handle_fa4(attn):
+        # The absorbed form feeds q_nope through the qv argument, which the kernel only
+        # implements on SM100/SM110 (not SM120); keep the chunked path elsewhere.
+        if torch.cuda.get_device_capability()[0] not in (10, 11):
+            return "chunked"
+        return attn.absorbed()
+    """
+    found = _scan(tmp_path, {"eng/handler.py": handler})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/handler.py", 7)]
+    assert "naming 10.0, 11.0" in found[0].extra["evidence"]

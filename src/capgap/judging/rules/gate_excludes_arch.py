@@ -582,6 +582,15 @@ def check(
             f"tuning only: {', '.join(sibs)} {taken}, {arch.cc} {instead}; "
             f"worth measuring on {arch.cc} where this path is hot"
         )
+    elif pins := _model_shape(d):
+        # `hidden_size == 5120 and num_experts == 256 and major in (9, 10)`: a path turned on for one
+        # model's shape on the GPUs it was measured on
+        severity = "low"
+        extra["tuning"] = True
+        consequence = (
+            f"tuned for one model's shape ({pins}): {', '.join(sibs)} {taken}, {arch.cc} {instead}; "
+            f"worth measuring on {arch.cc} for that model"
+        )
     else:
         severity = "medium"
         consequence = f"{arch.cc} never gets this path ({taken}); it {instead} instead"
@@ -645,6 +654,45 @@ _VALUE = re.compile(
 _KNOBS = re.compile(
     r"^(?:carries on \()?(?:calls \w*(?:constraint|opt_flag|tuning|tune_|autotune)\w*\(\)(?:, |\)?$))+$"
 )
+
+
+# The dimensions of a model a test may pin (`config.hidden_size == 5120`, `self.hc_count == 4`)
+_SHAPE_NAME = re.compile(
+    r"hidden|intermediate|experts|topk|top_k|heads|head_dim|hc_count|vocab|lora_rank", re.I
+)
+_MIN_PINS = 2  # one pinned size is as often a kernel's own constraint (`head_dim == 128`)
+
+
+def _model_shape(d: Decision) -> str:
+    """The model dimensions the decision's tests pin to literal sizes (`hidden_size == 5120`,
+    `intermediate_size in (384, 768)`), when there are at least _MIN_PINS ("" otherwise)."""
+    pins: list[str] = []
+    for arm in d.arms:
+        for node in ast.walk(arm.test) if arm.test is not None else ():
+            if isinstance(node, ast.Compare) and len(node.ops) == 1 and _pinned(node):
+                text = ast.unparse(node)
+                if text not in pins:
+                    pins.append(text)
+    return ", ".join(pins) if len(pins) >= _MIN_PINS else ""
+
+
+def _pinned(node: ast.Compare) -> bool:
+    """`config.hidden_size == 5120` / `self.num_experts in (128, 256)`: a dimension of the model's
+    own (an attribute: a function's `hidden_size` argument may be a kernel's supported geometry)
+    equal to literal sizes."""
+    left, op, right = node.left, node.ops[0], node.comparators[0]
+    if not isinstance(left, ast.Attribute) or not _SHAPE_NAME.search(left.attr):
+        return False
+    values = (
+        right.elts
+        if isinstance(op, ast.In) and isinstance(right, ast.Tuple)
+        else [right]
+        if isinstance(op, ast.Eq)
+        else []
+    )
+    return bool(values) and all(
+        isinstance(v, ast.Constant) and type(v.value) is int and v.value > 1 for v in values
+    )
 
 
 def _padded(arm: Arm, theirs: list[Arm]) -> bool:
@@ -774,6 +822,12 @@ _NAMED_ARCH = re.compile(
     re.I,
 )
 _MMA = ("tcgen05", "wgmma")
+_ONE_ARCH = r"(?:sm[_ ]?\d{1,3}[a-z]?x?|\d{1,2}\.(?:\d|x))"
+_NAMED_AS_OUT = re.compile(
+    rf"\b(?:not|except|excluding|other than)\s+(?:on\s+|for\s+)?{_ONE_ARCH}"
+    rf"(?:\s*(?:/|,|or|and|nor)\s*{_ONE_ARCH})*",
+    re.I,
+)
 
 
 def _written_for_archs(words: str, target: ArchFacts) -> tuple[tuple[str, ...] | None, list[str]]:
@@ -793,6 +847,9 @@ def _need_of_named(text: str, target: ArchFacts) -> tuple[tuple[str, ...] | None
     whole: a sentence, where an apostrophe is no quote)."""
     facts = all_facts()
     named: list[str] = []
+    # "only implements on SM100/SM110 (not SM120)": an arch named to be left out is not named as one
+    # the path is written for
+    text = _NAMED_AS_OUT.sub(" ", text)
     for hit in _NAMED_ARCH.finditer(text):
         if hit["sm"]:
             ccs = [f"{int(hit['sm']) // 10}.{int(hit['sm']) % 10}"]
