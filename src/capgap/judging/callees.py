@@ -128,11 +128,8 @@ _HEAD_LINES = 6  # a multi-line `if (` test: its head is looked for this far abo
 
 def lines_holding_name(lines: list[str], name: str) -> list[int]:
     """The 0-based lines that read `name` (not those that set it)."""
-    return [
-        i
-        for i, line in enumerate(lines)
-        if name in line and not re.search(rf"\b{re.escape(name)}[ \t]*=[^=]", line)
-    ]
+    read = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)(?![ \t]*=[^=])")
+    return [i for i, line in enumerate(lines) if name in line and read.search(line)]
 
 
 def _if_block(lines: list[str], i: int, name: str) -> str:
