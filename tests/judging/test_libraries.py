@@ -206,3 +206,36 @@ def test_an_arch_a_comment_names_as_left_out_is_not_one_it_is_written_for(tmp_pa
     found = _scan(tmp_path, {"eng/handler.py": handler})
     assert _brief(found) == [("gate-excludes-arch", "low", "eng/handler.py", 7)]
     assert "naming 10.0, 11.0" in found[0].extra["evidence"]
+
+
+_DEFAULT_PICKER = """
+import torch
+
+
+def fused_kda_prefill_default(runner):
+    if torch.cuda.get_device_capability() in ((10, 0), (10, 3)):
+        return "fused"
+    return None
+"""
+
+_KERNEL_CLASS = """
+import torch
+
+
+class FusedKDAPrefillKernel:
+    def __init__(self):
+        if torch.cuda.get_device_capability() not in ((10, 0), (10, 3)):
+            raise ValueError("Fused KDA prefill requires SM100 or SM103")
+"""
+
+
+def test_a_default_the_engine_refuses_where_it_runs_it_is_expected(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/backend.py": _DEFAULT_PICKER, "eng/kernels/prefill.py": _KERNEL_CLASS})
+    picker = [f for f in found if f.path == "eng/backend.py"]
+    assert [(f.severity, f.line) for f in picker] == [("low", 5)]
+    assert picker[0].extra["evidence"].startswith("the engine's own check at eng/kernels/prefill.py:6")
+
+
+def test_a_refusal_is_no_evidence_for_itself(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/kernels/prefill.py": _KERNEL_CLASS})
+    assert "engine's own check" not in str(found[0].extra.get("evidence", ""))

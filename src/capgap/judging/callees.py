@@ -268,6 +268,7 @@ _PREDICATE_WORDS = frozenset(
     }
 )
 _MIN_SUBJECT_WORDS = 2  # `_device_supported`: one word names no kernel
+_NOT_NAMED = frozenset({"default", "get", "select", "pick", "choose"})
 _ARCH_WORD = re.compile(r"sm\d+[a-z]?|sm\d+x|hopper|blackwell")
 
 
@@ -280,6 +281,13 @@ def subject_words(function: str) -> frozenset[str]:
     # `_tinygemm2_sm100_enabled`: an arch number in a name says which arch, not which kernel
     subject = frozenset(w for w in words if not _ARCH_WORD.fullmatch(w)) - _PREDICATE_WORDS
     return subject if len(subject) >= _MIN_SUBJECT_WORDS else frozenset()
+
+
+def name_words(function: str) -> frozenset[str]:
+    """What a function's name names (`flashinfer_kda_prefill_default` -> flashinfer, kda, prefill):
+    its words less those of asking, defaults and arch numbers."""
+    words = (w for w in function.lower().split("_") if w)
+    return frozenset(w for w in words if not _ARCH_WORD.fullmatch(w)) - _PREDICATE_WORDS - _NOT_NAMED
 
 
 def _named_by(subject: frozenset[str], local: str, dotted: str) -> bool:

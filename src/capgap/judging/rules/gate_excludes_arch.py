@@ -16,7 +16,7 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import callers, choices, decider, evidence, fixups, prose, remarks
+from capgap.judging import callees, callers, choices, decider, evidence, fixups, prose, remarks
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, pure
 from capgap.judging.records import Arm, Decision, FileFacts
@@ -482,6 +482,11 @@ def check(
         )
     theirs = [d.arms[i] for i in mine]
     checked = _checked(arm, theirs, arch.cc, sibs, reg) if not lack and reg is not None else None
+    if not lack and checked is None and reg is not None and d.context:
+        # `flashinfer_kda_prefill_default` picks a path the engine refuses on the target where it runs
+        # it: "FlashInfer KDA prefill requires SM100 or SM103"
+        named = callees.name_words(d.context.rsplit(".", 1)[-1])
+        checked = reg.validations.refused_alike(named, arch.cc, sibs, d)
     if not lack and not kin and (checked is None or not checked.refused):
         # the words around it name the archs the path is written for ("for SM100 and SM103")
         for words, where in _prose(arm, d):
