@@ -239,3 +239,29 @@ def test_a_default_the_engine_refuses_where_it_runs_it_is_expected(tmp_path: Pat
 def test_a_refusal_is_no_evidence_for_itself(tmp_path: Path) -> None:
     found = _scan(tmp_path, {"eng/kernels/prefill.py": _KERNEL_CLASS})
     assert "engine's own check" not in str(found[0].extra.get("evidence", ""))
+
+
+def test_a_path_calling_a_wrapper_of_deepgemm_is_expected(tmp_path: Path) -> None:
+    caller = """
+    import torch
+
+    from eng.kernels.fused_gate import fused_gate
+
+
+    def gate(x, w):
+        if torch.cuda.get_device_capability()[0] == 10:
+            return fused_gate(x, w)
+        return torch.softmax(x @ w, -1)
+    """
+    found = _scan(tmp_path, {"eng/gate.py": caller, "eng/kernels/fused_gate.py": _WRAPPER})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/gate.py", 7)]
+    assert "'deep_gemm.fused_gate' (line 8)" in found[0].extra["evidence"]
+
+
+def test_hpc_is_spelled_as_a_word_only() -> None:
+    from capgap.judging.evidence import needs_in
+
+    assert needs_in("_hpc_ihc_op") == [("wgmma", "tcgen05")]
+    assert needs_in("import hpc") == [("wgmma", "tcgen05")]
+    assert needs_in("hpcx_path") == []
+    assert needs_in("ithpc") == []
