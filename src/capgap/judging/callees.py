@@ -132,8 +132,8 @@ def lines_holding_name(lines: list[str], name: str) -> list[int]:
     return [i for i, line in enumerate(lines) if name in line and read.search(line)]
 
 
-def _if_block(lines: list[str], i: int, name: str) -> str:
-    """The body of the `if` whose test reads `name` on line i, up to _MAX_DEF_LINES lines ("" when the
+def _if_block(lines: list[str], i: int) -> str:
+    """The body of the `if` whose test reads a flag on line i, up to _MAX_DEF_LINES lines ("" when the
     read is in no `if` test)."""
     for head in range(i, max(-1, i - _HEAD_LINES), -1):
         stripped = lines[head].lstrip()
@@ -209,7 +209,7 @@ class Reacher:
         out: list[str] = []
         for name in sorted(names):
             for i in lines_holding_name(self.lines, name):
-                block = _if_block(self.lines, i, name)
+                block = _if_block(self.lines, i)
                 if block and block not in out:
                     out.append(block)
                 if len(out) >= _MAX_FLAG_BLOCKS:
