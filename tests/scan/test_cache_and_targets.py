@@ -216,3 +216,37 @@ def test_iter_files_lists_what_os_walk_lists_in_its_order(tmp_path: Path) -> Non
     target = Target(str(tmp_path), "path", tmp_path)
     assert list(iter_files(target)) == expected
     assert [p.name for p in expected] == ["a.so", "broken", "z.py", "link.py", "x.txt", "k.so"]
+
+
+_NEEDS_TREE = {
+    # a kernel module that states its need, a module of its package importing it, and one importing that
+    "eng/b.py": '"""Kernels accumulating in tcgen05 TMEM."""\n\n\ndef x():\n    return 1\n',
+    "eng/a.py": (
+        "import torch\n\nfrom .b import x\n\n\ndef y():\n"
+        "    if torch.cuda.get_device_capability()[0] == 10:\n        return x()\n    return 0\n"
+    ),
+    "eng/c.py": (
+        "import torch\n\nfrom .a import y\n\n\ndef z():\n"
+        "    if torch.cuda.get_device_capability()[0] == 10:\n        return y()\n    return 1\n"
+    ),
+}
+
+
+def _judged(report: object) -> list[tuple[str, int, str, str]]:
+    return [(f.path, f.line, f.severity, str(f.extra.get("evidence"))) for f in report.findings]  # type: ignore[attr-defined]
+
+
+def test_facts_reused_by_another_capgap_judge_as_a_cold_scan(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from capgap.reading import cache
+
+    for rel, text in _NEEDS_TREE.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    cold = run_scan([str(tmp_path)], OPTS)
+    # what the first scan passed from module to module is not kept as the module's own need
+    monkeypatch.setattr(cache, "code_stamp", lambda: "another-build")
+    monkeypatch.setattr("capgap.scan.source.code_stamp", lambda: "another-build")
+    warm = run_scan([str(tmp_path)], OPTS)
+    assert _judged(warm) == _judged(cold)

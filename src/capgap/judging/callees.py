@@ -90,7 +90,7 @@ def _def_lines(text: str) -> dict[str, int]:
     return out
 
 
-def _def_text(lines: list[str], i: int) -> str:
+def def_text(lines: list[str], i: int) -> str:
     """The text of the `def` on line `i` (0-based), up to _MAX_DEF_LINES lines."""
     line = lines[i]
     indent = len(line[: len(line) - len(line.lstrip(" \t"))].expandtabs())
@@ -111,8 +111,49 @@ _PLAIN = frozenset(sys.stdlib_module_names) | {"torch", "numpy", "typing_extensi
 _ASKS = re.compile(r"_*(?:is|has|can|supports?|use|check|require)_|.*_(?:supported|available)$", re.I)
 
 
+def _entry_needs(entry: str) -> list[tuple[str, ...]]:
+    """What the library call a module's entry records (`'deep_gemm.bf16_mega_gate' (line 35)`) needs."""
+    return evidence.needs_in(entry.partition("'")[2].rpartition("'")[0].lower()) if entry else []
+
+
 def _plain_library(dotted: str) -> bool:
     return dotted.partition(".")[0] in _PLAIN
+
+
+# `self.shared._enable_nvfp4_swiglu_fusion = True`: a private attribute an arm turns on
+_SETS_TRUE = re.compile(r"\.(_\w+)[ \t]*=[ \t]*True\b")
+_MAX_FLAG_BLOCKS = 4
+_HEAD_LINES = 6  # a multi-line `if (` test: its head is looked for this far above the read
+
+
+def lines_holding_name(lines: list[str], name: str) -> list[int]:
+    """The 0-based lines that read `name` (not those that set it)."""
+    read = re.compile(rf"(?<!\w){re.escape(name)}(?!\w)(?![ \t]*=[^=])")
+    return [i for i, line in enumerate(lines) if name in line and read.search(line)]
+
+
+def _if_block(lines: list[str], i: int) -> str:
+    """The body of the `if` whose test reads a flag on line i, up to _MAX_DEF_LINES lines ("" when the
+    read is in no `if` test)."""
+    for head in range(i, max(-1, i - _HEAD_LINES), -1):
+        stripped = lines[head].lstrip()
+        if stripped.startswith(("if ", "if(", "elif ")):
+            break
+        if head < i and stripped.endswith(":"):
+            return ""
+    else:
+        return ""
+    indent = len(lines[head]) - len(lines[head].lstrip())
+    end = i
+    while end < len(lines) and not lines[end].rstrip().endswith(":"):
+        end += 1
+    body: list[str] = []
+    for more in lines[end + 1 : end + 1 + _MAX_DEF_LINES]:
+        stripped = more.strip()
+        if stripped and len(more) - len(more.lstrip()) <= indent and not stripped.startswith("#"):
+            break
+        body.append(more)
+    return "\n".join(body)
 
 
 class Reacher:
@@ -142,12 +183,38 @@ class Reacher:
             return None
         got = self._through.get(name)
         if got is None:
-            body = _def_text(self.lines, at)
+            body = def_text(self.lines, at)
             local = {**self.imports, **import_map(body, self.module, self.is_package)}
             names = list(dict.fromkeys(_IDENT.findall(body)))
             got = ([t for t in (local.get(n) for n in names) if t], [n for n in names if n not in local])
             self._through[name] = got
         return got
+
+    def subject(self, function: str) -> tuple[str, ...]:
+        """The imports a predicate's name says it asks about (`mega_gate_supported`, importing
+        `bf16_mega_gate`): its yes leads to them, though its own code only answers."""
+        words = subject_words(function)
+        if not words:
+            return ()
+        found = [dotted for local, dotted in self.imports.items() if _named_by(words, local, dotted)]
+        return tuple(d for d in found if not _plain_library(d))[:_MAX_MODULES]
+
+    def flag_reads(self, code: str) -> str:
+        """The code the file runs under the attributes `code` turns on (`x._enable_fusion = True`):
+        each `if` elsewhere in the file that reads one (`if getattr(self, "_enable_fusion", False)`),
+        its block (the kernel the flag enables is imported and called there)."""
+        if "= True" not in code:
+            return ""
+        names = set(_SETS_TRUE.findall(code))
+        out: list[str] = []
+        for name in sorted(names):
+            for i in lines_holding_name(self.lines, name):
+                block = _if_block(self.lines, i)
+                if block and block not in out:
+                    out.append(block)
+                if len(out) >= _MAX_FLAG_BLOCKS:
+                    return "\n".join(out)
+        return "\n".join(out)
 
     def reached(self, code: str, own: str = "") -> tuple[str, ...]:
         """The dotted names of other modules that the arm's `code` reaches: names it uses that an
@@ -181,6 +248,53 @@ class Reacher:
                     deeper += via[1]
             level = deeper
         return tuple(found[:_MAX_MODULES])
+
+
+# The words that make a function a predicate (`mega_gate_supported`, `_can_use_mega_mhc`); the rest
+# of its name is what it asks about.
+_PREDICATE_WORDS = frozenset(
+    {
+        "is",
+        "can",
+        "use",
+        "should",
+        "enable",
+        "enabled",
+        "supported",
+        "support",
+        "supports",
+        "available",
+        "has",
+    }
+)
+_MIN_SUBJECT_WORDS = 2  # `_device_supported`: one word names no kernel
+_NOT_NAMED = frozenset({"default", "get", "select", "pick", "choose"})
+_ARCH_WORD = re.compile(r"sm\d+[a-z]?|sm\d+x|hopper|blackwell")
+
+
+def subject_words(function: str) -> frozenset[str]:
+    """What a predicate's name says it asks about (`_can_use_mega_mhc` -> mega, mhc); empty when
+    the name is no predicate's or says too little."""
+    words = [w for w in function.lower().split("_") if w]
+    if not _PREDICATE_WORDS.intersection(words):
+        return frozenset()
+    # `_tinygemm2_sm100_enabled`: an arch number in a name says which arch, not which kernel
+    subject = frozenset(w for w in words if not _ARCH_WORD.fullmatch(w)) - _PREDICATE_WORDS
+    return subject if len(subject) >= _MIN_SUBJECT_WORDS else frozenset()
+
+
+def name_words(function: str) -> frozenset[str]:
+    """What a function's name names (`flashinfer_kda_prefill_default` -> flashinfer, kda, prefill):
+    its words less those of asking, defaults and arch numbers."""
+    words = (w for w in function.lower().split("_") if w)
+    return frozenset(w for w in words if not _ARCH_WORD.fullmatch(w)) - _PREDICATE_WORDS - _NOT_NAMED
+
+
+def _named_by(subject: frozenset[str], local: str, dotted: str) -> bool:
+    """Does an import (`mhc_mega_boundary` from `...layernorm.mhc_mega`) carry every word of the subject?"""
+    return subject <= set(local.lower().split("_")) or subject <= set(
+        dotted.rpartition(".")[0].rpartition(".")[2].split("_")
+    )
 
 
 def reached(
@@ -229,6 +343,11 @@ class Callees:
                 if need not in needs:
                     needs.append(need)
                     where.append(f"{seen} in {f.module}, which it calls")
+            for need in _entry_needs(f.entries.get(name, "")) if name else ():
+                # `bf16_mega_gate`, whose body calls `deep_gemm.bf16_mega_gate(...)`
+                if need not in needs:
+                    needs.append(need)
+                    where.append(f"{f.entries[name]} in {f.module}.{name}, which it calls")
             if name and not _ASKS.match(name):
                 # a kernel entry named for what it runs (`gen_trtllm_gen_gemm_module`, `gemm_sm100`)
                 for need, seen in zip(*evidence.needs_with_evidence(name.lower()), strict=True):
@@ -245,6 +364,6 @@ class Callees:
                         if need not in needs:
                             needs.append(need)
                             where.append(f"{seen} in {g.module}, which {f.module} imports")
-            if f.kernels and not f.needs and not kernels:
+            if f.kernels and not f.needs and not f.entries.get(name) and not kernels:
                 kernels = f"{f.kernels} in {f.module}, which it calls"
         return needs, where, kernels

@@ -59,7 +59,10 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
             "cutlass_mla",
         ),
     ),
-    (("wgmma", "tcgen05"), _spellings("deep_?gemm", "flash_?mla")),
+    # DeepGEMM, FlashMLA: Hopper's wgmma or Blackwell's tcgen05 kernels. `hpc`: Tencent's HPC-Ops,
+    # CuTe/CUTLASS kernels for SM90 ("Requirements: NVIDIA SM90 architecture GPU", its README) and
+    # SM100 builds; the word alone (`import hpc`, `_hpc_ihc_op`), not inside another
+    (("wgmma", "tcgen05"), _spellings("deep_?gemm", "flash_?mla", "hpc(?<![a-z0-9]hpc)(?![a-z0-9])")),
     (("tma",), _spellings(r"tma(?:(?<=\btma)|(?<=_tma))(?:\b|_)")),
     (("fp4_tensor_cores",), _spellings("nvfp4", "mxfp4", r"fp4(?<=\bfp4)\b", "_fp4", "fp4_", "e2m1")),
     (("fp8_tensor_cores",), _spellings(r"fp8(?<=\bfp8)\b", "_fp8", "fp8_", "e4m3", "e5m2")),

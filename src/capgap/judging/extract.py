@@ -13,6 +13,7 @@ from capgap.judging import (
     backends,
     callees,
     evidence,
+    libraries,
     outcomes,
     prose,
     registered,
@@ -175,6 +176,7 @@ def kernel_facts(facts: FileFacts, text: str, low: str | bytes, lines: list[str]
     _import_needs(facts, text, low)
     _smem_needs(facts, text, low)
     _own_kernels(facts, text)
+    facts.entries = libraries.entries(text, low, lines, facts.module, facts.path.endswith("__init__.py"))
     remarks.add_path_needs(facts)
     if remarks.may_state(low):
         own = lines if lines is not None else text.splitlines()
@@ -1004,7 +1006,14 @@ class _Walker:
             text = self.whole.joined() if self.whole is not None else "\n".join(lines)
             imports = callees.import_map(text, self.facts.module, package)
             self._reacher = callees.Reacher(imports, lines, text, self.facts.module, package)
-        return self._reacher.reached(code, chain[-1] if chain else "")
+        own = chain[-1] if chain else ""
+        found = self._reacher.reached(code, own)
+        guarded = self._reacher.flag_reads(code)
+        if guarded:
+            # `x._enable_fusion = True`: the kernel runs where the file reads the flag
+            found = (*found, *self._reacher.reached(guarded, own))
+        # a predicate's yes leads to what its name asks about (`_can_use_mega_mhc`: `mhc_mega_boundary`)
+        return tuple(dict.fromkeys([*found, *self._reacher.subject(own)]))
 
     def _arm_words(self, first: int, text: str) -> tuple[str, int] | None:
         """An arm's comments, those above its first statement included, and the line they start

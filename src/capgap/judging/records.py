@@ -387,6 +387,10 @@ class FileFacts:
     # the sources it names"): a module whose kernels were read and need nothing the target lacks
     # looks portable, whatever its refusals say
     kernels: str = ""
+    # each top-level function of the module that calls into a kernel library whose name says what
+    # its kernels need -> that call and its line (`bf16_mega_gate` -> "'deep_gemm.bf16_mega_gate'
+    # (line 35)"): what a path using that function runs (judging.callees)
+    entries: dict[str, str] = field(default_factory=dict)
     # does the module ask the GPU it runs on (a capability query, a platform object, an `is_sm90`
     # helper)? A module that never does tests archs it is given: a kernel spec's, a caller's
     asks_device: bool = True

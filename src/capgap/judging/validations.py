@@ -37,6 +37,7 @@ class Validations:
         self._reg = reg
         self._by_string: dict[str, list[tuple[FileFacts, Decision]]] | None = None
         self._reached: dict[tuple[int, str], Reached | None] = {}
+        self._worded: list[tuple[FileFacts, Decision, frozenset[str]]] | None = None
 
     def _index(self) -> dict[str, list[tuple[FileFacts, Decision]]]:
         if self._by_string is None:
@@ -53,6 +54,39 @@ class Validations:
         if key not in self._reached:
             self._reached[key] = reached(d, self._reg.context(d.scope, f, frozenset({name})))
         return self._reached[key]
+
+    def _refusals(self) -> list[tuple[FileFacts, Decision, frozenset[str]]]:
+        """Each decision with a refusal that words what it refuses, with the lead words of its words."""
+        if self._worded is None:
+            self._worded = []
+            for f in self._reg.files:
+                for d in f.decisions:
+                    for a in d.arms:
+                        lead = _WORDS.findall(a.summary.partition("'")[2].lower())[:_LEAD_WORDS]
+                        if a.action == "error" and lead:
+                            self._worded.append((f, d, frozenset(lead)))
+                            break
+        return self._worded
+
+    def refused_alike(
+        self, subject: frozenset[str], target: str, owners: list[str], judged: Decision
+    ) -> Verdict | None:
+        """The engine's own refusal of the target, in words that lead with every word of `subject`
+        (`flashinfer_kda_prefill_default`: "FlashInfer KDA prefill requires SM100 or SM103"), where
+        one of the owners gets on: the feature a function is named for, refused where it is run
+        (not by `judged` itself, the decision this is asked for)."""
+        if len(subject) < _MIN_SUBJECT:
+            return None
+        for f, d, lead in self._refusals():
+            if d is judged or not subject <= lead:
+                continue
+            r = reached(d, self._reg.context(d.scope, f))
+            mine = r.reach.get(target) if r is not None else None
+            if r is None or not mine or _gets_on(d, mine):
+                continue
+            if any(_gets_on(d, r.reach.get(cc, ())) for cc in owners):
+                return Verdict(True, f"{f.path}:{d.arms[mine[0]].line}", d.arms[mine[0]].summary)
+        return None
 
     def verdict(self, name: str, target: str, owners: list[str], setting: str = "") -> Verdict | None:
         """What the engine's checks of `name` do on `target` (the setting taken to be `name`), where
@@ -115,3 +149,4 @@ def _about(name: str, summary: str) -> bool:
 
 
 _LEAD_WORDS = 5
+_MIN_SUBJECT = 3  # words a function's name and a refusal share before one is taken for the other

@@ -85,6 +85,8 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
     useful = facts.builds or facts.tables or facts.uses or facts.helpers or facts.decisions or facts.aliases
     # a module of constants another module's tests read (`SUPPORTED_CUDA_ARCHS = ((9, 0), ...)`)
     useful = useful or any(CAPISH.search(name) for name in facts.module_scope.names)
+    # a wrapper whose functions call a kernel library (`deep_gemm.mega_mhc(...)`): what its callers run
+    useful = useful or bool(facts.entries)
     return facts if useful else None
 
 
@@ -98,7 +100,7 @@ def _kernel_module(facts: FileFacts, data: bytes) -> FileFacts | None:
     if text is None:
         return None
     kernel_facts(facts, text, low)
-    return facts if facts.needs or facts.kernels else None
+    return facts if facts.needs or facts.kernels or facts.entries else None
 
 
 def _parse_cut(

@@ -20,4 +20,16 @@ CC_KEY_TOKENS = (b"9: ", b"10: ", b'.0": ', b".0': ", b", 0): ", b"90: ", b"100:
 
 # What a kernel module spells, though it tests no capability: an arch-specific instruction set it
 # imports, or a kernel it defines. Such a module is read for what its callers run (judging.callees).
-KERNEL_TOKENS = (b"tcgen05", b"wgmma", b"warpgroup", b"multimem", b"multicast", b"cute.kernel", b"triton.jit")
+# Or a kernel library whose kernels need such a set (judging.libraries): DeepGEMM, FlashMLA, HPC-Ops.
+KERNEL_TOKENS = (
+    b"tcgen05",
+    b"wgmma",
+    b"warpgroup",
+    b"multimem",
+    b"multicast",
+    b"cute.kernel",
+    b"triton.jit",
+    b"deep_gemm",
+    b"flash_mla",
+    b"import hpc",
+)

@@ -217,6 +217,14 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
         return _analyze(target, options)
 
 
+def _unshared(f: FileFacts) -> FileFacts:
+    """The facts with lists of needs of their own (the cached object stays as extracted)."""
+    from dataclasses import replace
+
+    builds = [replace(b, needs=list(b.needs), needs_from=list(b.needs_from)) for b in f.builds]
+    return replace(f, needs=list(f.needs), needs_from=list(f.needs_from), builds=builds)
+
+
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     from capgap.judging import rules
     from capgap.lifetime import keep_until_exit
@@ -237,6 +245,9 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     files, skipped = collect(cache, stats, paths, options, stream, frozenset(links))
     skipped = sorted(skipped + unreadable, key=lambda s: s.path)
     by_name = native.index(_native_files(target))
+    # the native passes add to each module's needs: on copies, or the cache would keep what they
+    # added and pass it on further on every warm run (`via a, via b`: results drifting from a cold scan)
+    files = [_unshared(f) for f in files]
     native.add_needs(files, by_name)
     native.add_build_needs(files, by_name)
     reg = rules.Registry(files)

@@ -16,7 +16,7 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import callers, choices, decider, evidence, fixups, prose, remarks
+from capgap.judging import callees, callers, choices, decider, evidence, fixups, prose, remarks
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, pure
 from capgap.judging.records import Arm, Decision, FileFacts
@@ -137,6 +137,28 @@ def _past_special_case(r: Reached, owners: list[str], mine: tuple[int, ...], tar
         return False
     blackwell = [cc for cc, a in all_facts().items() if a.major == 10]
     return bool(blackwell) and all(set(r.reach[cc]) <= set(mine) for cc in blackwell)
+
+
+def _generation_variant(r: Reached, mine: tuple[int, ...], owners: list[str], target: ArchFacts) -> str:
+    """The outcome of the target's, written for datacenter Blackwell by name (`calls
+    es_sm100_mxfp8_mm()`), when the path it misses is Hopper's alone and every 10.x GPU reaches
+    just what the target does: a dispatch by generation, whose Hopper arm runs Hopper's kernel
+    ("" otherwise)."""
+    if target.major < 10 or any(facts_of(cc).major != 9 for cc in owners):
+        return ""
+    blackwell = [cc for cc, a in all_facts().items() if a.major == 10]
+    if not blackwell or any(set(r.reach[cc]) != set(mine) for cc in blackwell):
+        return ""
+    arms = r.decision.arms
+    named = (
+        arms[i].summary for i in mine if arms[i].action == "positive" and _blackwell_named(arms[i].archs)
+    )
+    return next(named, "")
+
+
+def _blackwell_named(numbers: tuple[str, ...]) -> bool:
+    """Does one of the arch numbers an arm's code names mean datacenter Blackwell (`100`, `10x`)?"""
+    return any(n in {"100", "103", "10x"} for n in numbers)
 
 
 # A sentence saying the archs let in are the ones checked, not the ones able ("limit the prototype
@@ -462,8 +484,21 @@ def check(
         needs, seen_in, portable = reg.callees.needs(arm.reaches)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
+    if not lack and (variant := _generation_variant(r, mine, sibs, target)):
+        # `if is_sm90 and es: es_fp8_mm() elif es: es_sm100_mxfp8_mm() else: fp8_mm()`: the chain
+        # gives each generation its kernel; the target is routed as datacenter Blackwell is
+        lack = [("wgmma",)]
+        seen = (
+            f"the chain's path named for SM100 ({variant}), which every 10.x GPU takes as {arch.cc} "
+            f"does: the {', '.join(sibs)} path is its Hopper counterpart"
+        )
     theirs = [d.arms[i] for i in mine]
     checked = _checked(arm, theirs, arch.cc, sibs, reg) if not lack and reg is not None else None
+    if not lack and checked is None and reg is not None and d.context:
+        # `flashinfer_kda_prefill_default` picks a path the engine refuses on the target where it runs
+        # it: "FlashInfer KDA prefill requires SM100 or SM103"
+        named = callees.name_words(d.context.rsplit(".", 1)[-1])
+        checked = reg.validations.refused_alike(named, arch.cc, sibs, d)
     if not lack and not kin and (checked is None or not checked.refused):
         # the words around it name the archs the path is written for ("for SM100 and SM103")
         for words, where in _prose(arm, d):
@@ -564,6 +599,15 @@ def check(
             f"tuning only: {', '.join(sibs)} {taken}, {arch.cc} {instead}; "
             f"worth measuring on {arch.cc} where this path is hot"
         )
+    elif pins := _model_shape(d):
+        # `hidden_size == 5120 and num_experts == 256 and major in (9, 10)`: a path turned on for one
+        # model's shape on the GPUs it was measured on
+        severity = "low"
+        extra["tuning"] = True
+        consequence = (
+            f"tuned for one model's shape ({pins}): {', '.join(sibs)} {taken}, {arch.cc} {instead}; "
+            f"worth measuring on {arch.cc} for that model"
+        )
     else:
         severity = "medium"
         consequence = f"{arch.cc} never gets this path ({taken}); it {instead} instead"
@@ -627,6 +671,45 @@ _VALUE = re.compile(
 _KNOBS = re.compile(
     r"^(?:carries on \()?(?:calls \w*(?:constraint|opt_flag|tuning|tune_|autotune)\w*\(\)(?:, |\)?$))+$"
 )
+
+
+# The dimensions of a model a test may pin (`config.hidden_size == 5120`, `self.hc_count == 4`)
+_SHAPE_NAME = re.compile(
+    r"hidden|intermediate|experts|topk|top_k|heads|head_dim|hc_count|vocab|lora_rank", re.I
+)
+_MIN_PINS = 2  # one pinned size is as often a kernel's own constraint (`head_dim == 128`)
+
+
+def _model_shape(d: Decision) -> str:
+    """The model dimensions the decision's tests pin to literal sizes (`hidden_size == 5120`,
+    `intermediate_size in (384, 768)`), when there are at least _MIN_PINS ("" otherwise)."""
+    pins: list[str] = []
+    for arm in d.arms:
+        for node in ast.walk(arm.test) if arm.test is not None else ():
+            if isinstance(node, ast.Compare) and len(node.ops) == 1 and _pinned(node):
+                text = ast.unparse(node)
+                if text not in pins:
+                    pins.append(text)
+    return ", ".join(pins) if len(pins) >= _MIN_PINS else ""
+
+
+def _pinned(node: ast.Compare) -> bool:
+    """`config.hidden_size == 5120` / `self.num_experts in (128, 256)`: a dimension of the model's
+    own (an attribute: a function's `hidden_size` argument may be a kernel's supported geometry)
+    equal to literal sizes."""
+    left, op, right = node.left, node.ops[0], node.comparators[0]
+    if not isinstance(left, ast.Attribute) or not _SHAPE_NAME.search(left.attr):
+        return False
+    values = (
+        right.elts
+        if isinstance(op, ast.In) and isinstance(right, ast.Tuple)
+        else [right]
+        if isinstance(op, ast.Eq)
+        else []
+    )
+    return bool(values) and all(
+        isinstance(v, ast.Constant) and type(v.value) is int and v.value > 1 for v in values
+    )
 
 
 def _padded(arm: Arm, theirs: list[Arm]) -> bool:
@@ -756,6 +839,12 @@ _NAMED_ARCH = re.compile(
     re.I,
 )
 _MMA = ("tcgen05", "wgmma")
+_ONE_ARCH = r"(?:sm[_ ]?\d{1,3}[a-z]?x?|\d{1,2}\.(?:\d|x))"
+_NAMED_AS_OUT = re.compile(
+    rf"\b(?:not|except|excluding|other than)\s+(?:on\s+|for\s+)?{_ONE_ARCH}"
+    rf"(?:\s*(?:/|,|or|and|nor)\s*{_ONE_ARCH})*",
+    re.I,
+)
 
 
 def _written_for_archs(words: str, target: ArchFacts) -> tuple[tuple[str, ...] | None, list[str]]:
@@ -775,6 +864,9 @@ def _need_of_named(text: str, target: ArchFacts) -> tuple[tuple[str, ...] | None
     whole: a sentence, where an apostrophe is no quote)."""
     facts = all_facts()
     named: list[str] = []
+    # "only implements on SM100/SM110 (not SM120)": an arch named to be left out is not named as one
+    # the path is written for
+    text = _NAMED_AS_OUT.sub(" ", text)
     for hit in _NAMED_ARCH.finditer(text):
         if hit["sm"]:
             ccs = [f"{int(hit['sm']) // 10}.{int(hit['sm']) % 10}"]
