@@ -76,6 +76,8 @@ _GATEISH = re.compile(
 _COMMENT = re.compile(r"#[^\n]*")
 _WHOLE_HELPER_LINES = 60  # a helper this long or shorter is kept whole
 _GUARDED_LINES = 400  # what a gate guards is read this far at most
+_CONSUMER_LINES = 30  # of each branch elsewhere that tests a flag or predicate
+_MAX_CONSUMERS = 4
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 # Decorators that list the capabilities a function supports (FlashInfer's supported_compute_capability).
 _DECORATOR = re.compile(r"capabilit|(?:^|_)archs?(?:$|_)|(?:^|_)sms?(?:$|_)", re.I)
@@ -435,6 +437,23 @@ def _reads_unnegated(line: str, name: str) -> bool:
     return False
 
 
+def _asks_unnegated(line: str, name: str) -> bool:
+    """Does the line read `name` (`self.flag`, `helper`, `self.helper` too) other than as `not
+    name`, not as part of a longer name?"""
+    at = line.find(name)
+    while at != -1:
+        before = line[at - 1] if at else " "
+        end = at + len(name)
+        after = line[end] if end < len(line) else " "
+        whole = not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_")
+        if whole and not line[:at].rstrip().removesuffix("self.").removesuffix("cls.").rstrip().endswith(
+            ("not", "not (")
+        ):
+            return True
+        at = line.find(name, at + 1)
+    return False
+
+
 class _Walker:
     def __init__(
         self, facts: FileFacts, lines: list[str], whole: Whole | None = None, data: bytes | None = None
@@ -548,7 +567,7 @@ class _Walker:
                 self.decision("assert", [rest_arm, fail], chain, scope, stmt.lineno)
             elif isinstance(stmt, ast.Return) and chain and _boolean(stmt.value):
                 self.return_decision(stmt, chain, scope)
-                self.exprs(stmt, stmt, body, i, scope)
+                self.exprs(stmt, stmt, body, i, scope, chain)
             elif isinstance(stmt, ast.Try):
                 clauses = [h.lineno for h in stmt.handlers] + [s.lineno for s in stmt.orelse + stmt.finalbody]
                 self.block(stmt.body, chain, scope, cls_scope, is_module, min(clauses, default=1) - 1)
@@ -562,11 +581,11 @@ class _Walker:
                 split = self._split(stmt, orelse)
                 for field in ("iter", "test"):
                     if hasattr(stmt, field):
-                        self.exprs(getattr(stmt, field), stmt, body, i, scope)
+                        self.exprs(getattr(stmt, field), stmt, body, i, scope, chain)
                 self.block(stmt.body, chain, scope, cls_scope, is_module, split)
                 self.block(orelse, chain, scope, cls_scope, is_module, self.end_of(stmt))
             else:
-                self.exprs(stmt, stmt, body, i, scope)
+                self.exprs(stmt, stmt, body, i, scope, chain)
 
     def end_of(self, stmt: ast.stmt) -> int:
         """A statement's last line in the file (the cut may have kept only part of it)."""
@@ -747,7 +766,7 @@ class _Walker:
             self.flag_decision(stmt, targets, value, rest, chain, scope, after)
         if is_module and names and isinstance(value, ast.Dict):
             self.aliases(value)
-        self.exprs(value, stmt, rest, -1, scope)
+        self.exprs(value, stmt, rest, -1, scope, chain)
 
     def table(
         self,
@@ -840,7 +859,7 @@ class _Walker:
         is_module: bool,
     ) -> None:
         """Table reads in the tests and decisions inside the branches; an elif is part of its chain."""
-        self.exprs(stmt.test, stmt, body, i, scope)
+        self.exprs(stmt.test, stmt, body, i, scope, chain)
         split = self._split(stmt, stmt.orelse)
         compared = _compared_strings(stmt.test)
         required, unset = _required(stmt.test), _unset(stmt.test)
@@ -867,16 +886,18 @@ class _Walker:
             value = value.args[0]
         line = self._def_line.get(stmt.lineno, stmt.lineno)
         own = [(stmt.lineno, stmt.end_lineno or stmt.lineno)]  # `hasattr(gemm, "fp8_gemm_sm90")` is evidence
+        # what the answer guards: the branches of this file that ask it (`if _can_fuse_wo_a(layer):`)
+        own += self._consumers(f"{chain[-1]}(", own[0])
         yes: ArmSpec = (value, line, None, own, "positive", "returns True")
         no: ArmSpec = (None, line, None, [], "reject", "returns False")
         self.decision("return", [yes, no], chain, scope, line)
 
-    def ifexp_decision(self, node: ast.IfExp, scope: Scope) -> None:
+    def ifexp_decision(self, node: ast.IfExp, scope: Scope, chain: list[str]) -> None:
         if _prose(node):
             return  # `"SM100 auto default" if x else "moe_runner_backend=triton"`: words for a log line
-        self._ifexp_decision(node, scope)
+        self._ifexp_decision(node, scope, chain)
 
-    def _ifexp_decision(self, node: ast.IfExp, scope: Scope) -> None:
+    def _ifexp_decision(self, node: ast.IfExp, scope: Scope, chain: list[str]) -> None:
         arms: list[ArmSpec] = []
         while True:
             action, what = outcomes.expression_summary(node.body)
@@ -886,7 +907,8 @@ class _Walker:
             node = node.orelse
         action, what = outcomes.expression_summary(node.orelse)
         arms.append((None, node.lineno, None, [self._span(node.orelse)], action, what))
-        self.decision("ifexp", arms, [], scope, arms[0][1])
+        # where it sits names its path as a statement's would (`DeepseekV4FlashMLAAttention`)
+        self.decision("ifexp", arms, chain, scope, arms[0][1])
 
     def decision(
         self,
@@ -1052,9 +1074,40 @@ class _Walker:
             for n in range(first, min(last, first + _GUARDED_LINES - 1, len(lines)) + 1)
             if name in lines[n - 1]
         ]
+        if flag.startswith("self."):  # `self.allow_x = ...` in `__init__`: the methods that test it
+            reads += self._consumers(flag, own)
         on: ArmSpec = (value, stmt.lineno, rest, [own, *reads], action, f"sets {flag} = True")
         off: ArmSpec = (None, stmt.lineno, None, [], "nothing", f"leaves {flag} False")
         self.decision("flag", [on, off], chain, scope, stmt.lineno)
+
+    def _consumers(self, name: str, own: tuple[int, int]) -> list[tuple[int, int]]:
+        """The bodies of the `if` / `elif` branches elsewhere in the file whose test reads `name`
+        (`self.flag`, `helper(`) unnegated: where the path a flag or a predicate turns on is run.
+        Each at most _CONSUMER_LINES lines, at most _MAX_CONSUMERS of them."""
+        lines = self._own_lines()
+        out: list[tuple[int, int]] = []
+        bare = name.rstrip("(")
+        for i, line in enumerate(lines):
+            if name not in line or own[0] <= i + 1 <= own[1]:
+                continue
+            head = line.lstrip()
+            if not head.startswith(("if ", "elif ", "if(")) or not _asks_unnegated(line, bare):
+                continue
+            indent = len(line) - len(head)
+            first = i + 1  # 0-based index of the line after the test's own (a test may run on)
+            while first < len(lines) and not lines[first - 1].rstrip().endswith(":") and first < i + 6:
+                first += 1
+            last = first
+            while last < len(lines) and last < first + _CONSUMER_LINES:
+                more = lines[last]
+                if more.strip() and len(more) - len(more.lstrip()) <= indent:
+                    break
+                last += 1
+            if last > first:
+                out.append((first + 1, last))
+            if len(out) >= _MAX_CONSUMERS:
+                break
+        return out
 
     def _gate_test(self, test: ast.expr, scope: Scope | None = None) -> bool:
         """May this test read a capability? Hint words on its lines and a capability-like name in
@@ -1121,9 +1174,16 @@ class _Walker:
         self.facts.aliases.update(found)
 
     def exprs(
-        self, node: ast.AST, stmt: ast.stmt, siblings: list[ast.stmt], index: int, scope: Scope
+        self,
+        node: ast.AST,
+        stmt: ast.stmt,
+        siblings: list[ast.stmt],
+        index: int,
+        scope: Scope,
+        chain: list[str] | None = None,
     ) -> None:
-        """Reads of tables with capability-looking keys, and conditional-expression gates."""
+        """Reads of tables with capability-looking keys, and conditional-expression gates (`chain`:
+        the classes and functions they sit in)."""
         if not self._use_hints.any_in(*self._span(node)):
             return
         quoted: set[int] | None = None  # the conditional expressions that only word a message
@@ -1167,7 +1227,7 @@ class _Walker:
             elif isinstance(sub, ast.IfExp):
                 quoted = _in_messages(node) if quoted is None else quoted
                 if id(sub) not in quoted:
-                    self.ifexp_decision(sub, scope)
+                    self.ifexp_decision(sub, scope, chain or [])
 
     def inline_table(
         self,

@@ -85,6 +85,9 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
     useful = facts.builds or facts.tables or facts.uses or facts.helpers or facts.decisions or facts.aliases
     # a module of constants another module's tests read (`SUPPORTED_CUDA_ARCHS = ((9, 0), ...)`)
     useful = useful or any(CAPISH.search(name) for name in facts.module_scope.names)
+    # a kernel module parsed for its hint words, with no decision of its own (`fused_wo_a.py`
+    # importing tcgen05): what it needs is what its callers' paths run, as for one never parsed
+    useful = useful or (is_python and bool(facts.needs or facts.kernels))
     return facts if useful else None
 
 

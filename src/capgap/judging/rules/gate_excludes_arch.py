@@ -544,6 +544,7 @@ def check(
         )
         or _tunes_a_library(taken)
         or _padded(arm, [d.arms[i] for i in mine])
+        or _computed_numbers(taken, [d.arms[i].summary for i in mine])
     ):
         # `16 if is_sm103 else 8`, `return (32, 1)` / `return (8, 4)`: each arch gets a number of its own
         severity = "low"
@@ -625,6 +626,63 @@ def _padded(arm: Arm, theirs: list[Arm]) -> bool:
         return False
     sized = [a for a in theirs if a.sizes]
     return bool(sized) and all(a.sizes == arm.sizes or (not a.sizes and _default(a.summary)) for a in theirs)
+
+
+def _computed_numbers(taken: str, mine: list[str]) -> bool:
+    """Do the sibling and the target each get a number, one of them computed (`min(max_m,
+    _SEVEN_CTA_MAX_M)` beside `0`, `(ROWS + n - 1) // n` beside `_DEFAULT_MIN_BATCH`): a threshold
+    or size each arch sets its own way."""
+    theirs = _number_expr(taken)
+    if theirs is None or not mine:
+        return False
+    ours = [e for e in (_number_expr(summary) for summary in mine) if e is not None]
+    return len(ours) == len(mine) and any(_computed(e) for e in [theirs, *ours])
+
+
+# Calls that keep a number a number
+_NUMBER_CALLS = frozenset(
+    {"min", "max", "int", "round", "ceil", "floor", "cdiv", "ceil_div", "round_up", "next_power_of_2"}
+)
+
+
+def _number_expr(summary: str) -> ast.expr | None:
+    """The expression an outcome gives or returns when it can only be a number: literals, names of
+    constants (`_DEFAULT_MIN_CUTLASS_BATCH_SIZE`), arithmetic and `min` / `max` of them (None
+    otherwise, or when the summary cuts it short)."""
+    what = _OUTCOME.match(_unwrapped(summary))
+    if what is None or "..." in what[1]:
+        return None
+    try:
+        expr = ast.parse(what[1], mode="eval").body
+    except SyntaxError:
+        return None
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+                return None
+        elif isinstance(node, ast.Name):
+            # a bare name is a number only when it is a constant's; one inside arithmetic is an operand
+            if node is expr and not _CONSTANT.match(node.id):
+                return None
+        elif isinstance(node, ast.Call):
+            name = node.func.id if isinstance(node.func, ast.Name) else ""
+            if name.split(".")[-1] not in _NUMBER_CALLS or node.keywords:
+                return None
+        elif isinstance(node, ast.Attribute):
+            if node is expr:
+                return None  # `self.padded_heads`: which value, not a number computed
+        elif not isinstance(node, (ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Load)):
+            return None
+    return expr
+
+
+_CONSTANT = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
+
+
+def _computed(expr: ast.expr) -> bool:
+    return isinstance(expr, (ast.BinOp, ast.Call)) or (
+        isinstance(expr, ast.UnaryOp) and isinstance(expr.operand, ast.Constant)
+    )
 
 
 def _tunes_a_library(summary: str) -> bool:

@@ -1,0 +1,202 @@
+"""Evidence that a family-100 path needs what 12.0 lacks, read where the path is: the branches that
+ask a predicate or test a flag, a kernel module with no decision of its own, the class a conditional
+expression sits in; numbers each arch computes; tests and build lists inside a module whose path
+names its arch."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.judging.test_decisions import _brief, _scan
+
+_KERNEL = """
+    '''A small fused kernel.'''
+    import cutlass.cute as cute
+    from cutlass.cute.nvgpu import tcgen05
+
+    @cute.kernel
+    def _kernel(x):
+        pass
+
+    FUSED = object()
+    """
+
+
+def test_a_predicate_is_judged_with_the_branch_that_asks_it(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/__init__.py": "",
+            "eng/fused.py": _KERNEL,
+            "eng/proj.py": """
+        from eng.platform import current_platform
+
+        def _can_fuse(layer) -> bool:
+            return current_platform.is_device_capability_family(100) and layer.ok
+
+        def project(layer, x):
+            if x.shape[0] <= 16 and _can_fuse(layer):
+                from eng.fused import FUSED
+
+                return FUSED(x)
+            return layer(x)
+    """,
+        },
+    )
+    gate = [f for f in found if f.path == "eng/proj.py"]
+    assert [(f.severity, f.line) for f in gate] == [("low", 3)]
+    assert "tcgen05" in gate[0].consequence
+
+
+def test_a_flag_is_judged_with_the_methods_that_test_it(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/__init__.py": "",
+            "eng/fused.py": _KERNEL,
+            "eng/gate.py": """
+        from eng.platform import current_platform
+
+        class Gate:
+            def __init__(self, fp32: bool) -> None:
+                self.allow_fused = fp32 and current_platform.is_device_capability_family(100)
+
+            def forward(self, x):
+                if self.allow_fused and x.dtype == "bf16":
+                    from eng.fused import FUSED
+
+                    return FUSED(x)
+                return x
+    """,
+        },
+    )
+    gate = [f for f in found if f.path == "eng/gate.py"]
+    assert [(f.severity, f.line) for f in gate] == [("low", 5)]
+
+
+def test_a_flag_whose_branches_run_portable_code_stays_a_gap(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/gate.py": """
+        import torch
+        from eng.platform import current_platform
+
+        class Gate:
+            def __init__(self) -> None:
+                self.allow_fast = current_platform.is_device_capability_family(100)
+
+            def forward(self, x):
+                if self.allow_fast:
+                    return torch.ops.eng.fast_gemm(x)
+                return x
+    """,
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/gate.py", 6)]
+
+
+def test_a_conditional_expression_is_read_with_the_class_it_sits_in(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/attn.py": """
+        from eng.platform import current_platform
+
+        class FlashMLAAttention:
+            def heads(self) -> int:
+                return (
+                    self.n_heads
+                    if current_platform.is_device_capability_family(90)
+                    else self.padded_heads
+                )
+    """,
+        },
+    )
+    assert [f.severity for f in found] == ["low"]
+    assert "FlashMLAAttention" in found[0].consequence
+
+
+def test_a_number_each_arch_computes_is_tuning(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/sizes.py": """
+        import torch
+        from eng.platform import current_platform
+
+        _DEFAULT_MIN_BATCH = 16
+        _ROWS = 1024
+
+        def min_batch(rows: int) -> int:
+            if not current_platform.is_device_capability((10, 3)):
+                return _DEFAULT_MIN_BATCH
+            return (_ROWS + rows - 1) // rows
+
+        def ctas(max_m: int) -> int:
+            return min(max_m, 7) if torch.cuda.get_device_capability()[0] == 10 else 0
+    """,
+        },
+    )
+    assert [f.severity for f in found if f.rule == "gate-excludes-arch"] == ["low", "low"]
+    assert all("tuning only" in f.consequence for f in found)
+
+
+def test_a_table_of_names_is_no_number(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/plans.py": """
+        from eng.platform import current_platform
+
+        PROJECTIONS = {"qkv": (1, 2)}
+
+        def plans(n: int):
+            if current_platform.is_device_capability_family(100):
+                return PROJECTIONS
+            return None
+    """,
+        },
+    )
+    assert [f.severity for f in found] == ["medium"]
+
+
+def test_a_test_inside_a_module_written_for_sm100_admits_nothing_it_runs(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/fmha_sm100/indexer.py": """
+        import torch
+
+        def _supports_tmem_load_red(arch) -> bool:
+            return arch >= (10, 3)
+
+        def scores(x):
+            arch = torch.cuda.get_device_capability()
+            use_tmem_load_red = _supports_tmem_load_red(arch)
+            return x
+    """,
+        },
+    )
+    admits = [f for f in found if f.rule == "gate-admits-unsupported"]
+    assert admits and all(f.severity == "low" for f in admits)
+    assert "written for" in admits[0].consequence
+
+
+def test_a_gencode_list_in_a_module_written_for_sm100_is_expected(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/fmha_sm100/jit.py": """
+        def flags():
+            return [
+                "-O3",
+                "-gencode=arch=compute_100a,code=sm_100a",
+                "-gencode=arch=compute_103a,code=sm_103a",
+            ]
+    """,
+        },
+    )
+    builds = [f for f in found if f.rule == "build-missing-arch"]
+    assert [f.severity for f in builds] == ["low"]
+    assert "module's path" in builds[0].consequence
