@@ -200,3 +200,107 @@ def test_a_gencode_list_in_a_module_written_for_sm100_is_expected(tmp_path: Path
     builds = [f for f in found if f.rule == "build-missing-arch"]
     assert [f.severity for f in builds] == ["low"]
     assert "module's path" in builds[0].consequence
+
+
+def test_a_refusal_where_the_flag_is_off_names_what_the_path_requires(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/topk.py": """
+        from eng.platform import current_platform
+
+        class TopK:
+            def __init__(self, backend: str) -> None:
+                self.backend = backend
+                self._has_select = current_platform.is_device_capability_family(100)
+
+            def resolve(self) -> str:
+                failures = []
+                if self.backend == "select":
+                    if not self._has_select:
+                        failures.append("requires SM100a/SM103a (10.x device family)")
+                if failures:
+                    raise RuntimeError("; ".join(failures))
+                return self.backend
+    """,
+        },
+    )
+    assert [f.severity for f in found] == ["low"]
+    assert "'sm100a'" in found[0].consequence
+
+
+def test_a_test_that_names_the_target_s_family_to_shut_it_out_is_deliberate(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/topk.py": """
+        import torch
+        from eng.platform import current_platform
+
+        def topk(logits):
+            use_cooperative = (
+                logits.shape[0] <= 64
+                and current_platform.has_device_capability(90)
+                and not current_platform.is_device_capability_family(120)
+            )
+            return torch.ops.eng.topk(logits, cooperative=use_cooperative)
+    """,
+        },
+    )
+    assert [f.severity for f in found] == ["low"]
+    assert "deliberate exclusion" in found[0].consequence
+
+
+def test_a_list_of_the_other_generations_is_no_carve_out(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/topk.py": """
+        import torch
+        from eng.platform import current_platform
+
+        def topk(logits):
+            major = current_platform.get_device_capability()[0]
+            use_cooperative = logits.shape[0] <= 64 and major in (9, 10, 11)
+            return torch.ops.eng.topk(logits, cooperative=use_cooperative)
+    """,
+        },
+    )
+    assert [f.severity for f in found] == ["medium"]
+
+
+def test_an_import_from_a_package_written_for_sm100_says_what_the_module_runs(tmp_path: Path) -> None:
+    files = {
+        "eng/decode.py": """
+        from eng.platform import current_platform
+
+        def supports_fast_decode(page_size: int) -> bool:
+            return current_platform.is_device_capability_family(100) and page_size == 128
+
+        def fast_decode(q, kv):
+            from eng.third_party.fmha_sm100.api import decode
+
+            return decode(q, kv)
+    """,
+    }
+    found = _scan(tmp_path, files)
+    assert [f.severity for f in found] == ["low"]
+    assert "fmha_sm100" in found[0].consequence
+
+
+def test_a_module_importing_one_variant_named_for_an_arch_is_no_sm100_module(tmp_path: Path) -> None:
+    files = {
+        "eng/decode.py": """
+        from eng.platform import current_platform
+
+        def supports_fast_decode(page_size: int) -> bool:
+            return current_platform.is_device_capability_family(100) and page_size == 128
+
+        def fast_decode(q, kv):
+            from eng.kernels.flash_fwd_sm100 import decode
+
+            return decode(q, kv)
+    """,
+    }
+    found = _scan(tmp_path, files)
+    assert [f.severity for f in found] == ["medium"]

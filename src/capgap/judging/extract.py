@@ -77,6 +77,8 @@ _COMMENT = re.compile(r"#[^\n]*")
 _WHOLE_HELPER_LINES = 60  # a helper this long or shorter is kept whole
 _GUARDED_LINES = 400  # what a gate guards is read this far at most
 _CONSUMER_LINES = 30  # of each branch elsewhere that tests a flag or predicate
+# A branch that refuses in words: `raise X("...")`, `failures.append("...")`
+_REFUSAL_LINE = re.compile(r"^\s*(?:raise\s+\w+\(\s*f?[\"']|\w+\.append\(\s*f?[\"'])")
 _MAX_CONSUMERS = 4
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 # Decorators that list the capabilities a function supports (FlashInfer's supported_compute_capability).
@@ -178,6 +180,7 @@ def kernel_facts(facts: FileFacts, text: str, low: str | bytes, lines: list[str]
     _smem_needs(facts, text, low)
     _own_kernels(facts, text)
     remarks.add_path_needs(facts)
+    _arch_module_imports(facts, text)
     if remarks.may_state(low):
         own = lines if lines is not None else text.splitlines()
         remarks.add_module_needs(facts, own, text)
@@ -311,6 +314,37 @@ def _import_needs(facts: FileFacts, text: str, low: str | bytes) -> None:
             if need not in facts.needs:
                 facts.needs.append(need)
                 facts.needs_from.append(f"'{hit[1]}' imported at line {_line_at(text, hit.start())}")
+
+
+# An import of a module whose path names the arch it is written for (`from
+# vllm.third_party.fmha_sm100.api import plan`, at any depth), and any arch a module path names
+_ARCH_MODULE_IMPORT = re.compile(r"^[ \t]*(?:from|import)[ \t]+([\w.]*sm_?\d[\w.]*)", re.M)
+_ANY_ARCH_IN_PATH = re.compile(r"(?:^|[/_])sm_?(\d{2,3}|\d{1,2}x)[af]?(?=$|[/_.])")
+
+
+def _arch_module_imports(facts: FileFacts, text: str) -> None:
+    """What the packages the file imports from say by their paths they are written for, when every
+    arch its imports name is the same (a module importing `fmha_sm100` and `fmha_sm120` dispatches;
+    it is written for neither)."""
+    if "sm" not in text:
+        return
+    found: list[tuple[str, int]] = []
+    archs: set[str] = set()
+    for hit in _ARCH_MODULE_IMPORT.finditer(text):
+        path = hit[1].replace(".", "/").lower()
+        named = _ANY_ARCH_IN_PATH.findall(path)
+        archs.update(n[:-1] for n in named)  # the major: `sm100` -> 10, `sm_90a` -> 9, `sm12x` -> 12
+        package = path.rpartition("/")[0]
+        if named and remarks.path_need(package) is not None:
+            # a package named for an arch (`fmha_sm100/`) holds that arch's code; a module named for
+            # one (`flash_fwd_sm100.py`) is one variant among its siblings, which a dispatcher imports
+            found.append((hit[1], hit.start()))
+    if len(archs) != 1 or not found:
+        return
+    need = remarks.path_need(found[0][0].replace(".", "/").rpartition("/")[0])
+    if need is not None and need not in facts.needs:
+        facts.needs.append(need)
+        facts.needs_from.append(f"'{found[0][0]}' imported at line {_line_at(text, found[0][1])}")
 
 
 # The shared memory a kernel the module launches is given: `SMEM_BYTES = 192256`,
@@ -1091,8 +1125,9 @@ class _Walker:
             if name not in line or own[0] <= i + 1 <= own[1]:
                 continue
             head = line.lstrip()
-            if not head.startswith(("if ", "elif ", "if(")) or not _asks_unnegated(line, bare):
+            if not head.startswith(("if ", "elif ", "if(")):
                 continue
+            asks = _asks_unnegated(line, bare)
             indent = len(line) - len(head)
             first = i + 1  # 0-based index of the line after the test's own (a test may run on)
             while first < len(lines) and not lines[first - 1].rstrip().endswith(":") and first < i + 6:
@@ -1103,8 +1138,11 @@ class _Walker:
                 if more.strip() and len(more) - len(more.lstrip()) <= indent:
                     break
                 last += 1
-            if last > first:
-                out.append((first + 1, last))
+            # `elif not self._has_x: failures.append("requires SM100a/SM103a")`: the refusal where
+            # the answer is no says what the path requires
+            refusal = not asks and first < len(lines) and _REFUSAL_LINE.match(lines[first]) is not None
+            if last > first and (asks or refusal):
+                out.append((first + 1, last if asks else first + 1))
             if len(out) >= _MAX_CONSUMERS:
                 break
         return out

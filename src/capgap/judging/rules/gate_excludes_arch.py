@@ -303,6 +303,14 @@ def _deciding(
     return decider.deciding(test, reg.context(r.decision.scope, f), target, owners)
 
 
+def _carved(r: Reached, arm: int, f: FileFacts, target: str, reg: Registry | None) -> tuple[str, int] | None:
+    """The operand of the arm's test that names the target's family to shut it out (decider.carve_out)."""
+    test = r.decision.arms[arm].test
+    if test is None or reg is None:
+        return None
+    return decider.carve_out(test, reg.context(r.decision.scope, f), target)
+
+
 def _behind_refused_setting(d: Decision, target: ArchFacts, owners: list[str], reg: Registry | None) -> bool:
     """Does an if-test the decision sits in require a setting (`if decode_backend == "fa3":`) every
     value of which the target cannot have: the engine's own check refuses it there, or its name is
@@ -512,6 +520,15 @@ def check(
         consequence = (
             f"expected: that path needs {need} (read from {extra['evidence']}), which {arch.cc} lacks; "
             f"{arch.cc} {instead}"
+        )
+    elif (carved := _carved(r, decider, f, arch.cc, reg)) is not None:
+        # `has_device_capability(90) and not family(120)`: the authors name the target's family to
+        # keep it out, where every other GPU since Hopper gets through
+        severity = "low"
+        extra["evidence"] = f"the test '{short(carved[0], 80)}' (line {carved[1]})"
+        consequence = (
+            f"expected: the test names {arch.cc}'s family to shut it out ({extra['evidence']}), "
+            f"where every other GPU since Hopper gets through: a deliberate exclusion; {arch.cc} {instead}"
         )
     elif checked is None and (own := choices.own_choice(taken, [d.arms[i].summary for i in mine])):
         # `"cute-dsl" if is_sm100 else "cuda"`: the target is handed a named implementation of its own
