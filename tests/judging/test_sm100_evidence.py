@@ -304,3 +304,65 @@ def test_a_module_importing_one_variant_named_for_an_arch_is_no_sm100_module(tmp
     }
     found = _scan(tmp_path, files)
     assert [f.severity for f in found] == ["medium"]
+
+
+def test_a_predicate_kept_in_an_attribute_is_judged_where_the_attribute_is_tested(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/__init__.py": "",
+            "eng/fused.py": _KERNEL,
+            "eng/model.py": """
+        from eng.platform import current_platform
+
+        def _own_kernels(cfg) -> bool:
+            if not current_platform.is_device_capability_family(100):
+                return False
+            return cfg is None or not cfg.expert_parallel
+
+        class Layer:
+            def __init__(self, cfg) -> None:
+                self.own_decode = _own_kernels(cfg)
+
+            def forward(self, x):
+                if self.own_decode:
+                    from eng.fused import FUSED
+
+                    return FUSED(x)
+                return x
+    """,
+        },
+    )
+    gate = [f for f in found if f.path == "eng/model.py"]
+    assert [(f.severity, f.line) for f in gate] == [("low", 4)]
+
+
+def test_a_guard_whose_answer_is_asked_elsewhere_still_bounds_the_next_decision(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/backend.py": """
+        from eng.platform import current_platform
+
+        class Backend:
+            @classmethod
+            def supports_sink(cls) -> bool:
+                if not current_platform.is_device_capability_family(100):
+                    return False
+                return cls.ok()
+
+            @classmethod
+            def layouts(cls):
+                cap = current_platform.get_device_capability()
+                if cap is not None and cap.major == 10:
+                    return ("LBHNC",)
+                return None
+
+        def pick(b):
+            if b.supports_sink():
+                return b.layouts()
+            return None
+    """,
+        },
+    )
+    assert 13 in [f.line for f in found]

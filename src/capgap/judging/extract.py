@@ -77,6 +77,9 @@ _COMMENT = re.compile(r"#[^\n]*")
 _WHOLE_HELPER_LINES = 60  # a helper this long or shorter is kept whole
 _GUARDED_LINES = 400  # what a gate guards is read this far at most
 _CONSUMER_LINES = 30  # of each branch elsewhere that tests a flag or predicate
+# Marks where an arm's own lines end and the branches that ask its answer elsewhere begin
+_ELSEWHERE = (0, 0)
+_KEPT_IN = re.compile(r"^(self\.\w+|\w+)\s*(?::[^=]+)?=\s*")  # `self.x = ` / `x: bool = `
 # A branch that refuses in words: `raise X("...")`, `failures.append("...")`
 _REFUSAL_LINE = re.compile(r"^\s*(?:raise\s+\w+\(\s*f?[\"']|\w+\.append\(\s*f?[\"'])")
 _MAX_CONSUMERS = 4
@@ -647,6 +650,8 @@ class _Walker:
         out: list[tuple[int, int]] = []
         budget = _GUARDED_LINES
         for first, last in ranges:
+            if (first, last) == _ELSEWHERE:
+                continue
             last = min(last, n_lines, first + budget - 1)
             if first > last:
                 continue
@@ -879,6 +884,10 @@ class _Walker:
             arms.append((None, body[i].lineno, None, [], "nothing", "skips the branch"))
         kind = "guards" if not orelse and all(exits(b) for _, b, _ in links) else "chain"
         rest = arms[-1][3][0] if kind == "guards" else (0, 0)
+        if kind == "guards" and chain and any(a[5] == "returns False" for a in arms) and arms[-1][4] == "positive":
+            # `if not family(100): return False` in a predicate: what its answer guards is where it is asked
+            test, at, stmts, span, action, what = arms[-1]
+            arms[-1] = (test, at, stmts, [*span, *self._elsewhere(f"{chain[-1]}(", span[0])], action, what)
         self.decision(kind, arms, chain, scope, body[i].lineno, rest, gated=True)
         return last
 
@@ -921,7 +930,7 @@ class _Walker:
         line = self._def_line.get(stmt.lineno, stmt.lineno)
         own = [(stmt.lineno, stmt.end_lineno or stmt.lineno)]  # `hasattr(gemm, "fp8_gemm_sm90")` is evidence
         # what the answer guards: the branches of this file that ask it (`if _can_fuse_wo_a(layer):`)
-        own += self._consumers(f"{chain[-1]}(", own[0])
+        own += self._elsewhere(f"{chain[-1]}(", own[0])
         yes: ArmSpec = (value, line, None, own, "positive", "returns True")
         no: ArmSpec = (None, line, None, [], "reject", "returns False")
         self.decision("return", [yes, no], chain, scope, line)
@@ -984,7 +993,8 @@ class _Walker:
                 if need not in needs:
                     needs.append(need)
                     where.append(word)
-            body = (span[0][0], span[-1][1]) if span and _stmts is not None else (0, 0)
+            mine = span[: span.index(_ELSEWHERE)] if _ELSEWHERE in span else span  # not the branches elsewhere
+            body = (mine[0][0], mine[-1][1]) if mine and _stmts is not None else (0, 0)
             named = tuple(dict.fromkeys(_ARCH_NAMED.findall(low))) if "sm" in low else ()
             stated = _requirement(code) if action == "error" else ""
             source = self.src(arm_line)
@@ -1109,10 +1119,15 @@ class _Walker:
             if name in lines[n - 1]
         ]
         if flag.startswith("self."):  # `self.allow_x = ...` in `__init__`: the methods that test it
-            reads += self._consumers(flag, own)
+            reads += self._elsewhere(flag, own)
         on: ArmSpec = (value, stmt.lineno, rest, [own, *reads], action, f"sets {flag} = True")
         off: ArmSpec = (None, stmt.lineno, None, [], "nothing", f"leaves {flag} False")
         self.decision("flag", [on, off], chain, scope, stmt.lineno)
+
+    def _elsewhere(self, name: str, own: tuple[int, int]) -> list[tuple[int, int]]:
+        """`_consumers`, led by the _ELSEWHERE mark (what follows it is no part of the arm's block)."""
+        found = self._consumers(name, own)
+        return [_ELSEWHERE, *found] if found else []
 
     def _consumers(self, name: str, own: tuple[int, int]) -> list[tuple[int, int]]:
         """The bodies of the `if` / `elif` branches elsewhere in the file whose test reads `name`
@@ -1125,6 +1140,13 @@ class _Walker:
             if name not in line or own[0] <= i + 1 <= own[1]:
                 continue
             head = line.lstrip()
+            kept = _KEPT_IN.match(head) if name.endswith("(") and own[1] > 0 else None
+            # (a plain name only when descriptive: `use_flint`, not `ok`, which other functions reuse)
+            if kept is not None and "_" in kept[1].lstrip("_") and _asks_unnegated(head, bare):
+                # `self.flint_decode = _flint_kernels(cfg)`: the branches that test what keeps it
+                out += self._consumers(kept[1], (0, 0))[: _MAX_CONSUMERS - len(out)]
+            if len(out) >= _MAX_CONSUMERS:
+                break
             if not head.startswith(("if ", "elif ", "if(")):
                 continue
             asks = _asks_unnegated(line, bare)
