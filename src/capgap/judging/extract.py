@@ -884,7 +884,8 @@ class _Walker:
             arms.append((None, body[i].lineno, None, [], "nothing", "skips the branch"))
         kind = "guards" if not orelse and all(exits(b) for _, b, _ in links) else "chain"
         rest = arms[-1][3][0] if kind == "guards" else (0, 0)
-        if kind == "guards" and chain and any(a[5] == "returns False" for a in arms) and arms[-1][4] == "positive":
+        predicate = any(a[5] == "returns False" for a in arms) and arms[-1][4] == "positive"
+        if kind == "guards" and chain and predicate:
             # `if not family(100): return False` in a predicate: what its answer guards is where it is asked
             test, at, stmts, span, action, what = arms[-1]
             arms[-1] = (test, at, stmts, [*span, *self._elsewhere(f"{chain[-1]}(", span[0])], action, what)
@@ -993,7 +994,7 @@ class _Walker:
                 if need not in needs:
                     needs.append(need)
                     where.append(word)
-            mine = span[: span.index(_ELSEWHERE)] if _ELSEWHERE in span else span  # not the branches elsewhere
+            mine = span[: span.index(_ELSEWHERE)] if _ELSEWHERE in span else span  # not branches elsewhere
             body = (mine[0][0], mine[-1][1]) if mine and _stmts is not None else (0, 0)
             named = tuple(dict.fromkeys(_ARCH_NAMED.findall(low))) if "sm" in low else ()
             stated = _requirement(code) if action == "error" else ""
