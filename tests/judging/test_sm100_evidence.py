@@ -366,3 +366,30 @@ def test_a_guard_whose_answer_is_asked_elsewhere_still_bounds_the_next_decision(
         },
     )
     assert 13 in [f.line for f in found]
+
+
+def test_the_refusal_where_a_kept_answer_is_no_names_what_the_path_requires(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/kda.py": """
+        import torch
+        from eng.platform import current_platform
+
+        def is_fused_prefill_supported(head_dim: int) -> bool:
+            cap = current_platform.get_device_capability()
+            return (cap.major, cap.minor) in ((10, 0), (10, 3)) and head_dim == 128
+
+        def resolve_prefill_backend(backend: str, head_dim: int) -> str:
+            supported = is_fused_prefill_supported(head_dim)
+            if backend == "fused" and not supported:
+                raise RuntimeError(
+                    "The fused KDA prefill requires CUDA SM100 or SM103, "
+                    "bfloat16 activations and head_dim=128."
+                )
+            return "fused" if supported else "triton"
+    """,
+        },
+    )
+    assert [f.severity for f in found] == ["low"]
+    assert "SM100 or SM103" in found[0].consequence

@@ -81,7 +81,9 @@ _CONSUMER_LINES = 30  # of each branch elsewhere that tests a flag or predicate
 _ELSEWHERE = (0, 0)
 _KEPT_IN = re.compile(r"^(self\.\w+|\w+)\s*(?::[^=]+)?=\s*")  # `self.x = ` / `x: bool = `
 # A branch that refuses in words: `raise X("...")`, `failures.append("...")`
-_REFUSAL_LINE = re.compile(r"^\s*(?:raise\s+\w+\(\s*f?[\"']|\w+\.append\(\s*f?[\"'])")
+_REFUSAL_LINE = re.compile(r"^\s*(?:raise\s+\w+\((?:\s*f?[\"']|\s*$)|\w+\.append\(\s*f?[\"'])")
+_REFUSAL_LINES = 4  # a refusal's message, over a few lines
+_KEPT_LINES = 40  # where a plain name that keeps a predicate's answer is read
 _MAX_CONSUMERS = 4
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 # Decorators that list the capabilities a function supports (FlashInfer's supported_compute_capability).
@@ -1130,22 +1132,28 @@ class _Walker:
         found = self._consumers(name, own)
         return [_ELSEWHERE, *found] if found else []
 
-    def _consumers(self, name: str, own: tuple[int, int]) -> list[tuple[int, int]]:
-        """The bodies of the `if` / `elif` branches elsewhere in the file whose test reads `name`
-        (`self.flag`, `helper(`) unnegated: where the path a flag or a predicate turns on is run.
-        Each at most _CONSUMER_LINES lines, at most _MAX_CONSUMERS of them."""
+    def _consumers(
+        self, name: str, own: tuple[int, int], within: tuple[int, int] | None = None
+    ) -> list[tuple[int, int]]:
+        """The bodies of the `if` / `elif` branches elsewhere in the file (`within`: on those
+        0-based lines) whose test reads `name` (`self.flag`, `helper(`) unnegated: where the path a
+        flag or a predicate turns on is run; and the refusals of those that read it negated. Each
+        at most _CONSUMER_LINES lines, at most _MAX_CONSUMERS of them."""
         lines = self._own_lines()
         out: list[tuple[int, int]] = []
         bare = name.rstrip("(")
-        for i, line in enumerate(lines):
+        start, stop = within if within is not None else (0, len(lines))
+        for i in range(start, min(stop, len(lines))):
+            line = lines[i]
             if name not in line or own[0] <= i + 1 <= own[1]:
                 continue
             head = line.lstrip()
             kept = _KEPT_IN.match(head) if name.endswith("(") and own[1] > 0 else None
-            # (a plain name only when descriptive: `use_flint`, not `ok`, which other functions reuse)
-            if kept is not None and "_" in kept[1].lstrip("_") and _asks_unnegated(head, bare):
-                # `self.flint_decode = _flint_kernels(cfg)`: the branches that test what keeps it
-                out += self._consumers(kept[1], (0, 0))[: _MAX_CONSUMERS - len(out)]
+            if kept is not None and _asks_unnegated(head, bare):
+                # `self.flint_decode = _flint_kernels(cfg)`, `supported = is_x_supported(...)`: the
+                # branches that test what keeps it (a plain name in the lines of its function)
+                near = None if kept[1].startswith("self.") else (i + 1, i + 1 + _KEPT_LINES)
+                out += self._consumers(kept[1], (0, 0), near)[: _MAX_CONSUMERS - len(out)]
             if len(out) >= _MAX_CONSUMERS:
                 break
             if not head.startswith(("if ", "elif ", "if(")):
@@ -1165,7 +1173,7 @@ class _Walker:
             # the answer is no says what the path requires
             refusal = not asks and first < len(lines) and _REFUSAL_LINE.match(lines[first]) is not None
             if last > first and (asks or refusal):
-                out.append((first + 1, last if asks else first + 1))
+                out.append((first + 1, last if asks else min(last, first + _REFUSAL_LINES)))
             if len(out) >= _MAX_CONSUMERS:
                 break
         return out
