@@ -393,3 +393,30 @@ def test_the_refusal_where_a_kept_answer_is_no_names_what_the_path_requires(tmp_
     )
     assert [f.severity for f in found] == ["low"]
     assert "SM100 or SM103" in found[0].consequence
+
+
+def test_the_refusal_the_rest_of_the_test_reaches_names_what_the_path_requires(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/kda.py": """
+        from eng.platform import current_platform
+
+        def is_fused_decode_supported(head_dim: int) -> bool:
+            return current_platform.is_device_capability_family(100) and head_dim == 128
+
+        def resolve_decode_backend(backend: str, head_dim: int) -> str:
+            fused_supported = is_fused_decode_supported(head_dim)
+            if fused_supported and backend == "fused":
+                return "fused"
+
+            if backend == "fused":
+                raise RuntimeError(
+                    "The fused KDA decode requires CUDA SM100 family, head_dim=128."
+                )
+            return "triton"
+    """,
+        },
+    )
+    assert [f.severity for f in found] == ["low"]
+    assert "SM100 family" in found[0].consequence

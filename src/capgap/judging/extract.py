@@ -83,6 +83,7 @@ _KEPT_IN = re.compile(r"^(self\.\w+|\w+)\s*(?::[^=]+)?=\s*")  # `self.x = ` / `x
 # A branch that refuses in words: `raise X("...")`, `failures.append("...")`
 _REFUSAL_LINE = re.compile(r"^\s*(?:raise\s+\w+\((?:\s*f?[\"']|\s*$)|\w+\.append\(\s*f?[\"'])")
 _REFUSAL_LINES = 4  # a refusal's message, over a few lines
+_EXITS = re.compile(r"^\s*(?:return\b|raise\b)")  # the last line of a branch that leaves
 _KEPT_LINES = 40  # where a plain name that keeps a predicate's answer is read
 _MAX_CONSUMERS = 4
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
@@ -1174,9 +1175,36 @@ class _Walker:
             refusal = not asks and first < len(lines) and _REFUSAL_LINE.match(lines[first]) is not None
             if last > first and (asks or refusal):
                 out.append((first + 1, last if asks else min(last, first + _REFUSAL_LINES)))
+            if asks and last > first and (after := self._refused_after(lines, i, last, bare)):
+                out.append(after)
             if len(out) >= _MAX_CONSUMERS:
                 break
         return out
+
+    @staticmethod
+    def _refused_after(lines: list[str], at: int, after: int, name: str) -> tuple[int, int] | None:
+        """`if supported and backend == "x": return "x"` then `if backend == "x": raise E("x
+        requires SM100 ...")`: the refusal the rest of the test reaches where `name` is no, as
+        (first, last) 1-based lines of its message; None when the next statement is no such test."""
+        test = lines[at].strip()
+        if not test.endswith(":"):
+            return None
+        parts = [p.strip() for p in test.removeprefix("elif ").removeprefix("if ")[:-1].split(" and ")]
+        rest = [p for p in parts if not _asks_unnegated(p, name)]
+        end = after - 1  # the branch's last line (0-based), blank lines under it aside
+        while end > at and not lines[end].strip():
+            end -= 1
+        while after < len(lines) and not lines[after].strip():
+            after += 1
+        if not rest or len(rest) == len(parts) or after + 1 >= len(lines) or not _EXITS.match(lines[end]):
+            return None
+        indent = len(lines[at]) - len(lines[at].lstrip())
+        nxt = lines[after]
+        if len(nxt) - len(nxt.lstrip()) != indent or nxt.strip() != f"if {' and '.join(rest)}:":
+            return None
+        if _REFUSAL_LINE.match(lines[after + 1]) is None:
+            return None
+        return after + 2, min(after + 1 + _REFUSAL_LINES, len(lines))
 
     def _gate_test(self, test: ast.expr, scope: Scope | None = None) -> bool:
         """May this test read a capability? Hint words on its lines and a capability-like name in
