@@ -420,3 +420,24 @@ def test_the_refusal_the_rest_of_the_test_reaches_names_what_the_path_requires(t
     )
     assert [f.severity for f in found] == ["low"]
     assert "SM100 family" in found[0].consequence
+
+
+def test_a_comment_that_labels_the_path_with_its_arch_says_what_it_is_written_for(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/attn.py": """
+        import torch
+
+        def forward(q, k, fwd):
+            # SM90 FA4 fp8-KV path: fp8 paged K/V dequantized in-kernel.
+            fp8_kv_dequant = (
+                k.dtype == torch.float8_e4m3fn
+                and torch.cuda.get_device_capability()[0] == 9
+            )
+            return fwd(q, k, dequant=fp8_kv_dequant)
+    """,
+        },
+    )
+    assert [f.severity for f in found] == ["low"]
+    assert "SM90 FA4 fp8-KV path" in found[0].consequence

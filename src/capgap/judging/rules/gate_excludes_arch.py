@@ -205,7 +205,9 @@ def _prose(arm: Arm, d: Decision) -> list[tuple[str, str]]:
         (words, where)
         for sentence, where in out
         for words in prose.clauses(sentence)
-        if _REQUIRES.search(words) and not _NOT_A_NEED.search(words) and not _OPEN_ENDED.search(words)
+        if (_REQUIRES.search(words) or _LABEL.match(words))
+        and not _NOT_A_NEED.search(words)
+        and not _OPEN_ENDED.search(words)
     ]
 
 
@@ -216,6 +218,8 @@ _REQUIRES = re.compile(
     r"requir|\bonly\b|-only|exclusiv|\bsupport|built (?:only )?for|written for|specific|\bneeds?\b|\bmust\b",
     re.I,
 )
+# A comment that labels the path with the arch it belongs to: "SM90 FA4 fp8-KV path: ..."
+_LABEL = re.compile(r"^sm[_ ]?\d{2,3}[a-z]?\b[\w \-/+.]{0,40}?\b(?:path|kernel|variant)\s*:", re.I)
 _OPEN_ENDED = re.compile(
     # (`>= 2.8` after a library's name is its version, no arch)
     r"\bsm[_ ]?\d{2,3}[af]?\+|>=\s*(?:sm[_ ]?\d|\d{2,3}\b|(?:[7-9]|1[0-2])\.\d)"
