@@ -441,3 +441,24 @@ def test_a_comment_that_labels_the_path_with_its_arch_says_what_it_is_written_fo
     )
     assert [f.severity for f in found] == ["low"]
     assert "SM90 FA4 fp8-KV path" in found[0].consequence
+
+
+def test_tables_named_tuned_beside_empty_ones_are_tuning(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/configs.py": """
+        from eng.platform import current_platform
+
+        _SM100F_TUNED_BS = {(4096, 128): 8}
+        _SM100F_TUNED_SPLITK = {(4096, 128): (8, 2)}
+
+        def _arch_tuned_configs():
+            if current_platform.is_device_capability_family(100):
+                return (_SM100F_TUNED_BS, _SM100F_TUNED_SPLITK)
+            return ({}, {})
+    """,
+        },
+    )
+    assert [f.severity for f in found] == ["low"]
+    assert "tuning only" in found[0].consequence

@@ -566,6 +566,7 @@ def check(
         or _tunes_a_library(taken)
         or _padded(arm, [d.arms[i] for i in mine])
         or _computed_numbers(taken, [d.arms[i].summary for i in mine])
+        or _tuned_tables(taken, [d.arms[i].summary for i in mine], d.context)
     ):
         # `16 if is_sm103 else 8`, `return (32, 1)` / `return (8, 4)`: each arch gets a number of its own
         severity = "low"
@@ -666,16 +667,55 @@ _NUMBER_CALLS = frozenset(
 )
 
 
-def _number_expr(summary: str) -> ast.expr | None:
-    """The expression an outcome gives or returns when it can only be a number: literals, names of
-    constants (`_DEFAULT_MIN_CUTLASS_BATCH_SIZE`), arithmetic and `min` / `max` of them (None
-    otherwise, or when the summary cuts it short)."""
+def _tuned_tables(taken: str, mine: list[str], context: str) -> bool:
+    """Does the sibling get tables of tuned values (`return (_SM100F_TUNED_DOTPROD_BS, ...)` in
+    `_arch_tuned_configs`: the names say so) where the target gets empty ones or none: the
+    kernel's defaults, the same path untuned?"""
+    theirs = _outcome_expr(taken)
+    if theirs is None or not mine:
+        return False
+    names = list(theirs.elts) if isinstance(theirs, ast.Tuple) else [theirs]
+    if not all(isinstance(e, ast.Name) and _CONSTANT.match(e.id) for e in names):
+        return False
+    said = " ".join([context.rsplit(".", 1)[-1], *(e.id for e in names if isinstance(e, ast.Name))])
+    if not _TUNED.search(said):
+        return False
+    for summary in mine:
+        ours = _outcome_expr(summary)
+        parts = ours.elts if isinstance(ours, ast.Tuple) else [ours]
+        if ours is None or not all(_empty(p) for p in parts):
+            return False
+    return True
+
+
+_TUNED = re.compile(r"tuned|tuning", re.I)
+
+
+def _outcome_expr(summary: str) -> ast.expr | None:
     what = _OUTCOME.match(_unwrapped(summary))
     if what is None or "..." in what[1]:
         return None
     try:
-        expr = ast.parse(what[1], mode="eval").body
+        return ast.parse(what[1], mode="eval").body
     except SyntaxError:
+        return None
+
+
+def _empty(node: ast.expr | None) -> bool:
+    """`{}`, `[]`, `()`, `None`: nothing of the target's own."""
+    if isinstance(node, ast.Constant):
+        return node.value is None
+    return isinstance(node, (ast.Dict, ast.List, ast.Tuple, ast.Set)) and not getattr(
+        node, "elts", getattr(node, "keys", None)
+    )
+
+
+def _number_expr(summary: str) -> ast.expr | None:
+    """The expression an outcome gives or returns when it can only be a number: literals, names of
+    constants (`_DEFAULT_MIN_CUTLASS_BATCH_SIZE`), arithmetic and `min` / `max` of them (None
+    otherwise, or when the summary cuts it short)."""
+    expr = _outcome_expr(summary)
+    if expr is None:
         return None
     for node in ast.walk(expr):
         if isinstance(node, ast.Constant):
