@@ -10,6 +10,7 @@ test.
 from __future__ import annotations
 
 import ast
+import re
 
 from capgap.arch import all_facts
 from capgap.judging.symbolic import Context, evaluate, tri
@@ -44,4 +45,31 @@ def deciding(
         if all(judge(facts[cc]) is (not refuse) for cc in owners if cc in facts):
             continue  # the owners are decided the same way here: not what tells them apart
         return sym.names, operand.lineno
+    return None
+
+
+# A number or name that means the target's own family in a test's text: `120`, `12`, `sm_12x`
+def _names_family(text: str, major: int) -> bool:
+    return re.search(rf"(?<![\w.])(?:{major}|{major}\d)(?![\w.])|sm_?{major}", text, re.I) is not None
+
+
+def carve_out(test: ast.expr, ctx: Context, target: str) -> tuple[str, int] | None:
+    """(source, line) of an operand of the `and` chain `test` that the target fails and that
+    names the target's own family to shut it out (`has_device_capability(90) and not
+    family(120)`, `major >= 10 and major != 12`): false for every GPU of that family, true for
+    every other GPU since Hopper. A deliberate exclusion, not a path left unlisted."""
+    facts = all_facts()
+    if not isinstance(test, ast.BoolOp) or not isinstance(test.op, ast.And) or target not in facts:
+        return None
+    major = facts[target].major
+    for operand in _operands(test, ast.And):
+        source = ast.unparse(operand)
+        if not _names_family(source, major):
+            continue
+        sym = evaluate(operand, ctx)
+        if sym.kind != "pred":
+            continue
+        judge = tri(sym)
+        if all(judge(a) is (a.major != major) for a in facts.values() if a.major >= 9):
+            return source, operand.lineno
     return None

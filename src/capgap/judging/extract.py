@@ -77,6 +77,16 @@ _GATEISH = re.compile(
 _COMMENT = re.compile(r"#[^\n]*")
 _WHOLE_HELPER_LINES = 60  # a helper this long or shorter is kept whole
 _GUARDED_LINES = 400  # what a gate guards is read this far at most
+_CONSUMER_LINES = 30  # of each branch elsewhere that tests a flag or predicate
+# Marks where an arm's own lines end and the branches that ask its answer elsewhere begin
+_ELSEWHERE = (0, 0)
+_KEPT_IN = re.compile(r"^(self\.\w+|\w+)\s*(?::[^=]+)?=\s*")  # `self.x = ` / `x: bool = `
+# A branch that refuses in words: `raise X("...")`, `failures.append("...")`
+_REFUSAL_LINE = re.compile(r"^\s*(?:raise\s+\w+\((?:\s*f?[\"']|\s*$)|\w+\.append\(\s*f?[\"'])")
+_REFUSAL_LINES = 4  # a refusal's message, over a few lines
+_EXITS = re.compile(r"^\s*(?:return\b|raise\b)")  # the last line of a branch that leaves
+_KEPT_LINES = 40  # where a plain name that keeps a predicate's answer is read
+_MAX_CONSUMERS = 4
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 # Decorators that list the capabilities a function supports (FlashInfer's supported_compute_capability).
 _DECORATOR = re.compile(r"capabilit|(?:^|_)archs?(?:$|_)|(?:^|_)sms?(?:$|_)", re.I)
@@ -178,6 +188,7 @@ def kernel_facts(facts: FileFacts, text: str, low: str | bytes, lines: list[str]
     _own_kernels(facts, text)
     facts.entries = libraries.entries(text, low, lines, facts.module, facts.path.endswith("__init__.py"))
     remarks.add_path_needs(facts)
+    _arch_module_imports(facts, text)
     if remarks.may_state(low):
         own = lines if lines is not None else text.splitlines()
         remarks.add_module_needs(facts, own, text)
@@ -313,6 +324,37 @@ def _import_needs(facts: FileFacts, text: str, low: str | bytes) -> None:
                 facts.needs_from.append(f"'{hit[1]}' imported at line {_line_at(text, hit.start())}")
 
 
+# An import of a module whose path names the arch it is written for (`from
+# vllm.third_party.fmha_sm100.api import plan`, at any depth), and any arch a module path names
+_ARCH_MODULE_IMPORT = re.compile(r"^[ \t]*(?:from|import)[ \t]+([\w.]*sm_?\d[\w.]*)", re.M)
+_ANY_ARCH_IN_PATH = re.compile(r"(?:^|[/_])sm_?(\d{2,3}|\d{1,2}x)[af]?(?=$|[/_.])")
+
+
+def _arch_module_imports(facts: FileFacts, text: str) -> None:
+    """What the packages the file imports from say by their paths they are written for, when every
+    arch its imports name is the same (a module importing `fmha_sm100` and `fmha_sm120` dispatches;
+    it is written for neither)."""
+    if "sm" not in text:
+        return
+    found: list[tuple[str, int]] = []
+    archs: set[str] = set()
+    for hit in _ARCH_MODULE_IMPORT.finditer(text):
+        path = hit[1].replace(".", "/").lower()
+        named = _ANY_ARCH_IN_PATH.findall(path)
+        archs.update(n[:-1] for n in named)  # the major: `sm100` -> 10, `sm_90a` -> 9, `sm12x` -> 12
+        package = path.rpartition("/")[0]
+        if named and remarks.path_need(package) is not None:
+            # a package named for an arch (`fmha_sm100/`) holds that arch's code; a module named for
+            # one (`flash_fwd_sm100.py`) is one variant among its siblings, which a dispatcher imports
+            found.append((hit[1], hit.start()))
+    if len(archs) != 1 or not found:
+        return
+    need = remarks.path_need(found[0][0].replace(".", "/").rpartition("/")[0])
+    if need is not None and need not in facts.needs:
+        facts.needs.append(need)
+        facts.needs_from.append(f"'{found[0][0]}' imported at line {_line_at(text, found[0][1])}")
+
+
 # The shared memory a kernel the module launches is given: `SMEM_BYTES = 192256`,
 # `"dynamic_smem_bytes": 226816`, `smem_bytes=24576` (not a device's limit: `SMEM_CAP_BYTES`).
 # Its value right after the name: `"dynamic_smem_bytes": 226816`, `SMEM_BYTES = (\n 226816`.
@@ -437,6 +479,23 @@ def _reads_unnegated(line: str, name: str) -> bool:
     return False
 
 
+def _asks_unnegated(line: str, name: str) -> bool:
+    """Does the line read `name` (`self.flag`, `helper`, `self.helper` too) other than as `not
+    name`, not as part of a longer name?"""
+    at = line.find(name)
+    while at != -1:
+        before = line[at - 1] if at else " "
+        end = at + len(name)
+        after = line[end] if end < len(line) else " "
+        whole = not (before.isalnum() or before == "_") and not (after.isalnum() or after == "_")
+        if whole and not line[:at].rstrip().removesuffix("self.").removesuffix("cls.").rstrip().endswith(
+            ("not", "not (")
+        ):
+            return True
+        at = line.find(name, at + 1)
+    return False
+
+
 class _Walker:
     def __init__(
         self, facts: FileFacts, lines: list[str], whole: Whole | None = None, data: bytes | None = None
@@ -550,7 +609,7 @@ class _Walker:
                 self.decision("assert", [rest_arm, fail], chain, scope, stmt.lineno)
             elif isinstance(stmt, ast.Return) and chain and _boolean(stmt.value):
                 self.return_decision(stmt, chain, scope)
-                self.exprs(stmt, stmt, body, i, scope)
+                self.exprs(stmt, stmt, body, i, scope, chain)
             elif isinstance(stmt, ast.Try):
                 clauses = [h.lineno for h in stmt.handlers] + [s.lineno for s in stmt.orelse + stmt.finalbody]
                 self.block(stmt.body, chain, scope, cls_scope, is_module, min(clauses, default=1) - 1)
@@ -564,11 +623,11 @@ class _Walker:
                 split = self._split(stmt, orelse)
                 for field in ("iter", "test"):
                     if hasattr(stmt, field):
-                        self.exprs(getattr(stmt, field), stmt, body, i, scope)
+                        self.exprs(getattr(stmt, field), stmt, body, i, scope, chain)
                 self.block(stmt.body, chain, scope, cls_scope, is_module, split)
                 self.block(orelse, chain, scope, cls_scope, is_module, self.end_of(stmt))
             else:
-                self.exprs(stmt, stmt, body, i, scope)
+                self.exprs(stmt, stmt, body, i, scope, chain)
 
     def end_of(self, stmt: ast.stmt) -> int:
         """A statement's last line in the file (the cut may have kept only part of it)."""
@@ -596,6 +655,8 @@ class _Walker:
         out: list[tuple[int, int]] = []
         budget = _GUARDED_LINES
         for first, last in ranges:
+            if (first, last) == _ELSEWHERE:
+                continue
             last = min(last, n_lines, first + budget - 1)
             if first > last:
                 continue
@@ -751,7 +812,7 @@ class _Walker:
             self.flag_decision(stmt, targets, value, rest, chain, scope, after)
         if is_module and names and isinstance(value, ast.Dict):
             self.aliases(value)
-        self.exprs(value, stmt, *(place or (rest, -1)), scope)
+        self.exprs(value, stmt, *(place or (rest, -1)), scope, chain)
 
     def table(
         self,
@@ -830,6 +891,11 @@ class _Walker:
             arms.append((None, body[i].lineno, None, [], "nothing", "skips the branch"))
         kind = "guards" if not orelse and all(exits(b) for _, b, _ in links) else "chain"
         rest = arms[-1][3][0] if kind == "guards" else (0, 0)
+        predicate = any(a[5] == "returns False" for a in arms) and arms[-1][4] == "positive"
+        if kind == "guards" and chain and predicate:
+            # `if not family(100): return False` in a predicate: what its answer guards is where it is asked
+            test, at, stmts, span, action, what = arms[-1]
+            arms[-1] = (test, at, stmts, [*span, *self._elsewhere(f"{chain[-1]}(", span[0])], action, what)
         self.decision(kind, arms, chain, scope, body[i].lineno, rest, gated=True)
         return last
 
@@ -844,7 +910,7 @@ class _Walker:
         is_module: bool,
     ) -> None:
         """Table reads in the tests and decisions inside the branches; an elif is part of its chain."""
-        self.exprs(stmt.test, stmt, body, i, scope)
+        self.exprs(stmt.test, stmt, body, i, scope, chain)
         split = self._split(stmt, stmt.orelse)
         compared = _compared_strings(stmt.test)
         required, unset = _required(stmt.test), _unset(stmt.test)
@@ -871,16 +937,18 @@ class _Walker:
             value = value.args[0]
         line = self._def_line.get(stmt.lineno, stmt.lineno)
         own = [(stmt.lineno, stmt.end_lineno or stmt.lineno)]  # `hasattr(gemm, "fp8_gemm_sm90")` is evidence
+        # what the answer guards: the branches of this file that ask it (`if _can_fuse_wo_a(layer):`)
+        own += self._elsewhere(f"{chain[-1]}(", own[0])
         yes: ArmSpec = (value, line, None, own, "positive", "returns True")
         no: ArmSpec = (None, line, None, [], "reject", "returns False")
         self.decision("return", [yes, no], chain, scope, line)
 
-    def ifexp_decision(self, node: ast.IfExp, scope: Scope) -> None:
+    def ifexp_decision(self, node: ast.IfExp, scope: Scope, chain: list[str]) -> None:
         if _prose(node):
             return  # `"SM100 auto default" if x else "moe_runner_backend=triton"`: words for a log line
-        self._ifexp_decision(node, scope)
+        self._ifexp_decision(node, scope, chain)
 
-    def _ifexp_decision(self, node: ast.IfExp, scope: Scope) -> None:
+    def _ifexp_decision(self, node: ast.IfExp, scope: Scope, chain: list[str]) -> None:
         arms: list[ArmSpec] = []
         while True:
             action, what = outcomes.expression_summary(node.body)
@@ -890,7 +958,8 @@ class _Walker:
             node = node.orelse
         action, what = outcomes.expression_summary(node.orelse)
         arms.append((None, node.lineno, None, [self._span(node.orelse)], action, what))
-        self.decision("ifexp", arms, [], scope, arms[0][1])
+        # where it sits names its path as a statement's would (`DeepseekV4FlashMLAAttention`)
+        self.decision("ifexp", arms, chain, scope, arms[0][1])
 
     def decision(
         self,
@@ -932,7 +1001,8 @@ class _Walker:
                 if need not in needs:
                     needs.append(need)
                     where.append(word)
-            body = (span[0][0], span[-1][1]) if span and _stmts is not None else (0, 0)
+            mine = span[: span.index(_ELSEWHERE)] if _ELSEWHERE in span else span  # not branches elsewhere
+            body = (mine[0][0], mine[-1][1]) if mine and _stmts is not None else (0, 0)
             named = tuple(dict.fromkeys(_ARCH_NAMED.findall(low))) if "sm" in low else ()
             stated = _requirement(code) if action == "error" else ""
             source = self.src(arm_line)
@@ -1063,9 +1133,89 @@ class _Walker:
             for n in range(first, min(last, first + _GUARDED_LINES - 1, len(lines)) + 1)
             if name in lines[n - 1]
         ]
+        if flag.startswith("self."):  # `self.allow_x = ...` in `__init__`: the methods that test it
+            reads += self._elsewhere(flag, own)
         on: ArmSpec = (value, stmt.lineno, rest, [own, *reads], action, f"sets {flag} = True")
         off: ArmSpec = (None, stmt.lineno, None, [], "nothing", f"leaves {flag} False")
         self.decision("flag", [on, off], chain, scope, stmt.lineno)
+
+    def _elsewhere(self, name: str, own: tuple[int, int]) -> list[tuple[int, int]]:
+        """`_consumers`, led by the _ELSEWHERE mark (what follows it is no part of the arm's block)."""
+        found = self._consumers(name, own)
+        return [_ELSEWHERE, *found] if found else []
+
+    def _consumers(
+        self, name: str, own: tuple[int, int], within: tuple[int, int] | None = None
+    ) -> list[tuple[int, int]]:
+        """The bodies of the `if` / `elif` branches elsewhere in the file (`within`: on those
+        0-based lines) whose test reads `name` (`self.flag`, `helper(`) unnegated: where the path a
+        flag or a predicate turns on is run; and the refusals of those that read it negated. Each
+        at most _CONSUMER_LINES lines, at most _MAX_CONSUMERS of them."""
+        lines = self._own_lines()
+        out: list[tuple[int, int]] = []
+        bare = name.rstrip("(")
+        start, stop = within if within is not None else (0, len(lines))
+        for i in range(start, min(stop, len(lines))):
+            line = lines[i]
+            if name not in line or own[0] <= i + 1 <= own[1]:
+                continue
+            head = line.lstrip()
+            kept = _KEPT_IN.match(head) if name.endswith("(") and own[1] > 0 else None
+            if kept is not None and _asks_unnegated(head, bare):
+                # `self.flint_decode = _flint_kernels(cfg)`, `supported = is_x_supported(...)`: the
+                # branches that test what keeps it (a plain name in the lines of its function)
+                near = None if kept[1].startswith("self.") else (i + 1, i + 1 + _KEPT_LINES)
+                out += self._consumers(kept[1], (0, 0), near)[: _MAX_CONSUMERS - len(out)]
+            if len(out) >= _MAX_CONSUMERS:
+                break
+            if not head.startswith(("if ", "elif ", "if(")):
+                continue
+            asks = _asks_unnegated(line, bare)
+            indent = len(line) - len(head)
+            first = i + 1  # 0-based index of the line after the test's own (a test may run on)
+            while first < len(lines) and not lines[first - 1].rstrip().endswith(":") and first < i + 6:
+                first += 1
+            last = first
+            while last < len(lines) and last < first + _CONSUMER_LINES:
+                more = lines[last]
+                if more.strip() and len(more) - len(more.lstrip()) <= indent:
+                    break
+                last += 1
+            # `elif not self._has_x: failures.append("requires SM100a/SM103a")`: the refusal where
+            # the answer is no says what the path requires
+            refusal = not asks and first < len(lines) and _REFUSAL_LINE.match(lines[first]) is not None
+            if last > first and (asks or refusal):
+                out.append((first + 1, last if asks else min(last, first + _REFUSAL_LINES)))
+            if asks and last > first and (after := self._refused_after(lines, i, last, bare)):
+                out.append(after)
+            if len(out) >= _MAX_CONSUMERS:
+                break
+        return out
+
+    @staticmethod
+    def _refused_after(lines: list[str], at: int, after: int, name: str) -> tuple[int, int] | None:
+        """`if supported and backend == "x": return "x"` then `if backend == "x": raise E("x
+        requires SM100 ...")`: the refusal the rest of the test reaches where `name` is no, as
+        (first, last) 1-based lines of its message; None when the next statement is no such test."""
+        test = lines[at].strip()
+        if not test.endswith(":"):
+            return None
+        parts = [p.strip() for p in test.removeprefix("elif ").removeprefix("if ")[:-1].split(" and ")]
+        rest = [p for p in parts if not _asks_unnegated(p, name)]
+        end = after - 1  # the branch's last line (0-based), blank lines under it aside
+        while end > at and not lines[end].strip():
+            end -= 1
+        while after < len(lines) and not lines[after].strip():
+            after += 1
+        if not rest or len(rest) == len(parts) or after + 1 >= len(lines) or not _EXITS.match(lines[end]):
+            return None
+        indent = len(lines[at]) - len(lines[at].lstrip())
+        nxt = lines[after]
+        if len(nxt) - len(nxt.lstrip()) != indent or nxt.strip() != f"if {' and '.join(rest)}:":
+            return None
+        if _REFUSAL_LINE.match(lines[after + 1]) is None:
+            return None
+        return after + 2, min(after + 1 + _REFUSAL_LINES, len(lines))
 
     def _gate_test(self, test: ast.expr, scope: Scope | None = None) -> bool:
         """May this test read a capability? Hint words on its lines and a capability-like name in
@@ -1136,9 +1286,16 @@ class _Walker:
         self.facts.aliases.update(found)
 
     def exprs(
-        self, node: ast.AST, stmt: ast.stmt, siblings: list[ast.stmt], index: int, scope: Scope
+        self,
+        node: ast.AST,
+        stmt: ast.stmt,
+        siblings: list[ast.stmt],
+        index: int,
+        scope: Scope,
+        chain: list[str] | None = None,
     ) -> None:
-        """Reads of tables with capability-looking keys, and conditional-expression gates."""
+        """Reads of tables with capability-looking keys, and conditional-expression gates (`chain`:
+        the classes and functions they sit in)."""
         if not self._use_hints.any_in(*self._span(node)):
             return
         quoted: set[int] | None = None  # the conditional expressions that only word a message
@@ -1187,7 +1344,7 @@ class _Walker:
             elif isinstance(sub, ast.IfExp):
                 quoted = _in_messages(node) if quoted is None else quoted
                 if id(sub) not in quoted:
-                    self.ifexp_decision(sub, scope)
+                    self.ifexp_decision(sub, scope, chain or [])
 
     def inline_table(
         self,

@@ -178,6 +178,12 @@ _PATH_NEEDS = {"9": ("wgmma",), "1": ("tcgen05",)}
 _TRTLLM_MOE = re.compile(r"(?:^|/)(?:flashinfer_)?trtllm_\w*moe\w*\.py$")
 
 
+def path_need(path: str) -> tuple[str, ...] | None:
+    """What a module path names as written for (`third_party/fmha_sm100/api`: tcgen05), if anything."""
+    hit = _ARCH_PATH.search(path.lower())
+    return None if hit is None else _PATH_NEEDS[hit[1].replace("sm", "").lstrip("_")[0]]
+
+
 def add_path_needs(facts: FileFacts) -> None:
     """What the module's path says its code is written for."""
     path = facts.path.lower()

@@ -87,6 +87,9 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
     useful = useful or any(CAPISH.search(name) for name in facts.module_scope.names)
     # a wrapper whose functions call a kernel library (`deep_gemm.mega_mhc(...)`): what its callers run
     useful = useful or bool(facts.entries)
+    # a kernel module parsed for its hint words, with no decision of its own (`fused_wo_a.py`
+    # importing tcgen05): what it needs is what its callers' paths run, as for one never parsed
+    useful = useful or (is_python and bool(facts.needs or facts.kernels))
     return facts if useful else None
 
 

@@ -4,7 +4,8 @@ for the target.
 
 Medium. Low (expected) when the sources the list compiles need an instruction set the target
 lacks (tcgen05, wgmma), read from the sources a JIT module names or those a CMake intersection
-sets below it (their names, `scaled_mm_c3x_sm90.cu`, or their text), said with where; low too in
+sets below it (their names, `scaled_mm_c3x_sm90.cu`, or their text), else, in a Python module, what
+the module itself states (its path `fmha_sm100/`, its imports), said with where; low too in
 tests, benchmarks and examples.
 """
 
@@ -29,7 +30,9 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
                     continue
                 severity, expected = "medium", ""
                 needs, needs_from = bl.needs, bl.needs_from
-                if bl.symbol == builds.JIT_MAJORS and not needs:  # the module's own sources, else its file's
+                if not needs and (bl.symbol == builds.JIT_MAJORS or f.path.endswith(".py")):
+                    # the module's own sources, else what its file states: a `-gencode` list in
+                    # `fmha_sm100/jit.py` builds what the module's path says it is written for
                     needs, needs_from = f.needs, f.needs_from
                 if needs:
                     lack = evidence.lacking(needs, arch.facts)

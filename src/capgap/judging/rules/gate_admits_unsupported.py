@@ -87,12 +87,28 @@ def check(
                 + (f" where the other outcome {other}" if other and not picked else "")
             )
             severity = "high" if picked else "medium"
+            written = _written_for(f, need)
+            if written and not picked:
+                # `fmha_sm100/cute/x.py`: every path of the module needs it, the target's other
+                # outcome too; what keeps the target out is the choice of the module, not this test
+                severity = "low"
+                consequence += (
+                    f"; but the whole module is written for what {arch.cc} lacks ({written}): "
+                    f"{arch.cc} runs none of it, whichever outcome it gets here"
+                )
             return _admitted(r, f, arch, i, with_it, place, severity, consequence, "the path", what, seen)
         if f.tile_configs:
             found = _tile_overflow(r, f, arch, i, with_it, place)
             if found is not None:
                 return found
     return None
+
+
+def _written_for(f: FileFacts, need: tuple[str, ...]) -> str:
+    """Where the module's path says it is written for the need (`'sm100' in the module's path`),
+    "" when it does not."""
+    pairs = zip(f.needs, f.needs_from, strict=True)
+    return next((seen for n, seen in pairs if n == need and "module's path" in seen), "")
 
 
 def _admitted(

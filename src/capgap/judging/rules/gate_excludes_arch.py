@@ -238,7 +238,9 @@ def _prose(arm: Arm, d: Decision) -> list[tuple[str, str]]:
         (words, where)
         for sentence, where in out
         for words in prose.clauses(sentence)
-        if _REQUIRES.search(words) and not _NOT_A_NEED.search(words) and not _OPEN_ENDED.search(words)
+        if (_REQUIRES.search(words) or _LABEL.match(words))
+        and not _NOT_A_NEED.search(words)
+        and not _OPEN_ENDED.search(words)
     ]
 
 
@@ -249,6 +251,8 @@ _REQUIRES = re.compile(
     r"requir|\bonly\b|-only|exclusiv|\bsupport|built (?:only )?for|written for|specific|\bneeds?\b|\bmust\b",
     re.I,
 )
+# A comment that labels the path with the arch it belongs to: "SM90 FA4 fp8-KV path: ..."
+_LABEL = re.compile(r"^sm[_ ]?\d{2,3}[a-z]?\b[\w \-/+.]{0,40}?\b(?:path|kernel|variant)\s*:", re.I)
 _OPEN_ENDED = re.compile(
     # (`>= 2.8` after a library's name is its version, no arch)
     r"\bsm[_ ]?\d{2,3}[af]?\+|>=\s*(?:sm[_ ]?\d|\d{2,3}\b|(?:[7-9]|1[0-2])\.\d)"
@@ -334,6 +338,14 @@ def _deciding(
     if test is None or reg is None:
         return None
     return decider.deciding(test, reg.context(r.decision.scope, f), target, owners)
+
+
+def _carved(r: Reached, arm: int, f: FileFacts, target: str, reg: Registry | None) -> tuple[str, int] | None:
+    """The operand of the arm's test that names the target's family to shut it out (decider.carve_out)."""
+    test = r.decision.arms[arm].test
+    if test is None or reg is None:
+        return None
+    return decider.carve_out(test, reg.context(r.decision.scope, f), target)
 
 
 def _behind_refused_setting(d: Decision, target: ArchFacts, owners: list[str], reg: Registry | None) -> bool:
@@ -560,6 +572,15 @@ def check(
             f"expected: that path needs {need} (read from {extra['evidence']}), which {arch.cc} lacks; "
             f"{arch.cc} {instead}"
         )
+    elif (carved := _carved(r, decider, f, arch.cc, reg)) is not None:
+        # `has_device_capability(90) and not family(120)`: the authors name the target's family to
+        # keep it out, where every other GPU since Hopper gets through
+        severity = "low"
+        extra["evidence"] = f"the test '{short(carved[0], 80)}' (line {carved[1]})"
+        consequence = (
+            f"expected: the test names {arch.cc}'s family to shut it out ({extra['evidence']}), "
+            f"where every other GPU since Hopper gets through: a deliberate exclusion; {arch.cc} {instead}"
+        )
     elif checked is None and (own := choices.own_choice(taken, [d.arms[i].summary for i in mine])):
         # `"cute-dsl" if is_sm100 else "cuda"`: the target is handed a named implementation of its own
         severity = "low"
@@ -591,6 +612,8 @@ def check(
         )
         or _tunes_a_library(taken)
         or _padded(arm, [d.arms[i] for i in mine])
+        or _computed_numbers(taken, [d.arms[i].summary for i in mine])
+        or _tuned_tables(taken, [d.arms[i].summary for i in mine], d.context)
     ):
         # `16 if is_sm103 else 8`, `return (32, 1)` / `return (8, 4)`: each arch gets a number of its own
         severity = "low"
@@ -720,6 +743,102 @@ def _padded(arm: Arm, theirs: list[Arm]) -> bool:
         return False
     sized = [a for a in theirs if a.sizes]
     return bool(sized) and all(a.sizes == arm.sizes or (not a.sizes and _default(a.summary)) for a in theirs)
+
+
+def _computed_numbers(taken: str, mine: list[str]) -> bool:
+    """Do the sibling and the target each get a number, one of them computed (`min(max_m,
+    _SEVEN_CTA_MAX_M)` beside `0`, `(ROWS + n - 1) // n` beside `_DEFAULT_MIN_BATCH`): a threshold
+    or size each arch sets its own way."""
+    theirs = _number_expr(taken)
+    if theirs is None or not mine:
+        return False
+    ours = [e for e in (_number_expr(summary) for summary in mine) if e is not None]
+    return len(ours) == len(mine) and any(_computed(e) for e in [theirs, *ours])
+
+
+# Calls that keep a number a number
+_NUMBER_CALLS = frozenset(
+    {"min", "max", "int", "round", "ceil", "floor", "cdiv", "ceil_div", "round_up", "next_power_of_2"}
+)
+
+
+def _tuned_tables(taken: str, mine: list[str], context: str) -> bool:
+    """Does the sibling get tables of tuned values (`return (_SM100F_TUNED_DOTPROD_BS, ...)` in
+    `_arch_tuned_configs`: the names say so) where the target gets empty ones or none: the
+    kernel's defaults, the same path untuned?"""
+    theirs = _outcome_expr(taken)
+    if theirs is None or not mine:
+        return False
+    names = list(theirs.elts) if isinstance(theirs, ast.Tuple) else [theirs]
+    if not all(isinstance(e, ast.Name) and _CONSTANT.match(e.id) for e in names):
+        return False
+    said = " ".join([context.rsplit(".", 1)[-1], *(e.id for e in names if isinstance(e, ast.Name))])
+    if not _TUNED.search(said):
+        return False
+    for summary in mine:
+        ours = _outcome_expr(summary)
+        parts = ours.elts if isinstance(ours, ast.Tuple) else [ours]
+        if ours is None or not all(_empty(p) for p in parts):
+            return False
+    return True
+
+
+_TUNED = re.compile(r"tuned|tuning", re.I)
+
+
+def _outcome_expr(summary: str) -> ast.expr | None:
+    what = _OUTCOME.match(_unwrapped(summary))
+    if what is None or "..." in what[1]:
+        return None
+    try:
+        return ast.parse(what[1], mode="eval").body
+    except SyntaxError:
+        return None
+
+
+def _empty(node: ast.expr | None) -> bool:
+    """`{}`, `[]`, `()`, `None`: nothing of the target's own."""
+    if isinstance(node, ast.Constant):
+        return node.value is None
+    return isinstance(node, (ast.Dict, ast.List, ast.Tuple, ast.Set)) and not getattr(
+        node, "elts", getattr(node, "keys", None)
+    )
+
+
+def _number_expr(summary: str) -> ast.expr | None:
+    """The expression an outcome gives or returns when it can only be a number: literals, names of
+    constants (`_DEFAULT_MIN_CUTLASS_BATCH_SIZE`), arithmetic and `min` / `max` of them (None
+    otherwise, or when the summary cuts it short)."""
+    expr = _outcome_expr(summary)
+    if expr is None:
+        return None
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, bool) or not isinstance(node.value, (int, float)):
+                return None
+        elif isinstance(node, ast.Name):
+            # a bare name is a number only when it is a constant's; one inside arithmetic is an operand
+            if node is expr and not _CONSTANT.match(node.id):
+                return None
+        elif isinstance(node, ast.Call):
+            name = node.func.id if isinstance(node.func, ast.Name) else ""
+            if name.split(".")[-1] not in _NUMBER_CALLS or node.keywords:
+                return None
+        elif isinstance(node, ast.Attribute):
+            if node is expr:
+                return None  # `self.padded_heads`: which value, not a number computed
+        elif not isinstance(node, (ast.BinOp, ast.UnaryOp, ast.operator, ast.unaryop, ast.Load)):
+            return None
+    return expr
+
+
+_CONSTANT = re.compile(r"^_?[A-Z][A-Z0-9_]*$")
+
+
+def _computed(expr: ast.expr) -> bool:
+    return isinstance(expr, (ast.BinOp, ast.Call)) or (
+        isinstance(expr, ast.UnaryOp) and isinstance(expr.operand, ast.Constant)
+    )
 
 
 def _tunes_a_library(summary: str) -> bool:
