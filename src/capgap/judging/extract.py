@@ -22,6 +22,7 @@ from capgap.judging import (
     tablereads,
     tileconfigs,
 )
+from capgap.judging import named as by_name  # (`named` is a decision's arch names here)
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
     Arm,
@@ -166,6 +167,8 @@ def extract(
         tablereads.lift_inside(facts.uses, tree)
     if facts.decisions:
         facts.tile_configs, facts.calls = tileconfigs.read(text)
+    # what a backend registered by name runs (judging.named)
+    facts.registered = by_name.registrations(text, module, path.endswith("__init__.py"))
     return facts
 
 
@@ -176,10 +179,18 @@ def kernel_facts(facts: FileFacts, text: str, low: str | bytes, lines: list[str]
     _smem_needs(facts, text, low)
     _own_kernels(facts, text)
     remarks.add_path_needs(facts)
+    spelled_facts(facts, low)
     if remarks.may_state(low):
         own = lines if lines is not None else text.splitlines()
         remarks.add_module_needs(facts, own, text)
         remarks.add_statement_needs(facts, own)
+
+
+def spelled_facts(facts: FileFacts, low: str | bytes) -> None:
+    """What the module spells that a kernel family needs, and the archs it names (judging.named):
+    what a backend it is the module of runs."""
+    low_text = low.decode("utf-8", "replace") if isinstance(low, bytes) else low
+    facts.spelled, facts.spelled_from, facts.names_archs = by_name.spelled(low_text)
 
 
 def _line_at(text: str, offset: int) -> int:
@@ -938,6 +949,7 @@ class _Walker:
             notes = self._arm_notes(span[0][0], text) if positive and _stmts is not None and span else ()
             picks = backends.picked(plain if _stmts is not None else what) if positive else ()
             sizes = _sizes(_stmts) if positive and _stmts is not None else ()
+            given = by_name.values(_stmts) if positive and _stmts is not None else ()
             arms.append(
                 Arm(
                     test,
@@ -955,6 +967,7 @@ class _Walker:
                     notes,
                     picks,
                     sizes,
+                    given,
                 )
             )
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)

@@ -21,3 +21,16 @@ CC_KEY_TOKENS = (b"9: ", b"10: ", b'.0": ', b".0': ", b", 0): ", b"90: ", b"100:
 # What a kernel module spells, though it tests no capability: an arch-specific instruction set it
 # imports, or a kernel it defines. Such a module is read for what its callers run (judging.callees).
 KERNEL_TOKENS = (b"tcgen05", b"wgmma", b"warpgroup", b"multimem", b"multicast", b"cute.kernel", b"triton.jit")
+
+# What a backend registered by name and the module it runs spell, though neither tests a capability
+# (judging.named): a decorator registering under a name, and kernel families' names. Extended regexes
+# (grep -Ei), matched again exactly in Python.
+BACKEND_PATTERNS = (
+    "@[a-z_.]*register[a-z_]*\\(",
+    "trtllm_?gen",
+    "deep_?gemm",
+    "flash_?mla",
+    "fa3",
+    "cutlass_mla",
+    "nvls",
+)

@@ -182,6 +182,13 @@ def _checked(arm: Arm, theirs: list[Arm], cc: str, owners: list[str], reg: Regis
     return checked
 
 
+def _given(arm: Arm, theirs: list[Arm]) -> list[str]:
+    """The strings the path gives settings (in its code or its summary) that no outcome of the
+    target's gives as well."""
+    mine = {v for a in theirs for v in (*a.values, *_PICKED.findall(a.summary))}
+    return [v for v in dict.fromkeys((*arm.values, *_PICKED.findall(arm.summary))) if v not in mine]
+
+
 # Words that make a sentence about which archs were measured, tuned or validated, not about what the
 # hardware can run: no need is read from them.
 _NOT_A_NEED = re.compile(
@@ -451,6 +458,12 @@ def check(
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
     theirs = [d.arms[i] for i in mine]
+    if not lack and not kin and reg is not None:
+        # a backend the path gives a setting by name (`"trtllm_mla"`): what the module registered
+        # under that name runs (`trtllm_gen` in trtllm_mla_backend.py)
+        got = reg.named.need(_given(arm, theirs), target, sibs)
+        if got is not None:
+            lack, seen = [got[0]], got[1]
     checked = _checked(arm, theirs, arch.cc, sibs, reg) if not lack and reg is not None else None
     if not lack and not kin and (checked is None or not checked.refused):
         # the words around it name the archs the path is written for ("for SM100 and SM103")

@@ -1,0 +1,83 @@
+"""Backends picked by name: what the code registered under the name runs (judging.named)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.judging.test_decisions import _brief, _scan
+
+_ARGS = """
+    import torch
+
+    def is_sm100():
+        return torch.cuda.get_device_capability()[0] == 10
+
+    def defaults(cfg):
+        if is_sm100() and cfg.attention_backend is None:
+            cfg.attention_backend = "fastmla"
+        return cfg
+"""
+
+_REGISTRY = """
+    BACKENDS = {}
+
+    def register_attention_backend(name):
+        def decorator(fn):
+            BACKENDS[name] = fn
+            return fn
+
+        return decorator
+
+    @register_attention_backend("fastmla")
+    def create_fastmla_backend(runner):
+        from eng.fastmla_backend import FastMLABackend
+
+        return FastMLABackend(runner)
+"""
+
+
+def _backend(code: str) -> str:
+    return f'''
+    """Attention backend for FastMLA kernels."""
+
+    import fastlib
+
+    class FastMLABackend:
+        def forward(self, q):
+{code}
+    '''
+
+
+def test_a_default_naming_a_registered_trtllm_gen_backend_is_expected(tmp_path: Path) -> None:
+    body = (
+        "            # the block constraint of fastlib's trtllm_gen MLA kernels\n"
+        "            return fastlib.mla(q)"
+    )
+    found = _scan(
+        tmp_path,
+        {"eng/args.py": _ARGS, "eng/registry.py": _REGISTRY, "eng/fastmla_backend.py": _backend(body)},
+    )
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/args.py", 7)]
+    assert "trtllm_gen" in found[0].extra["evidence"]
+    assert "registered as 'fastmla'" in found[0].extra["evidence"]
+
+
+def test_a_registered_backend_that_names_the_target_s_arch_keeps_the_gap(tmp_path: Path) -> None:
+    body = "            # trtllm_gen kernels on SM100, XQA on SM120\n            return fastlib.mla(q)"
+    found = _scan(
+        tmp_path,
+        {"eng/args.py": _ARGS, "eng/registry.py": _REGISTRY, "eng/fastmla_backend.py": _backend(body)},
+    )
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/args.py", 7)]
+
+
+def test_a_registered_backend_spelling_no_kernel_family_keeps_the_gap(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/args.py": _ARGS,
+            "eng/registry.py": _REGISTRY,
+            "eng/fastmla_backend.py": _backend("            return fastlib.mla(q)"),
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/args.py", 7)]
