@@ -81,3 +81,29 @@ def test_a_registered_backend_spelling_no_kernel_family_keeps_the_gap(tmp_path: 
         },
     )
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/args.py", 7)]
+
+
+_RESOLVER = """
+    import torch
+
+    def is_sm100():
+        return torch.cuda.get_device_capability()[0] == 10
+
+    def get_default_attn_backend(has_lib):
+        if is_sm100():
+            return "fastmla"
+        else:
+{other}
+"""
+
+
+def test_a_default_resolver_giving_the_target_only_a_fallback_is_high(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/defaults.py": _RESOLVER.format(other='            return "triton"')})
+    assert _brief(found) == [("gate-excludes-arch", "high", "eng/defaults.py", 7)]
+    assert "what get_default_attn_backend() answers" in found[0].consequence
+
+
+def test_a_default_resolver_whose_fallback_may_be_a_named_backend_stays_medium(tmp_path: Path) -> None:
+    other = '            if has_lib:\n                return "fastlib"\n            return "triton"'
+    found = _scan(tmp_path, {"eng/defaults.py": _RESOLVER.format(other=other)})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/defaults.py", 7)]

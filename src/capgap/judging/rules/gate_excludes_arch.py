@@ -330,15 +330,40 @@ def _refused_name(name: str, target: ArchFacts, owners: list[str], reg: Registry
 _SETS_NAME = re.compile(r"sets ([\w.]+) = '([\w\-]+)'")
 
 
-def _default_fallback(d: Decision, taken: str, mine: tuple[int, ...]) -> str | None:
+def _apart(r: Reached, mine: tuple[int, ...], owners: list[str]) -> tuple[int, ...]:
+    """The target's outcomes that none of the owners reach (`if not use_mla: ...` both reach is
+    what a setting decides, not the arch)."""
+    return tuple(i for i in mine if not any(i in r.reach[cc] for cc in owners))
+
+
+def _default_fallback(
+    d: Decision, taken: str, mine: tuple[int, ...], apart: tuple[int, ...] = ()
+) -> str | None:
     """The setting whose default the decision picks (an enclosing test asks it to be unset), when
     the sibling's path sets it to a named implementation and the target's only ever to a portable
-    fallback (`'triton'`); None otherwise."""
+    fallback (`'triton'`); None otherwise. A function named for the default it answers
+    (`get_default_attn_backend`) picks one by what it returns: every value the target's outcomes
+    apart from the owners' give (`return "flashinfer"` inside its else as well) is a fallback."""
+    returned = _RETURNS_NAME.match(taken)
+    if returned is not None and _DEFAULT_RESOLVER.search(d.context.rsplit(".", 1)[-1]):
+        if returned[1].lower() in _FALLBACKS:
+            return None
+        given = [v for i in apart for v in (*d.arms[i].values, *_RETURNS_NAME.findall(d.arms[i].summary))]
+        return (
+            f"what {d.context.rsplit('.', 1)[-1]}() answers"
+            if given and all(v.lower() in _FALLBACKS for v in given)
+            else None
+        )
     theirs = _SETS_NAME.match(taken)
     if theirs is None or theirs[1] not in d.unset or theirs[2].lower() in _FALLBACKS:
         return None
     given = [v for i in mine for attr, v in _SETS_NAME.findall(d.arms[i].summary) if attr == theirs[1]]
-    return theirs[1] if given and all(v.lower() in _FALLBACKS for v in given) else None
+    return f"{theirs[1]} unset" if given and all(v.lower() in _FALLBACKS for v in given) else None
+
+
+_RETURNS_NAME = re.compile(r"^(?:carries on \()?returns '([\w\-]+)'\)?$")
+# a function named for the default it answers (`get_default_attn_backend`, `_default_backend`)
+_DEFAULT_RESOLVER = re.compile(r"(?:^|_)default_\w*backend", re.I)
 
 
 def facts_of(cc: str) -> ArchFacts:
@@ -574,11 +599,11 @@ def check(
         elif checked is not None:
             extra["evidence"] = f"the engine's own check at {checked.where} lets {arch.cc} through"
             consequence += f"; the engine itself accepts it on {arch.cc} ({checked.where})"
-        if (default := _default_fallback(d, taken, mine)) is not None:
+        if (default := _default_fallback(d, taken, mine, _apart(r, mine, sibs))) is not None:
             # `if self.attention_backend is None: ... else: self.attention_backend = "triton"`: what
             # 12.0 runs with when nothing is asked for, the sibling's own backend left out
             severity = "high"
-            consequence += f"; this is the default ({default} unset): {arch.cc} runs the fallback by default"
+            consequence += f"; this is the default ({default}): {arch.cc} runs the fallback by default"
     generation_rule = (
         severity == "medium"
         and not f.kernels  # a module whose own kernels were read and need nothing: a portable path
