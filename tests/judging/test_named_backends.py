@@ -107,3 +107,33 @@ def test_a_default_resolver_whose_fallback_may_be_a_named_backend_stays_medium(t
     other = '            if has_lib:\n                return "fastlib"\n            return "triton"'
     found = _scan(tmp_path, {"eng/defaults.py": _RESOLVER.format(other=other)})
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/defaults.py", 7)]
+
+
+_OVERRIDE = """
+    import torch
+
+    def is_sm100():
+        return torch.cuda.get_device_capability()[0] == 10
+
+    def overrides(cfg):
+        if is_sm100() and cfg.attention_backend is None:
+            return {"attention_backend": "fastlib"}
+        return {}
+"""
+
+
+def test_an_override_giving_the_sibling_what_the_target_s_default_gives_is_no_loss(tmp_path: Path) -> None:
+    other = '            if has_lib:\n                return "fastlib"\n            return "triton"'
+    found = _scan(tmp_path, {"eng/defaults.py": _RESOLVER.format(other=other), "eng/model.py": _OVERRIDE})
+    model = [f for f in found if f.path == "eng/model.py"]
+    assert _brief(model) == [("gate-excludes-arch", "low", "eng/model.py", 7)]
+    assert model[0].consequence.startswith("not a loss: get_default_attn_backend()")
+
+
+def test_an_override_the_target_s_default_never_gives_stays_a_gap(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {"eng/defaults.py": _RESOLVER.format(other='            return "triton"'), "eng/model.py": _OVERRIDE},
+    )
+    model = [f for f in found if f.path == "eng/model.py"]
+    assert _brief(model) == [("gate-excludes-arch", "medium", "eng/model.py", 7)]

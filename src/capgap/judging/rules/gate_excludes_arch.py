@@ -526,6 +526,10 @@ def check(
     if not preference and not lack and checked is None:
         # `if is_sm100: backend = get_default_attn_backend(...); if backend == ...: override`
         preference = fixups.default_fixup(taken, [d.arms[i].summary for i in mine])
+    if not preference and not lack and checked is None and reg is not None:
+        # `if is_sm100 and cfg.attention_backend is None: return {"attention_backend": "flashinfer"}`
+        # where the target's default (`get_default_attn_backend`) can be that already
+        preference = fixups.default_gives(d, arm, [d.arms[i].summary for i in mine], arch.cc, reg)
     if preference:
         # "cuDNN SDPA is 1.25-1.5x faster than FA4 on sm_100", "a workaround for SM100's dispatcher":
         # a choice made for the sibling, not a path the target could not have
@@ -535,6 +539,8 @@ def check(
         consequence = f"a preference or workaround for {', '.join(sibs)} ({preference}); {arch.cc} {instead}"
         if preference.endswith("goes its own way"):
             consequence = f"not a loss: the code says so ({preference}); {arch.cc} {instead}"
+        elif preference.endswith("already"):
+            consequence = f"not a loss: {preference}; {arch.cc} {instead}"
     elif checked is not None and checked.refused:
         whose = f"the {checked.whose}'s own check at {checked.where}"
         extra["evidence"] = f"{whose}, which {checked.words} on {arch.cc}"
