@@ -137,3 +137,44 @@ def test_an_override_the_target_s_default_never_gives_stays_a_gap(tmp_path: Path
     )
     model = [f for f in found if f.path == "eng/model.py"]
     assert _brief(model) == [("gate-excludes-arch", "medium", "eng/model.py", 7)]
+
+
+_FUSION = """
+    import torch
+
+    def is_sm100():
+        return torch.cuda.get_device_capability()[0] == 10
+
+    def fusion(cfg):
+        from eng.fused_ar import SUPPORTED_TP_SIZES
+
+        if not (is_sm100() and cfg.tp_size in SUPPORTED_TP_SIZES):
+            return {}
+        return {"allreduce_fusion": "on"}
+"""
+
+
+def _fused_ar(comment: str) -> str:
+    return f'''
+    """Access to the fused allreduce workspace."""
+
+    SUPPORTED_TP_SIZES = (2, 4, 8)
+
+    def workspace(group):
+        {comment}
+        return group
+    '''
+
+
+def test_a_guard_reading_a_kernel_module_s_limits_is_judged_by_that_module(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {"eng/hook.py": _FUSION, "eng/fused_ar.py": _fused_ar("# the workspace is NVLS memory (multimem)")},
+    )
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/hook.py", 9)]
+    assert "whose limits the test reads" in found[0].extra["evidence"]
+
+
+def test_a_guard_reading_limits_of_a_module_needing_nothing_stays_medium(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/hook.py": _FUSION, "eng/fused_ar.py": _fused_ar("# plain CUDA copies")})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/hook.py", 9)]

@@ -75,6 +75,7 @@ _GATEISH = re.compile(
     r"capab|(^|_)sm_?(\d|$|_|version)|(^|_)cc($|_)|major|blackwell|hopper|ampere|(^|_)arch($|_)", re.I
 )
 _COMMENT = re.compile(r"#[^\n]*")
+_CONSTANT = re.compile(r"^_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # `SUPPORTED_TP_SIZES`, not `X` or `Tensor`
 _WHOLE_HELPER_LINES = 60  # a helper this long or shorter is kept whole
 _GUARDED_LINES = 400  # what a gate guards is read this far at most
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
@@ -1004,8 +1005,21 @@ class _Walker:
                 prose=tuple(dict.fromkeys(around))[: prose.MAX_SENTENCES],
                 opening=[n for n, _ in opening],
                 opening_from=[w for _, w in opening],
+                asks=self._asks(tests),
             )
         )
+
+    def _asks(self, tests: list[ast.expr]) -> tuple[str, ...]:
+        """The modules whose constants (`SUPPORTED_TP_SIZES`) the tests read, by the file's imports."""
+        names = [
+            n.id for t in tests for n in ast.walk(t) if isinstance(n, ast.Name) and _CONSTANT.match(n.id)
+        ]
+        if not names:
+            return ()
+        self._reaches("", [])  # the file's imports, found once
+        assert self._reacher is not None
+        found = (self._reacher.imports.get(name) for name in names)
+        return tuple(dict.fromkeys(m.rpartition(".")[0] for m in found if m and "." in m))
 
     def _reaches(self, code: str, chain: list[str]) -> tuple[str, ...]:
         """The other modules a positive arm's code calls into (judging.callees)."""

@@ -192,6 +192,20 @@ class Named:
             found = found or (got[0], f"{got[1]} in {f.module}, the code registered as '{name}'")
         return found
 
+    def asked(
+        self, modules: tuple[str, ...], target: ArchFacts, owners: list[str]
+    ) -> tuple[tuple[str, ...], str] | None:
+        """A need the target lacks and an owner has, spelled by a module whose constants a test reads
+        (its limits: `tp_size in SUPPORTED_TP_SIZES`); None when none has one."""
+        if self._modules is None:
+            self._modules = callees.Callees(self._reg.files, every=True)
+        for dotted in modules:
+            f = self._modules.by_module.get(dotted)
+            got = _module_need(f, target, owners) if f is not None else None
+            if got is not None:
+                return got[0], f"{got[1]} in {f.module}, whose limits the test reads"
+        return None
+
 
 def _module_need(f: FileFacts, target: ArchFacts, owners: list[str]) -> tuple[tuple[str, ...], str] | None:
     """The first need the module spells that the target lacks and an owner has; None when it names

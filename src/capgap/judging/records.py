@@ -337,6 +337,9 @@ class Decision:
     # ("only run on the trtllm-gen dynamic kernel"), innermost first (judging.surroundings)
     opening: list[tuple[str, ...]] = field(default_factory=list)
     opening_from: list[str] = field(default_factory=list)
+    # the modules whose constants its tests read (`tp_size in SUPPORTED_TP_SIZES`, imported from the
+    # kernel's module): the limits of that module's path, which it guards (judging.named)
+    asks: tuple[str, ...] = ()
 
 
 @dataclass

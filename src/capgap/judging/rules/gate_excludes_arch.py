@@ -487,6 +487,8 @@ def check(
         # a backend the path gives a setting by name (`"trtllm_mla"`): what the module registered
         # under that name runs (`trtllm_gen` in trtllm_mla_backend.py)
         got = reg.named.need(_given(arm, theirs), target, sibs)
+        # a test reading a module's limits (`tp_size in SUPPORTED_TP_SIZES`) guards that module's path
+        got = got or (reg.named.asked(d.asks, target, sibs) if d.asks else None)
         if got is not None:
             lack, seen = [got[0]], got[1]
     checked = _checked(arm, theirs, arch.cc, sibs, reg) if not lack and reg is not None else None
