@@ -178,3 +178,23 @@ def test_a_guard_reading_a_kernel_module_s_limits_is_judged_by_that_module(tmp_p
 def test_a_guard_reading_limits_of_a_module_needing_nothing_stays_medium(tmp_path: Path) -> None:
     found = _scan(tmp_path, {"eng/hook.py": _FUSION, "eng/fused_ar.py": _fused_ar("# plain CUDA copies")})
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/hook.py", 9)]
+
+
+def test_a_named_value_of_the_target_s_own_beside_a_logged_sibling_pick_is_a_choice(tmp_path: Path) -> None:
+    code = """
+        import logging
+        import torch
+
+        logger = logging.getLogger(__name__)
+
+        def moe_defaults(overrides):
+            if torch.cuda.get_device_capability() == (9, 0):
+                overrides["moe_runner_backend"] = "marlin"
+                logger.info("Use marlin on SM90")
+            else:
+                overrides["moe_runner_backend"] = "fastlib_cutlass"
+            return overrides
+    """
+    found = _scan(tmp_path, {"eng/moe.py": code})
+    assert [(f.severity, f.extra.get("tuning")) for f in found] == [("low", True)]
+    assert all("get 'marlin'" in f.consequence for f in found)

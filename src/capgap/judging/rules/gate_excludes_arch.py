@@ -559,12 +559,18 @@ def check(
             f"expected: that path needs {need} (read from {extra['evidence']}), which {arch.cc} lacks; "
             f"{arch.cc} {instead}"
         )
-    elif checked is None and (own := choices.own_choice(taken, [d.arms[i].summary for i in mine])):
+    elif checked is None and (
+        own := choices.own_choice(
+            taken, [d.arms[i].summary for i in mine], arm.values, [d.arms[i].values for i in mine]
+        )
+    ):
         # `"cute-dsl" if is_sm100 else "cuda"`: the target is handed a named implementation of its own
         severity = "low"
         extra["tuning"] = True
+        # (a summary that says first what else the arm does: the value its code gives)
+        theirs_words = f"get '{arm.values[0]}'" if choices.unpicked(taken) and len(arm.values) == 1 else taken
         consequence = (
-            f"a choice between implementations: {', '.join(sibs)} {taken}, {arch.cc} gets '{own}' "
+            f"a choice between implementations: {', '.join(sibs)} {theirs_words}, {arch.cc} gets '{own}' "
             f"of its own; worth measuring on {arch.cc}"
         )
     elif all(d.arms[i].action == "error" for i in mine):
