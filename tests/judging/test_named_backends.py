@@ -103,10 +103,11 @@ def test_a_default_resolver_giving_the_target_only_a_fallback_is_high(tmp_path: 
     assert "what get_default_attn_backend() answers" in found[0].consequence
 
 
-def test_a_default_resolver_whose_fallback_may_be_a_named_backend_stays_medium(tmp_path: Path) -> None:
+def test_a_default_resolver_whose_fallback_may_be_a_named_backend_is_a_choice(tmp_path: Path) -> None:
     other = '            if has_lib:\n                return "fastlib"\n            return "triton"'
     found = _scan(tmp_path, {"eng/defaults.py": _RESOLVER.format(other=other)})
-    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/defaults.py", 7)]
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/defaults.py", 7)]
+    assert "12.0 gets 'fastlib' of its own" in found[0].consequence
 
 
 _OVERRIDE = """

@@ -361,6 +361,19 @@ def _default_fallback(
     return f"{theirs[1]} unset" if given and all(v.lower() in _FALLBACKS for v in given) else None
 
 
+def _resolver_own(d: Decision, taken: str, mine: tuple[int, ...]) -> str:
+    """The named implementation a default resolver (`get_default_attn_backend`) can give the target
+    where the sibling's answer is another named one (`return "flashinfer"` in the target's else
+    beside SM100's `return "trtllm_mha"`): its own default, not a fallback ("" otherwise). `mine`:
+    the target's outcomes the owners do not reach, else all of them (an else both may reach)."""
+    returned = _RETURNS_NAME.match(taken)
+    if returned is None or not _DEFAULT_RESOLVER.search(d.context.rsplit(".", 1)[-1]):
+        return ""
+    given = [v for i in mine for v in (*d.arms[i].values, *_RETURNS_NAME.findall(d.arms[i].summary))]
+    named = [v for v in dict.fromkeys(given) if v.lower() not in _FALLBACKS and v != returned[1]]
+    return named[0] if named and returned[1].lower() not in _FALLBACKS else ""
+
+
 _RETURNS_NAME = re.compile(r"^(?:carries on \()?returns '([\w\-]+)'\)?$")
 # a function named for the default it answers (`get_default_attn_backend`, `_default_backend`)
 _DEFAULT_RESOLVER = re.compile(r"(?:^|_)default_\w*backend", re.I)
@@ -559,10 +572,17 @@ def check(
             f"expected: that path needs {need} (read from {extra['evidence']}), which {arch.cc} lacks; "
             f"{arch.cc} {instead}"
         )
-    elif checked is None and (
-        own := choices.own_choice(
-            taken, [d.arms[i].summary for i in mine], arm.values, [d.arms[i].values for i in mine]
+    elif own := (
+        (
+            choices.own_choice(
+                taken, [d.arms[i].summary for i in mine], arm.values, [d.arms[i].values for i in mine]
+            )
+            if checked is None
+            else ""
         )
+        # a default resolver's own named answer for the target stands beside the sibling's, whether
+        # or not the engine would also accept the sibling's there
+        or _resolver_own(d, taken, _apart(r, mine, sibs) or mine)
     ):
         # `"cute-dsl" if is_sm100 else "cuda"`: the target is handed a named implementation of its own
         severity = "low"
