@@ -198,4 +198,4 @@ def test_a_named_value_of_the_target_s_own_beside_a_logged_sibling_pick_is_a_cho
     """
     found = _scan(tmp_path, {"eng/moe.py": code})
     assert [(f.severity, f.extra.get("tuning")) for f in found] == [("low", True)]
-    assert all("get 'marlin'" in f.consequence for f in found)
+    assert all("9.0 gets 'marlin'" in f.consequence for f in found)

@@ -588,7 +588,11 @@ def check(
         severity = "low"
         extra["tuning"] = True
         # (a summary that says first what else the arm does: the value its code gives)
-        theirs_words = f"get '{arm.values[0]}'" if choices.unpicked(taken) and len(arm.values) == 1 else taken
+        theirs_words = (
+            f"{'get' if len(sibs) > 1 else 'gets'} '{arm.values[0]}'"
+            if choices.unpicked(taken) and len(arm.values) == 1
+            else taken
+        )
         consequence = (
             f"a choice between implementations: {', '.join(sibs)} {theirs_words}, {arch.cc} gets '{own}' "
             f"of its own; worth measuring on {arch.cc}"
