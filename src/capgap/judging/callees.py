@@ -313,8 +313,9 @@ def reached(
 class Callees:
     """The scanned modules by dotted name, to read what an arm's callees need."""
 
-    def __init__(self, files: Iterable[FileFacts]) -> None:
-        self.by_module = {f.module: f for f in files}
+    def __init__(self, files: Iterable[FileFacts], every: bool = False) -> None:
+        """`every`: modules kept only for what they register or spell (judging.named) too."""
+        self.by_module = {f.module: f for f in files if every or not f.named_only}
 
     def resolve(self, dotted: str) -> FileFacts | None:
         """`a.b.c` is module `a.b.c`, or the name `c` in module `a.b` (or its package)."""

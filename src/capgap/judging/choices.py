@@ -26,14 +26,22 @@ def _pick(summary: str) -> tuple[str, str] | None:
     return (hit[1], hit[2]) if hit else None
 
 
-def own_choice(taken: str, instead: list[str]) -> str:
+def unpicked(summary: str) -> bool:
+    """Does the summary say something other than a named pick (`logs '...'`, `calls info()`)?"""
+    return _pick(summary) is None
+
+
+def own_choice(
+    taken: str, instead: list[str], given: tuple[str, ...] = (), gives: list[tuple[str, ...]] | None = None
+) -> str:
     """The target's own named pick ("" when there is none): the sibling's outcome `taken` and
     every outcome of the target each set the same thing to one named value, and the target's is
-    no portable fallback."""
+    no portable fallback. Where a summary says something else first (`calls info()` after the
+    assignment), the one string each arm's code gives (`given`, `gives`) is read instead."""
     theirs = _pick(taken)
     mine = [_pick(s) for s in instead]
     if theirs is None or not mine or any(m is None for m in mine):
-        return ""
+        return _own_value(given, gives or [])
     values = {m[1] for m in mine if m is not None}
     if len(values) != 1 or theirs[1] in values:
         return ""
@@ -41,3 +49,15 @@ def own_choice(taken: str, instead: list[str]) -> str:
         return ""  # not the same setting
     value = values.pop()
     return "" if _FALLBACK.match(value) else value
+
+
+def _own_value(given: tuple[str, ...], gives: list[tuple[str, ...]]) -> str:
+    """The target's one named value, where the sibling's arm gives one other value and each of the
+    target's arms gives that same one ("" otherwise)."""
+    if len(given) != 1 or not gives or any(len(g) != 1 for g in gives):
+        return ""
+    values = {g[0] for g in gives}
+    if len(values) != 1 or given[0] in values:
+        return ""
+    value = values.pop()
+    return "" if _FALLBACK.match(value) or _FALLBACK.match(given[0]) else value

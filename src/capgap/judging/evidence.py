@@ -152,12 +152,13 @@ def kernel_classes(text: str) -> tuple[list[tuple[str, ...]], list[str]]:
 
 
 def needs_with_evidence(
-    text: str, first_line: int | Sequence[int] = 0
+    text: str, first_line: int | Sequence[int] = 0, limit: int | None = _MAX_CHARS
 ) -> tuple[list[tuple[str, ...]], list[str]]:
     """The needs in `text` (lowercased code) and, for each, the spelling it was read from and on
     which line (`first_line`: the file line `text` starts at, or the file line of each of its
-    lines where it joins several ranges; 0 leaves lines out)."""
-    text = text[:_MAX_CHARS]
+    lines where it joins several ranges; 0 leaves lines out; `limit`: the characters read, None
+    for all of a module read whole)."""
+    text = text[:limit] if limit is not None else text
     needs: list[tuple[str, ...]] = []
     where: list[str] = []
     for feats, spellings in NEEDS:

@@ -23,6 +23,7 @@ from capgap.judging import (
     tablereads,
     tileconfigs,
 )
+from capgap.judging import named as by_name  # (`named` is a decision's arch names here)
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
     Arm,
@@ -75,6 +76,7 @@ _GATEISH = re.compile(
     r"capab|(^|_)sm_?(\d|$|_|version)|(^|_)cc($|_)|major|blackwell|hopper|ampere|(^|_)arch($|_)", re.I
 )
 _COMMENT = re.compile(r"#[^\n]*")
+_CONSTANT = re.compile(r"^_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # `SUPPORTED_TP_SIZES`, not `X` or `Tensor`
 _WHOLE_HELPER_LINES = 60  # a helper this long or shorter is kept whole
 _GUARDED_LINES = 400  # what a gate guards is read this far at most
 _CONSUMER_LINES = 30  # of each branch elsewhere that tests a flag or predicate
@@ -177,6 +179,8 @@ def extract(
         tablereads.lift_inside(facts.uses, tree)
     if facts.decisions:
         facts.tile_configs, facts.calls = tileconfigs.read(text)
+    # what a backend registered by name runs (judging.named)
+    facts.registered = by_name.registrations(text, module, path.endswith("__init__.py"))
     return facts
 
 
@@ -189,10 +193,18 @@ def kernel_facts(facts: FileFacts, text: str, low: str | bytes, lines: list[str]
     facts.entries = libraries.entries(text, low, lines, facts.module, facts.path.endswith("__init__.py"))
     remarks.add_path_needs(facts)
     _arch_module_imports(facts, text)
+    spelled_facts(facts, low)
     if remarks.may_state(low):
         own = lines if lines is not None else text.splitlines()
         remarks.add_module_needs(facts, own, text)
         remarks.add_statement_needs(facts, own)
+
+
+def spelled_facts(facts: FileFacts, low: str | bytes) -> None:
+    """What the module spells that a kernel family needs, and the archs it names (judging.named):
+    what a backend it is the module of runs."""
+    low_text = low.decode("utf-8", "replace") if isinstance(low, bytes) else low
+    facts.spelled, facts.spelled_from, facts.names_archs = by_name.spelled(low_text)
 
 
 def _line_at(text: str, offset: int) -> int:
@@ -1012,6 +1024,7 @@ class _Walker:
             notes = self._arm_notes(span[0][0], text) if positive and _stmts is not None and span else ()
             picks = backends.picked(plain if _stmts is not None else what) if positive else ()
             sizes = _sizes(_stmts) if positive and _stmts is not None else ()
+            given = by_name.values(_stmts) if positive and _stmts is not None else ()
             arms.append(
                 Arm(
                     test,
@@ -1029,6 +1042,7 @@ class _Walker:
                     notes,
                     picks,
                     sizes,
+                    given,
                 )
             )
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
@@ -1065,8 +1079,21 @@ class _Walker:
                 prose=tuple(dict.fromkeys(around))[: prose.MAX_SENTENCES],
                 opening=[n for n, _ in opening],
                 opening_from=[w for _, w in opening],
+                asks=self._asks(tests),
             )
         )
+
+    def _asks(self, tests: list[ast.expr]) -> tuple[str, ...]:
+        """The modules whose constants (`SUPPORTED_TP_SIZES`) the tests read, by the file's imports."""
+        names = [
+            n.id for t in tests for n in ast.walk(t) if isinstance(n, ast.Name) and _CONSTANT.match(n.id)
+        ]
+        if not names:
+            return ()
+        self._reaches("", [])  # the file's imports, found once
+        assert self._reacher is not None
+        found = (self._reacher.imports.get(name) for name in names)
+        return tuple(dict.fromkeys(m.rpartition(".")[0] for m in found if m and "." in m))
 
     def _reaches(self, code: str, chain: list[str]) -> tuple[str, ...]:
         """The other modules a positive arm's code calls into (judging.callees)."""

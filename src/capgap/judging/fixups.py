@@ -15,7 +15,15 @@ says what each arch gets, and it is judged on its own.
 
 from __future__ import annotations
 
+import ast
 import re
+from typing import TYPE_CHECKING
+
+from capgap.judging.reach import reached
+
+if TYPE_CHECKING:
+    from capgap.judging.records import Arm, Decision
+    from capgap.judging.registry import Registry
 
 # `calls get_default_attn_backend()`, `calls _default_moe_runner()`, `calls get_fallback_backend()`
 _ASKS_DEFAULT = re.compile(r"\bcalls (\w*(?:default|fallback)\w*)\(\)", re.I)
@@ -30,3 +38,63 @@ def default_fixup(taken: str, instead: list[str]) -> str:
     if hit is None or not instead or not all(_UNTOUCHED.match(s) for s in instead):
         return ""
     return f"it corrects the answer of {hit[1]}(), which the others keep as it is"
+
+
+# A function named for the default of a setting it answers: `get_default_attn_backend` for
+# `attention_backend` (each word of its name after "default" abbreviates one of the setting's:
+# `attn` is `attention` with letters left out)
+_RESOLVER = re.compile(r"(?:^|_)default_(\w+)$", re.I)
+
+
+def _abbreviates(short: str, word: str) -> bool:
+    """Is `short` `word` with letters left out, first letter kept (`attn`, `attention`)?"""
+    if not short or short[0] != word[0]:
+        return False
+    rest = iter(word)
+    return all(ch in rest for ch in short)
+
+
+def _answers(function: str, setting: str) -> bool:
+    hit = _RESOLVER.search(function)
+    if hit is None:
+        return False
+    mine, theirs = hit[1].lower().split("_"), setting.lower().split("_")
+    return len(mine) == len(theirs) and all(_abbreviates(a, b) for a, b in zip(mine, theirs, strict=True))
+
+
+def default_gives(d: Decision, taken: Arm, instead: list[str], target: str, reg: Registry) -> str:
+    """Words naming the engine's default resolver of a setting the sibling's arm fills in when
+    unset (`if is_sm100 and cfg.attention_backend is None: return {"attention_backend":
+    "flashinfer"}`), where the target leaves it unset and that resolver can give the target the
+    very value ("" otherwise): the sibling's override of its own default, which the target's
+    already is."""
+    unset = (*d.unset, *_asked_unset(taken.test))
+    if not unset or not taken.values or not instead or not all(_UNTOUCHED.match(s) for s in instead):
+        return ""
+    for f in reg.files:
+        for other in f.decisions:
+            function = other.context.rsplit(".", 1)[-1]
+            setting = next((s for s in unset if _answers(function, s)), None)
+            if setting is None:
+                continue
+            r = reached(other, reg.context(other.scope, f))
+            arms = r.reach.get(target, ()) if r is not None else ()
+            given = {v for i in arms for v in other.arms[i].values}
+            same = [v for v in taken.values if v in given]
+            if same:
+                return (
+                    f"{function}() ({f.path}:{other.line}), the default of {setting}, can give {target} "
+                    f"'{same[0]}' already"
+                )
+    return ""
+
+
+def _asked_unset(test: ast.expr | None) -> list[str]:
+    """The settings a test asks to be unset (`cfg.attention_backend is None`, among `and`s)."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [name for value in test.values for name in _asked_unset(value)]
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is):
+        right, left = test.comparators[0], test.left
+        if isinstance(right, ast.Constant) and right.value is None and isinstance(left, ast.Attribute):
+            return [left.attr]
+    return []

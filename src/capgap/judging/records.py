@@ -300,6 +300,9 @@ class Arm:
     picks: tuple[str, ...] = ()
     # the rounding functions it sizes with when that is all it does (`n = round_up(n, 256)`)
     sizes: tuple[str, ...] = ()
+    # the strings its code gives settings (`backend = "trtllm_mla"`, `return {"x": "fa4"}`): names
+    # a registry may map to the code they run (judging.named)
+    values: tuple[str, ...] = ()
 
 
 @dataclass
@@ -334,6 +337,9 @@ class Decision:
     # ("only run on the trtllm-gen dynamic kernel"), innermost first (judging.surroundings)
     opening: list[tuple[str, ...]] = field(default_factory=list)
     opening_from: list[str] = field(default_factory=list)
+    # the modules whose constants its tests read (`tp_size in SUPPORTED_TP_SIZES`, imported from the
+    # kernel's module): the limits of that module's path, which it guards (judging.named)
+    asks: tuple[str, ...] = ()
 
 
 @dataclass
@@ -398,4 +404,16 @@ class FileFacts:
     # (judging.tileconfigs)
     tile_configs: list[TileConfig] = field(default_factory=list)
     calls: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the names its decorators register functions under (`@register_attention_backend("trtllm_mla")`)
+    # -> the modules each function imports to run (judging.named)
+    registered: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # what its code spells anywhere (names, strings, comments; predicate names aside) that a kernel
+    # family needs (`trtllm_gen`), each with where, and the archs it names (`sm120`: "12.0", `SM12x`:
+    # "12"): what a backend it is the module of runs (judging.named)
+    spelled: list[tuple[str, ...]] = field(default_factory=list)
+    spelled_from: list[str] = field(default_factory=list)
+    names_archs: tuple[str, ...] = ()
+    # kept only for what it registers or spells (judging.named): a module the pre-filter would
+    # pass over, which the callees do not read (they read its path, as of any module unread)
+    named_only: bool = False
     skipped: str = ""  # reason, when the file could not be read or parsed

@@ -9,6 +9,7 @@ from typing import Any
 
 from capgap.judging.backends import Backends
 from capgap.judging.callees import Callees
+from capgap.judging.named import Named
 from capgap.judging.records import FileFacts, HelperDef, Scope, TableUse
 from capgap.judging.symbolic import Context
 from capgap.judging.validations import Validations
@@ -20,6 +21,7 @@ class Registry:
         self._callees: Callees | None = None
         self._validations: Validations | None = None
         self._backends: Backends | None = None
+        self._named: Named | None = None
         self.helpers: dict[str, list[tuple[str, HelperDef]]] = defaultdict(list)
         self.uses: dict[str, list[tuple[FileFacts, TableUse]]] = defaultdict(list)
         self.aliases: dict[str, str] = {}
@@ -55,6 +57,14 @@ class Registry:
         if self._backends is None:
             self._backends = Backends(self)
         return self._backends
+
+    @property
+    def named(self) -> Named:
+        """The backends registered by name (`@register_attention_backend("x")`), for the strings a
+        path gives a setting."""
+        if self._named is None:
+            self._named = Named(self)
+        return self._named
 
     def context(self, scope: Scope, f: FileFacts, given: frozenset[str] = frozenset()) -> Context:
         """Where the names of an expression at `scope` in file `f` come from: the scope, then a

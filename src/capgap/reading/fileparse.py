@@ -12,7 +12,8 @@ import re
 import warnings
 
 from capgap.judging import builds
-from capgap.judging.extract import extract, kernel_facts
+from capgap.judging import named as by_name
+from capgap.judging.extract import extract, kernel_facts, spelled_facts
 from capgap.judging.records import FileFacts
 from capgap.judging.statements import CAPISH
 from capgap.reading import chunks, prefilter
@@ -83,6 +84,7 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
             _native_sources(extracted, text)
         facts = extracted
     useful = facts.builds or facts.tables or facts.uses or facts.helpers or facts.decisions or facts.aliases
+    useful = useful or facts.registered  # a registry of backends by name (judging.named)
     # a module of constants another module's tests read (`SUPPORTED_CUDA_ARCHS = ((9, 0), ...)`)
     useful = useful or any(CAPISH.search(name) for name in facts.module_scope.names)
     # a wrapper whose functions call a kernel library (`deep_gemm.mega_mhc(...)`): what its callers run
@@ -97,13 +99,33 @@ def _kernel_module(facts: FileFacts, data: bytes) -> FileFacts | None:
     """A module that tests no capability but imports an arch-specific instruction set or defines
     kernels: what it needs (or that its kernels need nothing) is what its callers' paths run."""
     low = data.lower()
-    if not any(tok in low for tok in KERNEL_TOKENS) or len(data) > MAX_BYTES:
+    if len(data) > MAX_BYTES:
         return None
+    if not any(tok in low for tok in KERNEL_TOKENS):
+        return _backend_module(facts, data, low)
     text, _ = _decode_with(data)
     if text is None:
         return None
     kernel_facts(facts, text, low)
-    return facts if facts.needs or facts.kernels or facts.entries else None
+    return facts if facts.needs or facts.kernels or facts.entries or facts.spelled else None
+
+
+def _backend_module(facts: FileFacts, data: bytes, low: bytes) -> FileFacts | None:
+    """A module that tests no capability and has no kernels, but registers backends by name or
+    spells a kernel family (`trtllm_gen`): what a backend picked by name runs (judging.named)."""
+    registers = by_name.may_register(low)
+    if not registers and not by_name.may_spell(low):
+        return None
+    text, _ = _decode_with(data)
+    if text is None:
+        return None
+    if registers:
+        facts.registered = by_name.registrations(text, facts.module, facts.path.endswith("__init__.py"))
+    spelled_facts(facts, text.lower())
+    if not facts.spelled and not facts.registered:
+        return None
+    facts.named_only = True
+    return facts
 
 
 def _parse_cut(

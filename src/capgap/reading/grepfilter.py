@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from capgap.reading.tokens import CAP_TOKENS, CC_KEY_TOKENS, KERNEL_TOKENS
+from capgap.reading.tokens import BACKEND_PATTERNS, CAP_TOKENS, CC_KEY_TOKENS, KERNEL_TOKENS
 from capgap.skipdirs import TOOL_DIRS, VCS_DIRS
 
 TYPE_CHECKING = False  # typing's, without importing typing before grep starts (17 ms)
@@ -42,6 +42,7 @@ PATTERN = "|".join(
             for tok in CAP_TOKENS + CC_KEY_TOKENS + KERNEL_TOKENS
         ),
         "sm_?[0-9]",
+        *BACKEND_PATTERNS,
         # UTF-16/32 files (their byte-order mark; surrogate escapes are the raw bytes in argv):
         # no token is spelled in them as in ASCII, yet they are reported as skipped, not passed over
         "^\udcff\udcfe",

@@ -33,3 +33,16 @@ KERNEL_TOKENS = (
     b"flash_mla",
     b"import hpc",
 )
+
+# What a backend registered by name and the module it runs spell, though neither tests a capability
+# (judging.named): a decorator registering under a name, and kernel families' names. Extended regexes
+# (grep -Ei), matched again exactly in Python.
+BACKEND_PATTERNS = (
+    "@[a-z_.]*register[a-z_]*\\(",
+    "trtllm_?gen",
+    "deep_?gemm",
+    "flash_?mla",
+    "fa3",
+    "cutlass_mla",
+    "nvls",
+)

@@ -215,6 +215,13 @@ def _checked(arm: Arm, theirs: list[Arm], cc: str, owners: list[str], reg: Regis
     return checked
 
 
+def _given(arm: Arm, theirs: list[Arm]) -> list[str]:
+    """The strings the path gives settings (in its code or its summary) that no outcome of the
+    target's gives as well."""
+    mine = {v for a in theirs for v in (*a.values, *_PICKED.findall(a.summary))}
+    return [v for v in dict.fromkeys((*arm.values, *_PICKED.findall(arm.summary))) if v not in mine]
+
+
 # Words that make a sentence about which archs were measured, tuned or validated, not about what the
 # hardware can run: no need is read from them.
 _NOT_A_NEED = re.compile(
@@ -368,15 +375,53 @@ def _refused_name(name: str, target: ArchFacts, owners: list[str], reg: Registry
 _SETS_NAME = re.compile(r"sets ([\w.]+) = '([\w\-]+)'")
 
 
-def _default_fallback(d: Decision, taken: str, mine: tuple[int, ...]) -> str | None:
+def _apart(r: Reached, mine: tuple[int, ...], owners: list[str]) -> tuple[int, ...]:
+    """The target's outcomes that none of the owners reach (`if not use_mla: ...` both reach is
+    what a setting decides, not the arch)."""
+    return tuple(i for i in mine if not any(i in r.reach[cc] for cc in owners))
+
+
+def _default_fallback(
+    d: Decision, taken: str, mine: tuple[int, ...], apart: tuple[int, ...] = ()
+) -> str | None:
     """The setting whose default the decision picks (an enclosing test asks it to be unset), when
     the sibling's path sets it to a named implementation and the target's only ever to a portable
-    fallback (`'triton'`); None otherwise."""
+    fallback (`'triton'`); None otherwise. A function named for the default it answers
+    (`get_default_attn_backend`) picks one by what it returns: every value the target's outcomes
+    apart from the owners' give (`return "flashinfer"` inside its else as well) is a fallback."""
+    returned = _RETURNS_NAME.match(taken)
+    if returned is not None and _DEFAULT_RESOLVER.search(d.context.rsplit(".", 1)[-1]):
+        if returned[1].lower() in _FALLBACKS:
+            return None
+        given = [v for i in apart for v in (*d.arms[i].values, *_RETURNS_NAME.findall(d.arms[i].summary))]
+        return (
+            f"what {d.context.rsplit('.', 1)[-1]}() answers"
+            if given and all(v.lower() in _FALLBACKS for v in given)
+            else None
+        )
     theirs = _SETS_NAME.match(taken)
     if theirs is None or theirs[1] not in d.unset or theirs[2].lower() in _FALLBACKS:
         return None
     given = [v for i in mine for attr, v in _SETS_NAME.findall(d.arms[i].summary) if attr == theirs[1]]
-    return theirs[1] if given and all(v.lower() in _FALLBACKS for v in given) else None
+    return f"{theirs[1]} unset" if given and all(v.lower() in _FALLBACKS for v in given) else None
+
+
+def _resolver_own(d: Decision, taken: str, mine: tuple[int, ...]) -> str:
+    """The named implementation a default resolver (`get_default_attn_backend`) can give the target
+    where the sibling's answer is another named one (`return "flashinfer"` in the target's else
+    beside SM100's `return "trtllm_mha"`): its own default, not a fallback ("" otherwise). `mine`:
+    the target's outcomes the owners do not reach, else all of them (an else both may reach)."""
+    returned = _RETURNS_NAME.match(taken)
+    if returned is None or not _DEFAULT_RESOLVER.search(d.context.rsplit(".", 1)[-1]):
+        return ""
+    given = [v for i in mine for v in (*d.arms[i].values, *_RETURNS_NAME.findall(d.arms[i].summary))]
+    named = [v for v in dict.fromkeys(given) if v.lower() not in _FALLBACKS and v != returned[1]]
+    return named[0] if named and returned[1].lower() not in _FALLBACKS else ""
+
+
+_RETURNS_NAME = re.compile(r"^(?:carries on \()?returns '([\w\-]+)'\)?$")
+# a function named for the default it answers (`get_default_attn_backend`, `_default_backend`)
+_DEFAULT_RESOLVER = re.compile(r"(?:^|_)default_\w*backend", re.I)
 
 
 def facts_of(cc: str) -> ArchFacts:
@@ -505,6 +550,14 @@ def check(
             f"does: the {', '.join(sibs)} path is its Hopper counterpart"
         )
     theirs = [d.arms[i] for i in mine]
+    if not lack and not kin and reg is not None:
+        # a backend the path gives a setting by name (`"trtllm_mla"`): what the module registered
+        # under that name runs (`trtllm_gen` in trtllm_mla_backend.py)
+        got = reg.named.need(_given(arm, theirs), target, sibs)
+        # a test reading a module's limits (`tp_size in SUPPORTED_TP_SIZES`) guards that module's path
+        got = got or (reg.named.asked(d.asks, target, sibs) if d.asks else None)
+        if got is not None:
+            lack, seen = [got[0]], got[1]
     checked = _checked(arm, theirs, arch.cc, sibs, reg) if not lack and reg is not None else None
     if not lack and checked is None and reg is not None and d.context:
         # `flashinfer_kda_prefill_default` picks a path the engine refuses on the target where it runs
@@ -547,6 +600,10 @@ def check(
     if not preference and not lack and checked is None:
         # `if is_sm100: backend = get_default_attn_backend(...); if backend == ...: override`
         preference = fixups.default_fixup(taken, [d.arms[i].summary for i in mine])
+    if not preference and not lack and checked is None and reg is not None:
+        # `if is_sm100 and cfg.attention_backend is None: return {"attention_backend": "flashinfer"}`
+        # where the target's default (`get_default_attn_backend`) can be that already
+        preference = fixups.default_gives(d, arm, [d.arms[i].summary for i in mine], arch.cc, reg)
     if preference:
         # "cuDNN SDPA is 1.25-1.5x faster than FA4 on sm_100", "a workaround for SM100's dispatcher":
         # a choice made for the sibling, not a path the target could not have
@@ -556,6 +613,8 @@ def check(
         consequence = f"a preference or workaround for {', '.join(sibs)} ({preference}); {arch.cc} {instead}"
         if preference.endswith("goes its own way"):
             consequence = f"not a loss: the code says so ({preference}); {arch.cc} {instead}"
+        elif preference.endswith("already"):
+            consequence = f"not a loss: {preference}; {arch.cc} {instead}"
     elif checked is not None and checked.refused:
         whose = f"the {checked.whose}'s own check at {checked.where}"
         extra["evidence"] = f"{whose}, which {checked.words} on {arch.cc}"
@@ -581,12 +640,29 @@ def check(
             f"expected: the test names {arch.cc}'s family to shut it out ({extra['evidence']}), "
             f"where every other GPU since Hopper gets through: a deliberate exclusion; {arch.cc} {instead}"
         )
-    elif checked is None and (own := choices.own_choice(taken, [d.arms[i].summary for i in mine])):
+    elif own := (
+        (
+            choices.own_choice(
+                taken, [d.arms[i].summary for i in mine], arm.values, [d.arms[i].values for i in mine]
+            )
+            if checked is None
+            else ""
+        )
+        # a default resolver's own named answer for the target stands beside the sibling's, whether
+        # or not the engine would also accept the sibling's there
+        or _resolver_own(d, taken, _apart(r, mine, sibs) or mine)
+    ):
         # `"cute-dsl" if is_sm100 else "cuda"`: the target is handed a named implementation of its own
         severity = "low"
         extra["tuning"] = True
+        # (a summary that says first what else the arm does: the value its code gives)
+        theirs_words = (
+            f"{'get' if len(sibs) > 1 else 'gets'} '{arm.values[0]}'"
+            if choices.unpicked(taken) and len(arm.values) == 1
+            else taken
+        )
         consequence = (
-            f"a choice between implementations: {', '.join(sibs)} {taken}, {arch.cc} gets '{own}' "
+            f"a choice between implementations: {', '.join(sibs)} {theirs_words}, {arch.cc} gets '{own}' "
             f"of its own; worth measuring on {arch.cc}"
         )
     elif all(d.arms[i].action == "error" for i in mine):
@@ -640,11 +716,11 @@ def check(
         elif checked is not None:
             extra["evidence"] = f"the engine's own check at {checked.where} lets {arch.cc} through"
             consequence += f"; the engine itself accepts it on {arch.cc} ({checked.where})"
-        if (default := _default_fallback(d, taken, mine)) is not None:
+        if (default := _default_fallback(d, taken, mine, _apart(r, mine, sibs))) is not None:
             # `if self.attention_backend is None: ... else: self.attention_backend = "triton"`: what
             # 12.0 runs with when nothing is asked for, the sibling's own backend left out
             severity = "high"
-            consequence += f"; this is the default ({default} unset): {arch.cc} runs the fallback by default"
+            consequence += f"; this is the default ({default}): {arch.cc} runs the fallback by default"
     generation_rule = (
         severity == "medium"
         and not f.kernels  # a module whose own kernels were read and need nothing: a portable path

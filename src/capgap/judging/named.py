@@ -1,0 +1,223 @@
+"""What a setting's value runs, where a registry maps the name to code: a backend picked by string.
+
+Engines pick backends by name (`overrides["attention_backend"] = "trtllm_mla"` on SM100) and map
+each name to the code it runs in a registry, apart from the decision:
+
+    @register_attention_backend("trtllm_mla")
+    def create_trtllm_mla_backend(runner):
+        from sglang.srt.layers.attention.trtllm_mla_backend import TRTLLMMLABackend
+        return TRTLLMMLABackend(runner)
+
+The module the registered function imports to run (the one named like the registered name, when
+one is) says what the backend needs: `trtllm_gen` in `trtllm_mla_backend.py` is TRT-LLM-gen's
+tcgen05 kernels. A module that names the target's own arch (`is_sm120`, "XQA on SM90 and SM120")
+has a path for it, and says nothing of a need.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING
+
+from capgap.arch import ArchFacts, all_facts
+from capgap.judging import callees, evidence
+
+if TYPE_CHECKING:
+    from capgap.judging.records import FileFacts
+    from capgap.judging.registry import Registry
+
+# A value that may name an implementation: `trtllm_mla`, `flashinfer_cutedsl`, `fa4`
+_VALUE = re.compile(r"[A-Za-z][\w\-.]{1,47}")
+_MAX_VALUES = 12
+
+
+def values(stmts: list[ast.stmt]) -> tuple[str, ...]:
+    """The strings the statements give settings: assigned, returned, dict values, keyword
+    arguments (`declare_resolution(..., backend="trtllm_mha")`); not what they log or ask."""
+    out: list[str] = []
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            given: list[ast.expr | None]
+            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)):
+                given = [node.value]
+            elif isinstance(node, ast.Dict):
+                given = list(node.values)
+            elif isinstance(node, ast.keyword):
+                given = [node.value]
+            else:
+                continue
+            out += [s for v in given if v is not None for s in _strings(v)]
+    return tuple(dict.fromkeys(out))[:_MAX_VALUES]
+
+
+def _strings(node: ast.expr) -> list[str]:
+    """The string constants an expression evaluates to (`"a"`, `("a", "sm100")`, `"a" if c else "b"`)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value] if _VALUE.fullmatch(node.value) else []
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return [s for e in node.elts for s in _strings(e)]
+    if isinstance(node, ast.IfExp):
+        return _strings(node.body) + _strings(node.orelse)
+    return []
+
+
+# `@register_attention_backend("trtllm_mla")`: a decorator registering the function under one name
+_REGISTER = re.compile(r"@[\w.]*register\w*\(\s*([\"'])([\w\-.]+)\1\s*\)\s*(?:#.*)?$", re.I)
+_REGISTERS = re.compile(rb"@[\w.]*register\w*\(\s*[\"']")
+_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+\w+")
+
+
+def may_register(low: bytes) -> bool:
+    """Does the file's lowercased bytes hold a decorator registering under a name?"""
+    return b"register" in low and _REGISTERS.search(low) is not None
+
+
+_CLASS_NAME = re.compile(r"[A-Z]\w*[a-z]\w*$")
+_MAX_MODULES = 8
+
+
+def registrations(text: str, module: str, is_package: bool) -> dict[str, tuple[str, ...]]:
+    """Each name a decorator of the file registers a function under -> the modules the function
+    imports in its body (the backend it builds: lazy imports), else the classes of other modules
+    it uses."""
+    out: dict[str, tuple[str, ...]] = {}
+    if "register" not in text:
+        return out
+    lines = text.splitlines()
+    imports: dict[str, str] | None = None
+    for i, line in enumerate(lines):
+        hit = _REGISTER.search(line) if "register" in line and line.lstrip().startswith("@") else None
+        if hit is None:
+            continue
+        at = next((j for j in range(i + 1, min(len(lines), i + 8)) if _DEF.match(lines[j])), None)
+        if at is None:
+            continue
+        body = callees._def_text(lines, at)
+        own = callees.import_map(body, module, is_package)
+        used = list(dict.fromkeys(callees._IDENT.findall(body)))
+        reached = [own[n] for n in used if n in own]
+        if not reached:
+            imports = imports if imports is not None else callees.import_map(text, module, is_package)
+            reached = [imports[n] for n in used if n in imports and _CLASS_NAME.match(n)]
+        if reached:
+            out.setdefault(hit[2], tuple(dict.fromkeys(reached))[:_MAX_MODULES])
+    return out
+
+
+# An arch a module's code names: `sm120`, `is_sm120`, `SM_100`, `SM12x` (lowercased text)
+_ARCH_WORD = re.compile(r"sm(?<![a-z0-9]sm)[_ ]?(?:(\d{2,3})[af]?(?![0-9x])|(\d{1,2})x\b)")
+# predicate names say which arch they ask about, not what the code runs (`is_sm100`, `has_tma`)
+_PREDICATE = re.compile(r"\b_?(?:is|has|supports?)_\w+")
+
+
+# The needs read from a module's words: a tensor-core MMA generation or NVLS multicast (words for
+# FP8, FP4 or TMA are everywhere in a backend's code, and say nothing of its kernels)
+_KINDS = {("wgmma",), ("tcgen05",), ("wgmma", "tcgen05"), ("nvls_multicast",)}
+_LITERALS = tuple(
+    {lit.encode() for feats, spellings in evidence.NEEDS if feats in _KINDS for lit, _ in spellings}
+)
+
+
+def may_spell(low: bytes) -> bool:
+    """Can `spelled` find a need in the file's lowercased bytes? (A plain `in` rules most out.)"""
+    return any(lit in low for lit in _LITERALS)
+
+
+def spelled(low: str) -> tuple[list[tuple[str, ...]], list[str], tuple[str, ...]]:
+    """What a module's lowercased code spells anywhere that a kernel family needs (predicate names
+    aside), with the word and its line, and the archs it names ("12.0"; "12" for `sm12x`)."""
+    if not may_spell(low.encode("utf-8", "replace")):
+        return [], [], ()
+    found = evidence.needs_with_evidence(_PREDICATE.sub("", low), 1, limit=None)
+    needs = [n for n in found[0] if n in _KINDS]
+    where = [w for n, w in zip(*found, strict=True) if n in _KINDS]
+    archs: list[str] = []
+    for sm, family in _ARCH_WORD.findall(low) if "sm" in low else ():
+        name = f"{int(sm) // 10}.{int(sm) % 10}" if sm else family
+        if name not in archs:
+            archs.append(name)
+    return needs, where, tuple(archs)
+
+
+class Named:
+    """The scan's registrations by name, to read what a backend picked by string runs."""
+
+    def __init__(self, reg: Registry) -> None:
+        self._reg = reg
+        self._by_name: dict[str, list[tuple[str, ...]]] | None = None
+        self._modules: callees.Callees | None = None
+
+    def _index(self) -> dict[str, list[tuple[str, ...]]]:
+        if self._by_name is None:
+            self._by_name = {}
+            for f in self._reg.files:
+                for name, modules in f.registered.items():
+                    self._by_name.setdefault(name, []).append(modules)
+        return self._by_name
+
+    def need(
+        self, names: list[str], target: ArchFacts, owners: list[str]
+    ) -> tuple[tuple[str, ...], str] | None:
+        """A need the target lacks and an owner has, read from the modules the names are registered
+        to run, when every registered one of them runs such a module; else None."""
+        found: tuple[tuple[str, ...], str] | None = None
+        for name in names:
+            registered = self._index().get(name)
+            if not registered:
+                continue  # not a registered name (`"sm100"`, `"decode"`): says nothing
+            got = self._lacking(name, registered, target, owners)
+            if got is None:
+                return None
+            found = found or got
+        return found
+
+    def _lacking(
+        self, name: str, registered: list[tuple[str, ...]], target: ArchFacts, owners: list[str]
+    ) -> tuple[tuple[str, ...], str] | None:
+        """What each module the name runs needs (those named like it, when any is: `trtllm_mla`
+        -> `trtllm_mla_backend`), when every one of them needs something the target lacks."""
+        if self._modules is None:
+            self._modules = callees.Callees(self._reg.files, every=True)
+        modules = [
+            f for dotted in {m for ms in registered for m in ms} if (f := self._modules.resolve(dotted))
+        ]
+        key = name.replace("_", "").replace("-", "").lower()
+        own = [f for f in modules if key in f.module.rsplit(".", 1)[-1].replace("_", "").lower()]
+        found: tuple[tuple[str, ...], str] | None = None
+        for f in sorted(own or modules, key=lambda f: f.module):
+            got = _module_need(f, target, owners)
+            if got is None:
+                return None
+            found = found or (got[0], f"{got[1]} in {f.module}, the code registered as '{name}'")
+        return found
+
+    def asked(
+        self, modules: tuple[str, ...], target: ArchFacts, owners: list[str]
+    ) -> tuple[tuple[str, ...], str] | None:
+        """A need the target lacks and an owner has, spelled by a module whose constants a test reads
+        (its limits: `tp_size in SUPPORTED_TP_SIZES`); None when none has one."""
+        if self._modules is None:
+            self._modules = callees.Callees(self._reg.files, every=True)
+        for dotted in modules:
+            f = self._modules.by_module.get(dotted)
+            got = _module_need(f, target, owners) if f is not None else None
+            if got is not None:
+                return got[0], f"{got[1]} in {f.module}, whose limits the test reads"
+        return None
+
+
+def _module_need(f: FileFacts, target: ArchFacts, owners: list[str]) -> tuple[tuple[str, ...], str] | None:
+    """The first need the module spells that the target lacks and an owner has; None when it names
+    the target's own arch or family (it has a path for it) or spells no such need."""
+    if any(a == str(target.major) or a in _family(target) for a in f.names_archs):
+        return None
+    facts = all_facts()
+    for need, seen in zip(f.spelled, f.spelled_from, strict=True):
+        if evidence.lacking([need], target) and evidence.had_by(need, (facts[cc] for cc in owners)):
+            return need, seen
+    return None
+
+
+def _family(target: ArchFacts) -> set[str]:
+    return {cc for cc, a in all_facts().items() if a.major == target.major}
