@@ -93,7 +93,7 @@ def registrations(text: str, module: str, is_package: bool) -> dict[str, tuple[s
         at = next((j for j in range(i + 1, min(len(lines), i + 8)) if _DEF.match(lines[j])), None)
         if at is None:
             continue
-        body = callees._def_text(lines, at)
+        body = callees.def_text(lines, at)
         own = callees.import_map(body, module, is_package)
         used = list(dict.fromkeys(callees._IDENT.findall(body)))
         reached = [own[n] for n in used if n in own]
