@@ -485,8 +485,13 @@ def test_a_hopper_only_preference_blackwell_does_not_share_is_no_loss(tmp_path: 
     """
         },
     )
-    # the fused Triton path Hopper alone gets is still a path 12.0 could run
-    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/moe.py", 13)]
+    # the reordering Hopper alone gets (10.x keeps 12.0's order too) is its tuning: low; the fused
+    # Triton path Hopper alone gets is still a path 12.0 could run
+    assert _brief(found) == [
+        ("gate-excludes-arch", "low", "eng/moe.py", 8),
+        ("gate-excludes-arch", "medium", "eng/moe.py", 13),
+    ]
+    assert found[0].extra.get("tuning") is True
 
 
 def test_a_predicate_that_says_yes_to_the_target_loses_nothing(tmp_path: Path) -> None:

@@ -383,10 +383,19 @@ def check(
         # a path only a sibling of the target's own family gets (a GB10-only tweak for 12.0) is
         # that product's tuning, not a path the target was left out of
         and any(facts_of(cc).major != target.major for cc in sibs)
-        and not (_tuning(d.arms[i].summary) and _past_special_case(r, sibs, mine, target))
         and not _fallback_pick(d.arms[i].summary)
         and not _given_elsewhere(r, i, target.cc)
     }
+    # an answer or a reordering only GPUs before Blackwell get (a Hopper-measured shortcut), with all
+    # of 10.x left out as the target is: nothing newer carried it forward, so at most tuning (low)
+    special = {
+        i
+        for i, sibs in missed.items()
+        if _tuning(d.arms[i].summary) and _past_special_case(r, sibs, mine, target)
+    }
+    if special and len(special) < len(missed):  # another path is the one to name
+        missed = {i: sibs for i, sibs in missed.items() if i not in special}
+        special = set()
     if not missed:
         return None
     left_out_of = sorted({cc for sibs in missed.values() for cc in sibs})
@@ -585,6 +594,13 @@ def check(
         # never be the GPU's (a 12.0 spec with sm_mma=80 takes the HMMA arm)
         severity = "low"
         consequence += f"; {f.module} never asks the GPU it runs on: the arch it tests is given to it"
+    if special and severity != "low":
+        severity = "low"
+        extra["tuning"] = True
+        consequence += (
+            f"; only GPUs before Blackwell get it, every 10.x GPU goes without it as {arch.cc} does: "
+            f"a special case of theirs, worth measuring on {arch.cc}"
+        )
     if place.get("where", "runtime") != "runtime":
         severity = "low"  # tests, benchmarks, examples, backward passes: not what a server runs
     return Finding(
