@@ -870,6 +870,30 @@ def test_a_sibling_sent_to_a_portable_fallback_is_no_path_the_target_lost(tmp_pa
     assert found == []
 
 
+def test_a_portable_fallback_set_by_key_within_the_generation_is_no_path_of_its_own(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/model_overrides/hybrid.py": """
+        import torch
+
+        def overrides(cfg):
+            out = {}
+            major = torch.cuda.get_device_capability()[0]
+            if major >= 10:
+                if major == 10:
+                    out["attention_backend"] = "trtllm_mha"
+                else:
+                    out["attention_backend"] = "triton"
+            return out
+    """,
+        },
+    )
+    # only Blackwell GPUs reach the else, but all it picks is Triton, which runs anywhere: a fallback
+    # (the dict key is no pick), so 12.0 is left out of the sibling's backend
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/model_overrides/hybrid.py", 7)]
+
+
 def test_vendored_libraries_are_not_the_engine_s_runtime(tmp_path: Path) -> None:
     found = _scan(
         tmp_path,

@@ -49,8 +49,8 @@ def _generic_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
         return True
     if _written_for(r, arm, owners, target):
         return False
-    if _oldest(r, arm):
-        return True
+    if _oldest(r, arm) or _fallback_pick(a.summary):
+        return True  # (an else that only picks a portable fallback is one, whoever else reaches it)
     first = min(owners, key=_cc_key)
     return any(arm in r.reach[cc] for cc in all_facts() if _cc_key(cc) < _cc_key(first))
 
@@ -149,10 +149,12 @@ def _only_validated(r: Reached, f: FileFacts) -> str:
 _FALLBACKS = {"triton", "torch", "torch_native", "pytorch", "sdpa", "naive", "native", "eager", "reference"}
 _PICKS = re.compile(r"^(?:carries on \()?(?:returns|gives|sets [\w.\[\]']+ =) ")
 _PICKED = re.compile(r"'([\w\-]+)'(?!\s*:)")  # a quoted value, not a dict key
+_KEYS = re.compile(r"(?<=\w)\[[^\]]*\]")  # a subscript (`overrides['key']`), not a list
 
 
 def _fallback_pick(summary: str) -> bool:
     """Does the outcome only choose a portable fallback (`returns {'attention_backend': 'triton'}`)?"""
+    summary = _KEYS.sub("", summary)  # `sets overrides['attention_backend'] = ...`: a key, no pick
     picked = _PICKED.findall(summary) if _PICKS.match(summary) and "..." not in summary else []
     return bool(picked) and all(p.lower() in _FALLBACKS for p in picked)
 
