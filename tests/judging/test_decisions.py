@@ -894,6 +894,28 @@ def test_a_portable_fallback_set_by_key_within_the_generation_is_no_path_of_its_
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/model_overrides/hybrid.py", 7)]
 
 
+def test_an_arm_the_owners_may_take_too_is_not_the_target_s_own(tmp_path: Path) -> None:
+    text = """
+        import torch
+
+        def overrides(cfg):
+            out = {}
+            major = torch.cuda.get_device_capability()[0]
+            if major >= 10:
+                if cfg.speculative is not None:
+                    out["draft"] = cfg.speculative.upper()
+                elif major == 10:
+                    out["attention_backend"] = "trtllm_mha"
+            return out
+    """
+    found = _scan(tmp_path, {"eng/model_overrides/hybrid.py": text})
+    # 12.0 may take the speculative arm as 10.x may: without it, 10.x gets a backend and 12.0 nothing
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/model_overrides/hybrid.py", 9)]
+    # an arm written for the target (its test holds for it alone) stays its own
+    own = text.replace("if cfg.speculative is not None:", "if cfg.speculative is not None or major == 12:")
+    assert _scan(tmp_path / "own", {"eng/model_overrides/hybrid.py": own}) == []
+
+
 def test_vendored_libraries_are_not_the_engine_s_runtime(tmp_path: Path) -> None:
     found = _scan(
         tmp_path,

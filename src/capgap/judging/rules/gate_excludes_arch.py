@@ -55,6 +55,14 @@ def _generic_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
     return any(arm in r.reach[cc] for cc in all_facts() if _cc_key(cc) < _cc_key(first))
 
 
+def _shared(r: Reached, arm: int, owners: list[str], target: str) -> bool:
+    """Does the target only may take the arm, as every one of the owners may (its test hangs on
+    more than the arch for all of them: `if cfg.speculative_algorithm is not None:`)?"""
+    if r.decision.arms[arm].test is None or r.value(arm, target) is not None:
+        return False
+    return all(arm in r.reach[cc] for cc in owners)
+
+
 def _written_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
     """Does the arm's own test hold for the target, for none of the owners, and for no GPU older
     than Ampere (what `cap != (9, 0)` also admits is everything else, not the target)?"""
@@ -381,7 +389,9 @@ def check(
         i: sibs
         for i, sibs in missed.items()
         if d.arms[i].summary not in mine_says
-        and all(_generic_for(r, j, sibs, target.cc) for j in mine)
+        # (an outcome the owners may take too is no path of the target's own: `if spec: ...
+        # elif is_sm100: ...` inside `if is_blackwell:`, both may take the first arm)
+        and all(_generic_for(r, j, sibs, target.cc) for j in mine if not _shared(r, j, sibs, target.cc))
         # a path only a sibling of the target's own family gets (a GB10-only tweak for 12.0) is
         # that product's tuning, not a path the target was left out of
         and any(facts_of(cc).major != target.major for cc in sibs)
