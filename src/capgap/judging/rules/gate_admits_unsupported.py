@@ -27,7 +27,7 @@ from capgap.findings import Finding
 from capgap.judging import evidence, tileconfigs
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, _safe, arms_taken
-from capgap.judging.records import Decision, FileFacts
+from capgap.judging.records import Arm, Decision, FileFacts
 from capgap.judging.registry import Registry
 from capgap.judging.symbolic import tri
 
@@ -67,7 +67,8 @@ def check(
         if not others:
             continue  # every arch gets here: the decision is not about this path
         probed = _probed(d, f, i)
-        for need, seen in [*zip(arm.needs, arm.evidence, strict=False), *_probe_needs(d, f, i, probed)]:
+        pairs = [*zip(arm.needs, arm.evidence, strict=False), *_probe_needs(d, f, i, probed), *_handed(arm)]
+        for need, seen in pairs:
             if any(target.has(feat) for feat in need):
                 continue
             # a kernel library the decision itself probes for (`import deep_gemm`) behind a test
@@ -252,6 +253,17 @@ def _ported(lib: str, arch: ArchSpec, reg: Registry | None) -> bool:
             lib in (low := f.path.lower().replace("_", "")) and family.search(low) for f in reg.files
         )
     return reg.ported[key]
+
+
+def _handed(arm: Arm) -> list[tuple[tuple[str, ...], str]]:
+    """The arch-named kernel class the arm imports and hands back (`returns
+    GroupedGemmKernelSm100Fp8`): read apart from its code's words, where the module path
+    (`kernel_sm100_fp8`) already gave that need in a spelling that alone is no direct evidence."""
+    if arm.test is None:
+        return []
+    named = [m.rsplit(".", 1)[-1] for m in arm.reaches]
+    needs, where = evidence.kernel_classes(" ".join(n for n in named if re.search(rf"\b{n}\b", arm.summary)))
+    return [(n, f"{w} (the class it hands back)") for n, w in zip(needs, where, strict=True)]
 
 
 def _open_ended(r: Reached, i: int) -> bool:
