@@ -365,7 +365,11 @@ def check(
         return None  # a predicate's definition: its callers hold the decisions
     if d.kind == "return" and _identity_predicate(r):
         return None  # `def is_sm100a_supported(): return major == 10 and ...`: says which GPU it is
-    if d.kind in {"chain", "guards"} and all(a.summary in _ANSWERS for a in d.arms):
+    if (
+        d.kind in {"chain", "guards"}
+        and all(a.summary in _ANSWERS for a in d.arms)
+        and (reg is None or callers.asked_elsewhere(d, f, reg))
+    ):
         return None  # `if cap == (10, 3): return True; return False`: a predicate written with ifs
     mine = r.reach[target.cc]
     if not mine:
