@@ -75,3 +75,25 @@ def use_flash_mla():
 """
     found = _scan(tmp_path, {"eng/mla.py": arm})
     assert _brief(found) == [("gate-admits-unsupported", "medium", "eng/mla.py", 8)]
+
+
+def test_a_probe_behind_the_device_properties_major_is_read(tmp_path: Path) -> None:
+    props = """
+import torch
+
+
+def flash_mla_available():
+    use = False
+    try:
+        props = torch.cuda.get_device_properties(0)
+        major = getattr(props, "major", None)
+        if isinstance(major, int) and major >= 9:
+            import flash_mla  # noqa: F401
+            use = True
+    except ImportError:
+        pass
+    return use
+"""
+    # no capability word in the module: its `getattr(props, "major")` makes it worth reading
+    found = _scan(tmp_path, {"eng/mla_utils.py": props})
+    assert _brief(found) == [("gate-admits-unsupported", "medium", "eng/mla_utils.py", 9)]
