@@ -116,3 +116,36 @@ def test_a_caller_that_asks_a_helper_of_a_module_reading_the_device_asks_the_dev
     # eng/layer.py spells no capability query; the helper it asks, in eng/caps.py, does
     found = _scan(tmp_path, {"eng/caps.py": _PREDICATE, "eng/layer.py": _CALLER})
     assert "never asks the GPU" not in found[0].consequence
+
+
+_IFS_PREDICATE = """
+import torch
+
+
+def fused_verify_on_blackwell(n):
+    if torch.cuda.get_device_capability()[0] != 10:
+        return False
+    if not 2 <= n <= 8:
+        return False
+    return True
+"""
+
+
+def test_a_predicate_written_with_ifs_no_judged_decision_asks_is_judged_where_defined(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/verify.py": _IFS_PREDICATE})
+    assert [(f.rule, f.severity, f.line) for f in found] == [("gate-excludes-arch", "medium", 5)]
+
+
+def test_a_predicate_written_with_ifs_a_decision_asks_is_judged_there(tmp_path: Path) -> None:
+    caller = """
+from eng.verify import fused_verify_on_blackwell
+
+
+def verify(n):
+    if fused_verify_on_blackwell(n):
+        return fused_verify(n)
+    return triton_verify(n)
+"""
+    found = _scan(tmp_path, {"eng/verify.py": _IFS_PREDICATE, "eng/run.py": caller})
+    # (a caller module the scan never reads, one naming no capability, holds no decision)
+    assert [f.path for f in found] == ["eng/run.py"]

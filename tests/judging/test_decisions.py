@@ -485,8 +485,13 @@ def test_a_hopper_only_preference_blackwell_does_not_share_is_no_loss(tmp_path: 
     """
         },
     )
-    # the fused Triton path Hopper alone gets is still a path 12.0 could run
-    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/moe.py", 13)]
+    # the reordering Hopper alone gets (10.x keeps 12.0's order too) is its tuning: low; the fused
+    # Triton path Hopper alone gets is still a path 12.0 could run
+    assert _brief(found) == [
+        ("gate-excludes-arch", "low", "eng/moe.py", 8),
+        ("gate-excludes-arch", "medium", "eng/moe.py", 13),
+    ]
+    assert found[0].extra.get("tuning") is True
 
 
 def test_a_predicate_that_says_yes_to_the_target_loses_nothing(tmp_path: Path) -> None:
@@ -863,6 +868,52 @@ def test_a_sibling_sent_to_a_portable_fallback_is_no_path_the_target_lost(tmp_pa
     )
     # SM100 is worked around onto Triton, which runs anywhere: 12.0 loses nothing by keeping its default
     assert found == []
+
+
+def test_a_portable_fallback_set_by_key_within_the_generation_is_no_path_of_its_own(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/model_overrides/hybrid.py": """
+        import torch
+
+        def overrides(cfg):
+            out = {}
+            major = torch.cuda.get_device_capability()[0]
+            if major >= 10:
+                if major == 10:
+                    out["attention_backend"] = "trtllm_mha"
+                else:
+                    out["attention_backend"] = "triton"
+            return out
+    """,
+        },
+    )
+    # only Blackwell GPUs reach the else, but all it picks is Triton, which runs anywhere: a fallback
+    # (the dict key is no pick), so 12.0 is left out of the sibling's backend
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/model_overrides/hybrid.py", 7)]
+
+
+def test_an_arm_the_owners_may_take_too_is_not_the_target_s_own(tmp_path: Path) -> None:
+    text = """
+        import torch
+
+        def overrides(cfg):
+            out = {}
+            major = torch.cuda.get_device_capability()[0]
+            if major >= 10:
+                if cfg.speculative is not None:
+                    out["draft"] = cfg.speculative.upper()
+                elif major == 10:
+                    out["attention_backend"] = "trtllm_mha"
+            return out
+    """
+    found = _scan(tmp_path, {"eng/model_overrides/hybrid.py": text})
+    # 12.0 may take the speculative arm as 10.x may: without it, 10.x gets a backend and 12.0 nothing
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/model_overrides/hybrid.py", 9)]
+    # an arm written for the target (its test holds for it alone) stays its own
+    own = text.replace("if cfg.speculative is not None:", "if cfg.speculative is not None or major == 12:")
+    assert _scan(tmp_path / "own", {"eng/model_overrides/hybrid.py": own}) == []
 
 
 def test_vendored_libraries_are_not_the_engine_s_runtime(tmp_path: Path) -> None:

@@ -107,3 +107,29 @@ def test_a_refusal_naming_a_kernel_family_states_its_need(tmp_path: Path) -> Non
     found = _scan(tmp_path, {"eng/dispatch.py": _FAMILY_REFUSAL})
     assert _brief(found) == [("gate-excludes-arch", "low", "eng/dispatch.py", 12)]
     assert "'flashinfer_trtllm'" in found[0].extra["evidence"]
+
+
+def test_an_arch_named_kernel_class_a_branch_hands_back_is_its_need(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/grouped/api.py": """
+import torch
+
+
+def kernel_class_for(device):
+    major, _ = torch.cuda.get_device_capability(device)
+    if major >= 10:
+        from eng.grouped.kernel_sm100_fp8 import GroupedKernelSm100Fp8
+
+        return GroupedKernelSm100Fp8
+    if major == 9:
+        from eng.grouped.kernel_sm90_fp8 import GroupedKernelSm90Fp8
+
+        return GroupedKernelSm90Fp8
+    raise NotImplementedError("needs SM90+")
+"""
+        },
+    )
+    # `kernel_sm100_fp8` alone is no direct evidence; the SM100 class the branch returns is
+    assert _brief(found) == [("gate-admits-unsupported", "medium", "eng/grouped/api.py", 6)]

@@ -64,7 +64,7 @@ def asked_elsewhere(d: Decision, f: FileFacts, reg: Registry) -> bool:
     """Is the predicate `d` answers for (a `return` decision) called in the test of another
     decision of the scan? Then that decision holds the path it guards."""
     name = helper_name(d)
-    if d.kind != "return" or not name or name.startswith("<"):
+    if d.kind not in ("return", "chain", "guards") or not name or name.startswith("<"):
         return False
     asked = _index(reg).get(name, ())
     return any(other is not d and _means(caller, name, attr, f.module) for caller, other, attr in asked)

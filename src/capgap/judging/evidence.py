@@ -72,6 +72,11 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
     # joined by NVLink, which GeForce / RTX PRO boards have none of
     (("nvlink",), _spellings("is_fully_connected", "nvlink")),
 )
+# Kernel libraries whose upstream releases build for SM90 (wgmma) and SM100 (tcgen05) only: DeepGEMM
+# (README: "Hopper or Blackwell architecture GPUs, sm_90a / sm_100a") and FlashMLA (README: SM90 and
+# SM100 kernels). Forks may add other archs (an engine's vendored copy): their name is evidence only
+# where the code probes the upstream package itself (`import deep_gemm`) behind an open-ended test.
+LIBRARIES = ("deep_gemm", "deepgemm", "flash_mla", "flashmla")
 _MAX_CHARS = 8000  # the guarded code's start says what it needs; a long tail only costs time
 
 

@@ -22,6 +22,8 @@ class Registry:
         self._validations: Validations | None = None
         self._backends: Backends | None = None
         self._named: Named | None = None
+        # (library, arch) -> does the tree hold code of the library for that arch (gate-admits-unsupported)
+        self.ported: dict[tuple[str, str], bool] = {}
         self.helpers: dict[str, list[tuple[str, HelperDef]]] = defaultdict(list)
         self.uses: dict[str, list[tuple[FileFacts, TableUse]]] = defaultdict(list)
         self.aliases: dict[str, str] = {}

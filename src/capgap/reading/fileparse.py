@@ -17,7 +17,7 @@ from capgap.judging.extract import extract, kernel_facts, spelled_facts
 from capgap.judging.records import FileFacts
 from capgap.judging.statements import CAPISH
 from capgap.reading import chunks, prefilter
-from capgap.reading.tokens import KERNEL_TOKENS
+from capgap.reading.tokens import KERNEL_TOKENS, PROPERTY_TOKENS
 
 MAX_BYTES = 4 * 1024 * 1024  # larger .py files are generated tables, not engine logic
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
@@ -45,6 +45,7 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
         facts.skipped = "binary data, not Python source"
         return facts
     relevant_py, relevant_build = relevance(data, is_python)
+    relevant_py = relevant_py or (is_python and _asks_properties(data))
     jit_majors = is_python and b"supported_major_versions" in data  # a JIT flag builder's arch list
     relevant_build = relevant_build or jit_majors
     if not (relevant_build or relevant_py):
@@ -140,6 +141,15 @@ def _parse_cut(
         return None, "", {}, None
     cut = selected.text.decode(encoding)  # whole lines of a file that decodes: it decodes too
     return _parse(cut, rel), cut, selected.ends, selected.text if encoding == "utf-8-sig" else None
+
+
+_MAJOR_READ = re.compile(rb"\.major\b|[\"']major[\"']")  # `props.major`, `getattr(props, "major")`
+
+
+def _asks_properties(data: bytes) -> bool:
+    """Does the module read the GPU's properties and their `major` (`props.major >= 9`,
+    `getattr(props, 'major', None)`; not "row-major"): a capability test no token names?"""
+    return any(tok in data for tok in PROPERTY_TOKENS) and _MAJOR_READ.search(data) is not None
 
 
 def relevance(data: bytes, is_python: bool) -> tuple[bool, bool]:

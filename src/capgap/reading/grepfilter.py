@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 
-from capgap.reading.tokens import BACKEND_PATTERNS, CAP_TOKENS, CC_KEY_TOKENS, KERNEL_TOKENS
+from capgap.reading.tokens import BACKEND_PATTERNS, CAP_TOKENS, CC_KEY_TOKENS, KERNEL_TOKENS, PROPERTY_TOKENS
 from capgap.skipdirs import TOOL_DIRS, VCS_DIRS
 
 TYPE_CHECKING = False  # typing's, without importing typing before grep starts (17 ms)
@@ -29,6 +29,7 @@ TOKENS: tuple[bytes, ...] = (
     *CAP_TOKENS,
     *CC_KEY_TOKENS,
     *KERNEL_TOKENS,
+    *PROPERTY_TOKENS,
     *(b"sm%d" % d for d in range(10)),
     *(b"sm_%d" % d for d in range(10)),
 )
@@ -39,7 +40,7 @@ PATTERN = "|".join(
     [
         *(
             "".join("\\" + chr(c) if c in _ERE_SPECIAL else chr(c) for c in tok)
-            for tok in CAP_TOKENS + CC_KEY_TOKENS + KERNEL_TOKENS
+            for tok in CAP_TOKENS + CC_KEY_TOKENS + KERNEL_TOKENS + PROPERTY_TOKENS
         ),
         "sm_?[0-9]",
         *BACKEND_PATTERNS,

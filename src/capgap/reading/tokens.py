@@ -14,6 +14,9 @@ CAP_TOKENS = (
     b"sm_version",
     b"gencode",
 )
+# A module that asks the GPU's properties (`props = torch.cuda.get_device_properties(0)`, then
+# `props.major >= 9`) tests its capability without naming it: worth parsing where `major` is a word.
+PROPERTY_TOKENS = (b"device_properties",)
 # Dict entries keyed like a compute capability: `9: `, `10: `, `"9.0": `, `(9, 0): `, `"sm_90": `,
 # and `90: ` / `100: ` (vLLM's `capability.to_int()` keys).
 CC_KEY_TOKENS = (b"9: ", b"10: ", b'.0": ', b".0': ", b", 0): ", b"90: ", b"100: ")

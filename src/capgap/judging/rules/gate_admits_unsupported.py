@@ -3,7 +3,10 @@ target lacks, which a sibling admitted with it has, while other archs get anothe
 
 Emitted only with direct evidence in the guarded code (tcgen05, TMEM, UMMA, wgmma, warpgroup,
 multimem / multicast, an `sm_100a`-only target): a library's name is not enough (DeepGEMM and
-FlashMLA have paths for several archs), and not when the module checks that feature at run time
+FlashMLA have paths for several archs), unless the decision probes for the upstream package itself
+(`try: import deep_gemm` ... `return major >= 9`) behind a test written for a generation and newer
+(it would admit an arch newer than any known), and the tree holds no code of that library for the
+target (`deep_gemm_sm120.py`); and not when the module checks that feature at run time
 (`if handle.multicast_ptr == 0:`): the path turns itself off there. High when the arm selects that
 path by name (`backend = "fa3"`): the engine's own choice fails on first use; medium otherwise.
 Also high: the arm's function is used with a fixed Triton launch config written as literals
@@ -16,15 +19,17 @@ Native gates are judged by `capgap.native.admits` (preprocessor) and `capgap.nat
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Any
 
 from capgap.arch import ArchSpec, all_facts
 from capgap.findings import Finding
 from capgap.judging import evidence, tileconfigs
 from capgap.judging.basis import decision_text
-from capgap.judging.reach import Reached
-from capgap.judging.records import FileFacts
+from capgap.judging.reach import Reached, _safe, arms_taken
+from capgap.judging.records import Arm, Decision, FileFacts
 from capgap.judging.registry import Registry
+from capgap.judging.symbolic import tri
 
 RULE_ID = "gate-admits-unsupported"
 _DIRECT = (
@@ -61,10 +66,21 @@ def check(
         others = [cc for cc in facts if i not in r.reach[cc]]
         if not others:
             continue  # every arch gets here: the decision is not about this path
-        for need, seen in zip(arm.needs, arm.evidence, strict=False):
+        probed = _probed(d, f, i)
+        pairs = [*zip(arm.needs, arm.evidence, strict=False), *_probe_needs(d, f, i, probed), *_handed(arm)]
+        for need, seen in pairs:
             if any(target.has(feat) for feat in need):
                 continue
-            if not _direct(seen) and not (_SELECTED_FAMILY.search(seen) and _picked(seen, arm.summary)):
+            # a kernel library the decision itself probes for (`import deep_gemm`) behind a test
+            # written for "this generation and newer": the target is sent to its kernels unasked
+            library = (
+                not _direct(seen)
+                and _library(seen) in probed
+                and _open_ended(r, i)
+                and not _ported(_library(seen), arch, reg)
+            )
+            named = _direct(seen) or (_SELECTED_FAMILY.search(seen) and _picked(seen, arm.summary))
+            if not named and not library:
                 continue  # a family named only in passing (a flag of the user's choice) is no path
             if not any(facts[cc].has(feat) for cc in with_it for feat in need):
                 continue
@@ -81,6 +97,8 @@ def check(
                 + (
                     f"the engine {arm.summary} for {arch.cc}, which fails when first used"
                     if picked
+                    else "where it is installed, expect the library's unsupported-arch error when used"
+                    if library
                     else "expect 'no kernel image is available' or an illegal instruction"
                 )
                 + (f", where the other outcome {other}" if other and picked else "")
@@ -202,6 +220,75 @@ def _picked(seen: str, summary: str) -> bool:
     selects = unwrapped.startswith(("sets ", "returns "))
     named = f"'{word}'" in unwrapped or re.search(rf"\.{re.escape(word)}\b", unwrapped.lower()) is not None
     return bool(word) and selects and named
+
+
+def _library(seen: str) -> str:
+    """The kernel library (evidence.LIBRARIES, underscores dropped) the evidence word names, or ""."""
+    word = (seen.split("'")[1] if "'" in seen else seen).lower().replace("_", "")
+    return next((lib.replace("_", "") for lib in evidence.LIBRARIES if lib.replace("_", "") in word), "")
+
+
+_IMPORT = re.compile(r"^\s*(?:import|from)\s+(\w+)", re.M)
+
+
+def _probed(d: Decision, f: FileFacts, i: int) -> set[str]:
+    """The top-level packages the decision imports itself where arm `i` is taken (underscores
+    dropped): those the arm's code imports or calls into, and, for a predicate's answer, those its
+    function imports (`try: import deep_gemm` before `return major >= 9`): what it probes for."""
+    roots = {m.split(".")[0] for m in d.arms[i].reaches}
+    if d.kind == "return":
+        name = d.context.rsplit(".", 1)[-1]
+        for h in f.helpers:
+            if h.name == name and h.kind == "def":
+                roots.update(_IMPORT.findall("\n".join(h.source)))
+    return {r.lower().replace("_", "") for r in roots}
+
+
+def _probe_needs(d: Decision, f: FileFacts, i: int, probed: set[str]) -> list[tuple[tuple[str, ...], str]]:
+    """A predicate's `True` is the library it imports being usable: the needs of that library."""
+    if d.kind != "return" or d.arms[i].summary not in ("returns True", "carries on (returns True)"):
+        return []
+    out: list[tuple[tuple[str, ...], str]] = []
+    for lib in evidence.LIBRARIES:
+        if lib.replace("_", "") in probed:
+            seen = f"'{lib}' (imported by {d.context.rsplit('.', 1)[-1]}())"
+            out += [(n, seen) for n in evidence.needs_in(lib)]
+    return out
+
+
+def _ported(lib: str, arch: ArchSpec, reg: Registry | None) -> bool:
+    """Does the scanned tree have code of the library for the target's family (`deep_gemm_sm120.py`,
+    `deep_gemm/impls/sm120_fp8_gemm.cuh`)? Then the library it uses runs there (a fork or a newer
+    release than the upstream fact): its name says nothing against the target."""
+    if reg is None:
+        return False
+    key = (lib, arch.cc)
+    if key not in reg.ported:
+        family = re.compile(rf"sm{arch.facts.major}(?:{arch.facts.minor}|x)")
+        reg.ported[key] = any(
+            lib in (low := f.path.lower().replace("_", "")) and family.search(low) for f in reg.files
+        )
+    return reg.ported[key]
+
+
+def _handed(arm: Arm) -> list[tuple[tuple[str, ...], str]]:
+    """The arch-named kernel class the arm imports and hands back (`returns
+    GroupedGemmKernelSm100Fp8`): read apart from its code's words, where the module path
+    (`kernel_sm100_fp8`) already gave that need in a spelling that alone is no direct evidence."""
+    if arm.test is None:
+        return []
+    named = [m.rsplit(".", 1)[-1] for m in arm.reaches]
+    needs, where = evidence.kernel_classes(" ".join(n for n in named if re.search(rf"\b{n}\b", arm.summary)))
+    return [(n, f"{w} (the class it hands back)") for n, w in zip(needs, where, strict=True)]
+
+
+def _open_ended(r: Reached, i: int) -> bool:
+    """Is arm `i` written for archs from some generation on (`major >= 9`), so that it also takes
+    an arch newer than any known one, rather than for the archs it names (`family(120)`)?"""
+    known = all_facts()
+    newest = max(known.values(), key=lambda a: (a.major, a.minor))
+    future = replace(newest, cc=f"{newest.major + 5}.0", major=newest.major + 5, minor=0)
+    return i in arms_taken(True if s is None else _safe(tri(s), future) for s in r.syms)
 
 
 def _direct(seen: str) -> bool:

@@ -49,10 +49,18 @@ def _generic_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
         return True
     if _written_for(r, arm, owners, target):
         return False
-    if _oldest(r, arm):
-        return True
+    if _oldest(r, arm) or _fallback_pick(a.summary):
+        return True  # (an else that only picks a portable fallback is one, whoever else reaches it)
     first = min(owners, key=_cc_key)
     return any(arm in r.reach[cc] for cc in all_facts() if _cc_key(cc) < _cc_key(first))
+
+
+def _shared(r: Reached, arm: int, owners: list[str], target: str) -> bool:
+    """Does the target only may take the arm, as every one of the owners may (its test hangs on
+    more than the arch for all of them: `if cfg.speculative_algorithm is not None:`)?"""
+    if r.decision.arms[arm].test is None or r.value(arm, target) is not None:
+        return False
+    return all(arm in r.reach[cc] for cc in owners)
 
 
 def _written_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
@@ -182,10 +190,12 @@ def _only_validated(r: Reached, f: FileFacts) -> str:
 _FALLBACKS = {"triton", "torch", "torch_native", "pytorch", "sdpa", "naive", "native", "eager", "reference"}
 _PICKS = re.compile(r"^(?:carries on \()?(?:returns|gives|sets [\w.\[\]']+ =) ")
 _PICKED = re.compile(r"'([\w\-]+)'(?!\s*:)")  # a quoted value, not a dict key
+_KEYS = re.compile(r"(?<=\w)\[[^\]]*\]")  # a subscript (`overrides['key']`), not a list
 
 
 def _fallback_pick(summary: str) -> bool:
     """Does the outcome only choose a portable fallback (`returns {'attention_backend': 'triton'}`)?"""
+    summary = _KEYS.sub("", summary)  # `sets overrides['attention_backend'] = ...`: a key, no pick
     picked = _PICKED.findall(summary) if _PICKS.match(summary) and "..." not in summary else []
     return bool(picked) and all(p.lower() in _FALLBACKS for p in picked)
 
@@ -445,7 +455,11 @@ def check(
         return None  # a predicate's definition: its callers hold the decisions
     if d.kind == "return" and _identity_predicate(r):
         return None  # `def is_sm100a_supported(): return major == 10 and ...`: says which GPU it is
-    if d.kind in {"chain", "guards"} and all(a.summary in _ANSWERS for a in d.arms):
+    if (
+        d.kind in {"chain", "guards"}
+        and all(a.summary in _ANSWERS for a in d.arms)
+        and (reg is None or callers.asked_elsewhere(d, f, reg))
+    ):
         return None  # `if cap == (10, 3): return True; return False`: a predicate written with ifs
     mine = r.reach[target.cc]
     if not mine:
@@ -469,15 +483,26 @@ def check(
         i: sibs
         for i, sibs in missed.items()
         if d.arms[i].summary not in mine_says
-        and all(_generic_for(r, j, sibs, target.cc) for j in mine)
+        # (an outcome the owners may take too is no path of the target's own: `if spec: ...
+        # elif is_sm100: ...` inside `if is_blackwell:`, both may take the first arm)
+        and all(_generic_for(r, j, sibs, target.cc) for j in mine if not _shared(r, j, sibs, target.cc))
         # a path only a sibling of the target's own family gets (a GB10-only tweak for 12.0) is
         # that product's tuning, not a path the target was left out of
         and any(facts_of(cc).major != target.major for cc in sibs)
-        and not (_tuning(d.arms[i].summary) and _past_special_case(r, sibs, mine, target))
         and not _fallback_pick(d.arms[i].summary)
         and not _given_elsewhere(r, i, target.cc)
         and not _legacy_path(r, i, mine)
     }
+    # an answer or a reordering only GPUs before Blackwell get (a Hopper-measured shortcut), with all
+    # of 10.x left out as the target is: nothing newer carried it forward, so at most tuning (low)
+    special = {
+        i
+        for i, sibs in missed.items()
+        if _tuning(d.arms[i].summary) and _past_special_case(r, sibs, mine, target)
+    }
+    if special and len(special) < len(missed):  # another path is the one to name
+        missed = {i: sibs for i, sibs in missed.items() if i not in special}
+        special = set()
     if not missed:
         return None
     left_out_of = sorted({cc for sibs in missed.values() for cc in sibs})
@@ -740,6 +765,13 @@ def check(
         # never be the GPU's (a 12.0 spec with sm_mma=80 takes the HMMA arm)
         severity = "low"
         consequence += f"; {f.module} never asks the GPU it runs on: the arch it tests is given to it"
+    if special and severity != "low":
+        severity = "low"
+        extra["tuning"] = True
+        consequence += (
+            f"; only GPUs before Blackwell get it, every 10.x GPU goes without it as {arch.cc} does: "
+            f"a special case of theirs, worth measuring on {arch.cc}"
+        )
     if place.get("where", "runtime") != "runtime":
         severity = "low"  # tests, benchmarks, examples, backward passes: not what a server runs
     return Finding(
