@@ -1197,3 +1197,35 @@ def test_a_conditional_nested_in_a_conditional_is_one_finding(tmp_path: Path) ->
         },
     )
     assert len([f for f in found if f.line == 7]) == 1
+
+
+def test_a_hopper_only_predicate_or_ed_with_one_for_10x_is_a_loss(tmp_path: Path) -> None:
+    body = """
+        from eng.platforms import current_platform
+        from eng.lib import has_lib
+
+        def _varlen_ok():
+            return current_platform.is_device_capability_family(100) and has_lib()
+
+        def _flattened_ok():
+            return current_platform.is_device_capability_family(90) and has_lib()
+    """
+    found = _scan(
+        tmp_path,
+        {
+            "eng/alone.py": body,
+            "eng/joined.py": body
+            + """
+        class Backend:
+            @classmethod
+            def takes_device_lens(cls):
+                return _varlen_ok() or (
+                    _flattened_ok()
+                )
+    """,
+        },
+    )
+    hopper = [f for f in found if f.line == 7]
+    # alone, every 10.x GPU goes without the Hopper-only yes as 12.0 does (its special case: low);
+    # or-ed with the 10.x predicate, both generations get the caller's yes and 12.0 alone does not
+    assert [(f.path, f.severity) for f in hopper] == [("eng/alone.py", "low"), ("eng/joined.py", "medium")]

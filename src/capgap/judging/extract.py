@@ -179,9 +179,28 @@ def extract(
         tablereads.lift_inside(facts.uses, tree)
     if facts.decisions:
         facts.tile_configs, facts.calls = tileconfigs.read(text)
+        facts.either = or_partners(text)
     # what a backend registered by name runs (judging.named)
     facts.registered = by_name.registrations(text, module, path.endswith("__init__.py"))
     return facts
+
+
+# `a() or (b())`, `a(x) or b(x)`: two calls joined by `or` (a line break or parenthesis between)
+_OR_CALLS = re.compile(r"\b([A-Za-z_]\w*)\([^()]*\)\s*\)?\s*or\s*\(?\s*(?:\w+\.)*([A-Za-z_]\w*)\([^()]*\)")
+
+
+def or_partners(text: str) -> dict[str, tuple[str, ...]]:
+    """Each function the module defines -> the functions it defines that some `or` joins it with
+    (`return _varlen_ok() or _flattened_ok()`): an arch one predicate turns away, the other may let
+    through to the same yes."""
+    defined = set(re.findall(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", text, re.M))
+    out: dict[str, set[str]] = {}
+    for hit in _OR_CALLS.finditer(text):
+        a, b = hit[1], hit[2]
+        if a != b and a in defined and b in defined:
+            out.setdefault(a, set()).add(b)
+            out.setdefault(b, set()).add(a)
+    return {name: tuple(sorted(others)) for name, others in out.items()}
 
 
 def kernel_facts(facts: FileFacts, text: str, low: str | bytes, lines: list[str] | None = None) -> None:

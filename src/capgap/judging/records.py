@@ -416,4 +416,7 @@ class FileFacts:
     # kept only for what it registers or spells (judging.named): a module the pre-filter would
     # pass over, which the callees do not read (they read its path, as of any module unread)
     named_only: bool = False
+    # the functions of its own each of its functions is or-ed with (`return _varlen_ok() or
+    # _flattened_ok()`): a caller's yes one predicate leaves out, the other may give
+    either: dict[str, tuple[str, ...]] = field(default_factory=dict)
     skipped: str = ""  # reason, when the file could not be read or parsed

@@ -18,7 +18,7 @@ from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
 from capgap.judging import callees, callers, choices, decider, evidence, fixups, prose, remarks
 from capgap.judging.basis import decision_text
-from capgap.judging.reach import Reached, pure
+from capgap.judging.reach import Reached, pure, reached
 from capgap.judging.records import Arm, Decision, FileFacts
 from capgap.judging.registry import Registry
 from capgap.judging.statements import short
@@ -137,14 +137,41 @@ def _legacy_path(r: Reached, arm: int, mine: tuple[int, ...]) -> bool:
     return any(a.major == 10 and set(r.reach[cc]) == set(mine) for cc, a in all_facts().items())
 
 
-def _past_special_case(r: Reached, owners: list[str], mine: tuple[int, ...], target: ArchFacts) -> bool:
+def _past_special_case(
+    r: Reached,
+    owners: list[str],
+    mine: tuple[int, ...],
+    target: ArchFacts,
+    f: FileFacts,
+    reg: Registry | None,
+) -> bool:
     """A path only archs before Blackwell get (a Hopper-only workaround, tuning or kernel) that
     datacenter Blackwell (10.x) shares the target's outcome instead of: nothing newer carried it
-    forward, so the target loses nothing its own generation's siblings have."""
+    forward, so the target loses nothing its own generation's siblings have. Not when the
+    predicate is or-ed with one of its module's that says yes to 10.x: they get the caller's yes."""
     if target.major < 10 or any(facts_of(cc).major >= 10 for cc in owners):
         return False
     blackwell = [cc for cc, a in all_facts().items() if a.major == 10]
-    return bool(blackwell) and all(set(r.reach[cc]) <= set(mine) for cc in blackwell)
+    if not blackwell or any(not set(r.reach[cc]) <= set(mine) for cc in blackwell):
+        return False
+    return not _partner_admits(r.decision, f, reg, blackwell, target.cc)
+
+
+def _partner_admits(d: Decision, f: FileFacts, reg: Registry | None, archs: list[str], target: str) -> bool:
+    """`return _varlen_ok() or _flattened_ok()`: is the predicate `d` answers for or-ed with another
+    of its module's that says yes to every one of `archs` and not to the target?"""
+    name = callers.helper_name(d)
+    partners = f.either.get(name, ()) if reg is not None and d.kind in ("return", "guards", "chain") else ()
+    for other in f.decisions:
+        if other is d or callers.helper_name(other) not in partners:
+            continue
+        got = reached(other, reg.context(other.scope, f)) if reg is not None else None
+        if got is None:
+            continue
+        says_yes = {i for i, arm in enumerate(other.arms) if arm.summary in _YES}
+        if all(says_yes & set(got.reach[cc]) for cc in archs) and not says_yes & set(got.reach[target]):
+            return True
+    return False
 
 
 def _generation_variant(r: Reached, mine: tuple[int, ...], owners: list[str], target: ArchFacts) -> str:
@@ -498,7 +525,7 @@ def check(
     special = {
         i
         for i, sibs in missed.items()
-        if _tuning(d.arms[i].summary) and _past_special_case(r, sibs, mine, target)
+        if _tuning(d.arms[i].summary) and _past_special_case(r, sibs, mine, target, f, reg)
     }
     if special and len(special) < len(missed):  # another path is the one to name
         missed = {i: sibs for i, sibs in missed.items() if i not in special}
@@ -750,7 +777,7 @@ def check(
         severity == "medium"
         and not f.kernels  # a module whose own kernels were read and need nothing: a portable path
         and all(d.arms[i].action == "reject" for i in mine)
-        and all(_past_special_case(r, owners, mine, target) for owners in missed.values())
+        and all(_past_special_case(r, owners, mine, target, f, reg) for owners in missed.values())
     )
     validated = _only_validated(r, f) if generation_rule else ""
     if generation_rule and not validated:
