@@ -1229,3 +1229,4 @@ def test_a_hopper_only_predicate_or_ed_with_one_for_10x_is_a_loss(tmp_path: Path
     # alone, every 10.x GPU goes without the Hopper-only yes as 12.0 does (its special case: low);
     # or-ed with the 10.x predicate, both generations get the caller's yes and 12.0 alone does not
     assert [(f.path, f.severity) for f in hopper] == [("eng/alone.py", "low"), ("eng/joined.py", "medium")]
+    assert "or-s _flattened_ok() with _varlen_ok()" in hopper[1].consequence

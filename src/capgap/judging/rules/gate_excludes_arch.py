@@ -151,15 +151,20 @@ def _past_special_case(
     predicate is or-ed with one of its module's that says yes to 10.x: they get the caller's yes."""
     if target.major < 10 or any(facts_of(cc).major >= 10 for cc in owners):
         return False
-    blackwell = [cc for cc, a in all_facts().items() if a.major == 10]
+    blackwell = _blackwell()
     if not blackwell or any(not set(r.reach[cc]) <= set(mine) for cc in blackwell):
         return False
     return not _partner_admits(r.decision, f, reg, blackwell, target.cc)
 
 
-def _partner_admits(d: Decision, f: FileFacts, reg: Registry | None, archs: list[str], target: str) -> bool:
-    """`return _varlen_ok() or _flattened_ok()`: is the predicate `d` answers for or-ed with another
-    of its module's that says yes to every one of `archs` and not to the target?"""
+def _blackwell() -> list[str]:
+    """The datacenter Blackwell (10.x) archs the facts know."""
+    return [cc for cc, a in all_facts().items() if a.major == 10]
+
+
+def _partner_admits(d: Decision, f: FileFacts, reg: Registry | None, archs: list[str], target: str) -> str:
+    """`return _varlen_ok() or _flattened_ok()`: the predicate of its module `d`'s is or-ed with that
+    says yes to every one of `archs` and not to the target ("" if none)."""
     name = callers.helper_name(d)
     partners = f.either.get(name, ()) if reg is not None and d.kind in ("return", "guards", "chain") else ()
     for other in f.decisions:
@@ -170,8 +175,8 @@ def _partner_admits(d: Decision, f: FileFacts, reg: Registry | None, archs: list
             continue
         says_yes = {i for i, arm in enumerate(other.arms) if arm.summary in _YES}
         if all(says_yes & set(got.reach[cc]) for cc in archs) and not says_yes & set(got.reach[target]):
-            return True
-    return False
+            return callers.helper_name(other)
+    return ""
 
 
 def _generation_variant(r: Reached, mine: tuple[int, ...], owners: list[str], target: ArchFacts) -> str:
@@ -792,6 +797,12 @@ def check(
         # never be the GPU's (a 12.0 spec with sm_mma=80 takes the HMMA arm)
         severity = "low"
         consequence += f"; {f.module} never asks the GPU it runs on: the arch it tests is given to it"
+    partner = _partner_admits(d, f, reg, _blackwell(), arch.cc) if severity != "low" else ""
+    if partner and all(facts_of(cc).major < 10 for cc in sibs):
+        consequence += (
+            f"; the module or-s {callers.helper_name(d)}() with {partner}(), which says yes to 10.x: "
+            f"{arch.cc} alone goes without the caller's yes"
+        )
     if special and severity != "low":
         severity = "low"
         extra["tuning"] = True
