@@ -876,6 +876,7 @@ class _Walker:
         last statement it took in."""
         links, orelse = _chain(body[i])
         last = i
+        kept: tuple[str, ...] = ()
         if not orelse and all(exits(b) for _, b, _ in links):
             while last + 1 < len(body) and isinstance(body[last + 1], ast.If):
                 more, more_else = _chain(body[last + 1])  # type: ignore[arg-type]
@@ -901,6 +902,8 @@ class _Walker:
             arms.append((None, span[0][0], rest, span, "positive", f"carries on ({what})" if rest else what))
         else:
             arms.append((None, body[i].lineno, None, [], "nothing", "skips the branch"))
+            # `x = "auto"` then `if is_sm100: x = "cutlass"`: skipping the branch keeps "auto"
+            kept = by_name.kept(self._own_lines(), body[i].lineno, [stmts for _, stmts, _ in links])
         kind = "guards" if not orelse and all(exits(b) for _, b, _ in links) else "chain"
         rest = arms[-1][3][0] if kind == "guards" else (0, 0)
         predicate = any(a[5] == "returns False" for a in arms) and arms[-1][4] == "positive"
@@ -908,7 +911,7 @@ class _Walker:
             # `if not family(100): return False` in a predicate: what its answer guards is where it is asked
             test, at, stmts, span, action, what = arms[-1]
             arms[-1] = (test, at, stmts, [*span, *self._elsewhere(f"{chain[-1]}(", span[0])], action, what)
-        self.decision(kind, arms, chain, scope, body[i].lineno, rest, gated=True)
+        self.decision(kind, arms, chain, scope, body[i].lineno, rest, gated=True, kept=kept)
         return last
 
     def walk_if(
@@ -982,9 +985,10 @@ class _Walker:
         line: int,
         rest: tuple[int, int] = (0, 0),
         gated: bool = False,
+        kept: tuple[str, ...] = (),
     ) -> None:
         """Record a decision when one of its tests may read a capability (`gated`: the caller
-        found one does)."""
+        found one does; `kept`: the strings a skipped branch leaves its settings holding)."""
         tests = [t for t, *_ in specs if t is not None]
         if not gated and not any(self._gate_test(t, scope) for t in tests):
             return
@@ -1025,6 +1029,8 @@ class _Walker:
             picks = backends.picked(plain if _stmts is not None else what) if positive else ()
             sizes = _sizes(_stmts) if positive and _stmts is not None else ()
             given = by_name.values(_stmts) if positive and _stmts is not None else ()
+            if what == "skips the branch":
+                given = kept
             arms.append(
                 Arm(
                     test,
