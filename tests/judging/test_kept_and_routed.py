@@ -123,3 +123,66 @@ def test_a_function_named_through_a_package_imported_whole_is_evidence(tmp_path:
     )
     assert _brief(found) == [("gate-excludes-arch", "low", "eng/attn.py", 5)]
     assert "trtllm_ragged_attention_deepseek" in found[0].consequence
+
+
+def test_a_default_the_engine_s_own_check_demands_on_the_target_is_high(tmp_path: Path) -> None:
+    # the siblings get "triton" as the default of a setting; an assert elsewhere demands "triton"
+    # on every GPU of major 10 or 12: the target, left to the general default, fails it
+    found = _scan(
+        tmp_path,
+        {
+            "eng/plat.py": _PLATFORM
+            + """
+    def is_blackwell():
+        return torch.cuda.get_device_capability()[0] in (10, 12)
+""",
+            "eng/args.py": """
+        from eng.plat import is_sm100
+
+        class Args:
+            def resolve(self, arch):
+                if arch == "hybrid":
+                    self._fill(arch, default_backend="triton")
+
+            def _fill(self, arch, default_backend=None):
+                if is_sm100() and self.attention_backend is None and default_backend is not None:
+                    self.attention_backend = default_backend
+                    print(arch)
+    """,
+            "eng/registry.py": """
+        from eng.plat import is_blackwell
+
+        def wrap(runner):
+            if runner.hybrid is not None:
+                if is_blackwell():
+                    assert runner.args.attention_backend == "triton", "use triton"
+            return runner
+    """,
+        },
+    )
+    args = [f for f in found if f.path == "eng/args.py"]
+    assert _brief(args) == [("gate-excludes-arch", "high", "eng/args.py", 9)]
+    assert "eng/registry.py:5 demands 'triton' of attention_backend" in args[0].consequence
+
+
+def test_a_default_no_check_demands_stays_medium(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/plat.py": _PLATFORM,
+            "eng/args.py": """
+        from eng.plat import is_sm100
+
+        class Args:
+            def resolve(self, arch):
+                if arch == "hybrid":
+                    self._fill(arch, default_backend="triton")
+
+            def _fill(self, arch, default_backend=None):
+                if is_sm100() and self.attention_backend is None and default_backend is not None:
+                    self.attention_backend = default_backend
+                    print(arch)
+    """,
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/args.py", 9)]

@@ -24,6 +24,7 @@ from capgap.judging import (
     tileconfigs,
 )
 from capgap.judging import named as by_name  # (`named` is a decision's arch names here)
+from capgap.judging.demands import demanded as demands_of
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
     Arm,
@@ -134,6 +135,9 @@ _ASKS_DEVICE = re.compile(
 
 
 # (test or None, its line, the statements it runs or None, the file lines it spans, action, summary)
+_MAX_CALLS = 16  # the calls of a function read for the strings they pass it
+_CALL_LINES = 12  # the lines of one call read for its keywords
+_MAX_PASSED = 6
 ArmSpec = tuple["ast.expr | None", int, "list[ast.stmt] | None", "list[tuple[int, int]]", str, str]
 
 
@@ -1029,8 +1033,12 @@ class _Walker:
             picks = backends.picked(plain if _stmts is not None else what) if positive else ()
             sizes = _sizes(_stmts) if positive and _stmts is not None else ()
             given = by_name.values(_stmts) if positive and _stmts is not None else ()
+            if positive and _stmts is not None and chain:
+                # `self.backend = default_backend`: the strings the function's callers pass it
+                given += tuple(v for v in self._passed(_stmts, chain[-1]) if v not in given)
             if what == "skips the branch":
                 given = kept
+            demands = demands_of(_stmts) if _stmts is not None else ()
             arms.append(
                 Arm(
                     test,
@@ -1049,6 +1057,7 @@ class _Walker:
                     picks,
                     sizes,
                     given,
+                    demands,
                 )
             )
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
@@ -1100,6 +1109,32 @@ class _Walker:
         assert self._reacher is not None
         found = (self._reacher.imports.get(name) for name in names)
         return tuple(dict.fromkeys(m.rpartition(".")[0] for m in found if m and "." in m))
+
+    def _passed(self, stmts: list[ast.stmt], function: str) -> tuple[str, ...]:
+        """The strings the calls of `function` in this file pass (as keywords) for the names the
+        statements assign a setting from (`self.attention_backend = default_backend`, with
+        `self._fill(default_backend="triton")` among its callers): parameters set per caller."""
+        params = {
+            node.value.id
+            for stmt in stmts
+            for node in ast.walk(stmt)
+            if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Name)
+            and any(isinstance(t, ast.Attribute) for t in node.targets)
+        }
+        if not params:
+            return ()
+        lines = self._own_lines()
+        calls = [i for i, line in enumerate(lines) if f"{function}(" in line and "def " not in line]
+        out: list[str] = []
+        for name in sorted(params):
+            passed = re.compile(
+                rf"(?<![\w.]){re.escape(name)}[ \t]*=[ \t]*([\"'])([A-Za-z][\w\-.]{{0,47}})\1"
+            )
+            for i in calls[:_MAX_CALLS]:
+                for line in lines[i : i + _CALL_LINES]:
+                    out += [hit[2] for hit in passed.finditer(line)]
+        return tuple(dict.fromkeys(out))[:_MAX_PASSED]
 
     def _reaches(self, code: str, chain: list[str]) -> tuple[str, ...]:
         """The other modules a positive arm's code calls into (judging.callees)."""

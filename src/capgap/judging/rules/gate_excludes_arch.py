@@ -778,7 +778,17 @@ def check(
         elif checked is not None:
             extra["evidence"] = f"the engine's own check at {checked.where} lets {arch.cc} through"
             consequence += f"; the engine itself accepts it on {arch.cc} ({checked.where})"
-        if (default := _default_fallback(d, taken, mine, _apart(r, mine, sibs))) is not None:
+        demanded = reg.demands.of_default(d, arm, arch.cc) if reg is not None else ""
+        if demanded:
+            # `is_sm100 and backend is None: backend = "triton"`, where `if is_blackwell(): assert
+            # backend == "triton" ...` holds on the target too: its default fails the engine's check
+            severity = "high"
+            extra["evidence"] = demanded
+            consequence += (
+                f"; the engine's own check at {demanded} on {arch.cc} as well: left to the general "
+                f"default, {arch.cc} fails it when nothing is asked for"
+            )
+        elif (default := _default_fallback(d, taken, mine, _apart(r, mine, sibs))) is not None:
             # `if self.attention_backend is None: ... else: self.attention_backend = "triton"`: what
             # 12.0 runs with when nothing is asked for, the sibling's own backend left out
             severity = "high"
