@@ -156,6 +156,19 @@ def _if_block(lines: list[str], i: int) -> str:
     return "\n".join(body)
 
 
+_MAX_ATTRIBUTES = 4  # the functions of one imported module a piece of code names
+
+
+def _used_from(name: str, local: dict[str, str], code: str) -> list[str]:
+    """For a package `code` imports whole (`import flashinfer`), the functions it names through it
+    (`flashinfer.prefill.trtllm_ragged_attention_deepseek`), as `from x import y` would name them."""
+    dotted = local.get(name)
+    if dotted is None or dotted != name or _plain_library(dotted) or f"{name}." not in code:
+        return []
+    uses = re.findall(rf"(?<![\w.]){re.escape(name)}((?:\.[A-Za-z_]\w*)+)", code)
+    return list(dict.fromkeys(f"{dotted}{rest}" for rest in uses))[:_MAX_ATTRIBUTES]
+
+
 class Reacher:
     """One file's answer to "which other modules does this arm's code reach?", for all its arms:
     the file's defs found once, and what each of its own functions reaches read once, however
@@ -170,12 +183,14 @@ class Reacher:
         self.module = module
         self.is_package = is_package
         self._defs: dict[str, int] | None = None
-        self._through: dict[str, list[str]] = {}  # own function -> the modules its body names
+        # own function -> the modules its body names, the names it leaves unbound, and the functions
+        # it names through a package imported whole
+        self._through: dict[str, tuple[list[str], list[str], list[str]]] = {}
 
-    def _via(self, name: str) -> tuple[list[str], list[str]] | None:
+    def _via(self, name: str) -> tuple[list[str], list[str], list[str]] | None:
         """The dotted names the body of the file's own function `name` binds by import, in the
-        order its names come, and the names it leaves unbound (the file's own it may call); None
-        when the file defines no `name`."""
+        order its names come, the names it leaves unbound (the file's own it may call) and the
+        functions it names through a package imported whole; None when the file defines no `name`."""
         if self._defs is None:
             self._defs = _def_lines(self.text)
         at = self._defs.get(name)
@@ -186,7 +201,9 @@ class Reacher:
             body = def_text(self.lines, at)
             local = {**self.imports, **import_map(body, self.module, self.is_package)}
             names = list(dict.fromkeys(_IDENT.findall(body)))
-            got = ([t for t in (local.get(n) for n in names) if t], [n for n in names if n not in local])
+            used = [t for t in (local.get(n) for n in names) if t]
+            named = [t for n in names for t in _used_from(n, local, body)]
+            got = (used, [n for n in names if n not in local], named)
             self._through[name] = got
         return got
 
@@ -232,6 +249,7 @@ class Reacher:
         inner = import_map(code, self.module, self.is_package) if "import" in code else {}
         local = {**self.imports, **inner}
         add(local.get(name) for name in idents)
+        later = [t for name in idents for t in _used_from(name, local, code)]
         seen = {own}
         level = [n for n in idents if n not in inner]
         for _ in range(_OWN_DEPTH):
@@ -246,7 +264,11 @@ class Reacher:
                     seen.add(name)
                     add(via[0])
                     deeper += via[1]
+                    later += via[2]
             level = deeper
+        # last, the functions the code names through a package imported whole (`import flashinfer`
+        # then `flashinfer.prefill.trtllm_ragged_attention_deepseek(...)`)
+        add(later)
         return tuple(found[:_MAX_MODULES])
 
 

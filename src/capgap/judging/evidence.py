@@ -56,6 +56,9 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
             "sm10x",
             "trtllm_?gen",
             "flashinfer_trtllm",  # the TRT-LLM-gen fused MoE / FP8 GEMM backends (SM100 cubins)
+            # FlashInfer's `trtllm_ragged_attention_deepseek`: trtllm-gen FMHA cubins, or its
+            # `cute-dsl` SM100 FMHA (flashinfer/prefill.py); engines gate it on 10.x
+            "trtllm_ragged",
             "cutlass_mla",
         ),
     ),

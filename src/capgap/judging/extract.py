@@ -24,6 +24,7 @@ from capgap.judging import (
     tileconfigs,
 )
 from capgap.judging import named as by_name  # (`named` is a decision's arch names here)
+from capgap.judging.demands import demanded as demands_of
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
     Arm,
@@ -134,6 +135,9 @@ _ASKS_DEVICE = re.compile(
 
 
 # (test or None, its line, the statements it runs or None, the file lines it spans, action, summary)
+_MAX_CALLS = 16  # the calls of a function read for the strings they pass it
+_CALL_LINES = 12  # the lines of one call read for its keywords
+_MAX_PASSED = 6
 ArmSpec = tuple["ast.expr | None", int, "list[ast.stmt] | None", "list[tuple[int, int]]", str, str]
 
 
@@ -895,6 +899,7 @@ class _Walker:
         last statement it took in."""
         links, orelse = _chain(body[i])
         last = i
+        kept: tuple[str, ...] = ()
         if not orelse and all(exits(b) for _, b, _ in links):
             while last + 1 < len(body) and isinstance(body[last + 1], ast.If):
                 more, more_else = _chain(body[last + 1])  # type: ignore[arg-type]
@@ -920,6 +925,8 @@ class _Walker:
             arms.append((None, span[0][0], rest, span, "positive", f"carries on ({what})" if rest else what))
         else:
             arms.append((None, body[i].lineno, None, [], "nothing", "skips the branch"))
+            # `x = "auto"` then `if is_sm100: x = "cutlass"`: skipping the branch keeps "auto"
+            kept = by_name.kept(self._own_lines(), body[i].lineno, [stmts for _, stmts, _ in links])
         kind = "guards" if not orelse and all(exits(b) for _, b, _ in links) else "chain"
         rest = arms[-1][3][0] if kind == "guards" else (0, 0)
         predicate = any(a[5] == "returns False" for a in arms) and arms[-1][4] == "positive"
@@ -927,7 +934,7 @@ class _Walker:
             # `if not family(100): return False` in a predicate: what its answer guards is where it is asked
             test, at, stmts, span, action, what = arms[-1]
             arms[-1] = (test, at, stmts, [*span, *self._elsewhere(f"{chain[-1]}(", span[0])], action, what)
-        self.decision(kind, arms, chain, scope, body[i].lineno, rest, gated=True)
+        self.decision(kind, arms, chain, scope, body[i].lineno, rest, gated=True, kept=kept)
         return last
 
     def walk_if(
@@ -1001,9 +1008,10 @@ class _Walker:
         line: int,
         rest: tuple[int, int] = (0, 0),
         gated: bool = False,
+        kept: tuple[str, ...] = (),
     ) -> None:
         """Record a decision when one of its tests may read a capability (`gated`: the caller
-        found one does)."""
+        found one does; `kept`: the strings a skipped branch leaves its settings holding)."""
         tests = [t for t, *_ in specs if t is not None]
         if not gated and not any(self._gate_test(t, scope) for t in tests):
             return
@@ -1044,6 +1052,12 @@ class _Walker:
             picks = backends.picked(plain if _stmts is not None else what) if positive else ()
             sizes = _sizes(_stmts) if positive and _stmts is not None else ()
             given = by_name.values(_stmts) if positive and _stmts is not None else ()
+            if positive and _stmts is not None and chain:
+                # `self.backend = default_backend`: the strings the function's callers pass it
+                given += tuple(v for v in self._passed(_stmts, chain[-1]) if v not in given)
+            if what == "skips the branch":
+                given = kept
+            demands = demands_of(_stmts) if _stmts is not None else ()
             arms.append(
                 Arm(
                     test,
@@ -1062,6 +1076,7 @@ class _Walker:
                     picks,
                     sizes,
                     given,
+                    demands,
                 )
             )
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
@@ -1113,6 +1128,32 @@ class _Walker:
         assert self._reacher is not None
         found = (self._reacher.imports.get(name) for name in names)
         return tuple(dict.fromkeys(m.rpartition(".")[0] for m in found if m and "." in m))
+
+    def _passed(self, stmts: list[ast.stmt], function: str) -> tuple[str, ...]:
+        """The strings the calls of `function` in this file pass (as keywords) for the names the
+        statements assign a setting from (`self.attention_backend = default_backend`, with
+        `self._fill(default_backend="triton")` among its callers): parameters set per caller."""
+        params = {
+            node.value.id
+            for stmt in stmts
+            for node in ast.walk(stmt)
+            if isinstance(node, ast.Assign)
+            and isinstance(node.value, ast.Name)
+            and any(isinstance(t, ast.Attribute) for t in node.targets)
+        }
+        if not params:
+            return ()
+        lines = self._own_lines()
+        calls = [i for i, line in enumerate(lines) if f"{function}(" in line and "def " not in line]
+        out: list[str] = []
+        for name in sorted(params):
+            passed = re.compile(
+                rf"(?<![\w.]){re.escape(name)}[ \t]*=[ \t]*([\"'])([A-Za-z][\w\-.]{{0,47}})\1"
+            )
+            for i in calls[:_MAX_CALLS]:
+                for line in lines[i : i + _CALL_LINES]:
+                    out += [hit[2] for hit in passed.finditer(line)]
+        return tuple(dict.fromkeys(out))[:_MAX_PASSED]
 
     def _reaches(self, code: str, chain: list[str]) -> tuple[str, ...]:
         """The other modules a positive arm's code calls into (judging.callees)."""

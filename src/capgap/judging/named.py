@@ -51,6 +51,61 @@ def values(stmts: list[ast.stmt]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))[:_MAX_VALUES]
 
 
+def kept(lines: list[str], at: int, branches: list[list[ast.stmt]]) -> tuple[str, ...]:
+    """The strings that the settings the branches give a string held before them (`fmha_backend =
+    "auto"` above `if is_sm100: fmha_backend = "cutlass"`): what skipping every branch keeps.
+    `lines`: the file's; `at`: the `if`'s 1-based line. Read in the text (a file may be parsed in
+    cuts that start at the `if`): the last assignment of the block above it, when no statement
+    between (nested ones too) assigns the name."""
+    if not 0 < at <= len(lines):
+        return ()
+    head = lines[at - 1]
+    indent = len(head) - len(head.lstrip())
+    out: list[str] = []
+    for name in sorted({name for stmts in branches for name in _given_names(stmts)}):
+        sets = re.compile(rf"^[ \t]*{re.escape(name)}[ \t]*(?::[^=]*)?[+\-*/|&]?=(?!=)")
+        for line in reversed(lines[max(0, at - 1 - _KEPT_LINES) : at - 1]):
+            stripped = line.strip()
+            if not stripped or stripped.startswith("#"):
+                continue
+            depth = len(line) - len(line.lstrip())
+            if depth < indent:
+                break  # the block's start: nothing above it in the block
+            if not sets.match(line):
+                continue
+            hit = _KEPT.match(stripped) if depth == indent else None
+            if hit is not None and hit[1] == name:
+                out.append(hit[3])
+            break  # the nearest assignment decides (one nested or computed: unknown)
+    return tuple(dict.fromkeys(out))[:_MAX_VALUES]
+
+
+_KEPT_LINES = 60
+_KEPT = re.compile(r"""^([\w.]+)[ \t]*=[ \t]*(["'])([A-Za-z][\w\-.]{1,47})\2[ \t]*(?:#.*)?$""")
+
+
+def _target(node: ast.expr) -> str:
+    """`x` / `self.x` as written; "" for anything else."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return ""
+
+
+def _given_names(stmts: list[ast.stmt], strings: bool = True) -> set[str]:
+    """The names (`x`, `self.x`) the statements assign (`strings`: only where a string is assigned)."""
+    out: set[str] = set()
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Assign) and (not strings or _strings(node.value)):
+                out.update(filter(None, (_target(t) for t in node.targets)))
+            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and not strings:
+                out.add(_target(node.target))
+    out.discard("")
+    return out
+
+
 def _strings(node: ast.expr) -> list[str]:
     """The string constants an expression evaluates to (`"a"`, `("a", "sm100")`, `"a" if c else "b"`)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):

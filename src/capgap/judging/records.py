@@ -303,6 +303,9 @@ class Arm:
     # the strings its code gives settings (`backend = "trtllm_mla"`, `return {"x": "fa4"}`): names
     # a registry may map to the code they run (judging.named)
     values: tuple[str, ...] = ()
+    # what an assert in it demands of a setting ("attention_backend:triton", one per value it
+    # accepts): the engine's own check of that setting where the arm is taken (judging.demands)
+    demands: tuple[str, ...] = ()
 
 
 @dataclass

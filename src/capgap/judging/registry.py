@@ -9,6 +9,7 @@ from typing import Any
 
 from capgap.judging.backends import Backends
 from capgap.judging.callees import Callees
+from capgap.judging.demands import Demands
 from capgap.judging.named import Named
 from capgap.judging.records import FileFacts, HelperDef, Scope, TableUse
 from capgap.judging.symbolic import Context
@@ -22,6 +23,7 @@ class Registry:
         self._validations: Validations | None = None
         self._backends: Backends | None = None
         self._named: Named | None = None
+        self._demands: Demands | None = None
         # (library, arch) -> does the tree hold code of the library for that arch (gate-admits-unsupported)
         self.ported: dict[tuple[str, str], bool] = {}
         self.helpers: dict[str, list[tuple[str, HelperDef]]] = defaultdict(list)
@@ -59,6 +61,13 @@ class Registry:
         if self._backends is None:
             self._backends = Backends(self)
         return self._backends
+
+    @property
+    def demands(self) -> Demands:
+        """The asserts that demand a setting be one of some strings, by setting (built on first use)."""
+        if self._demands is None:
+            self._demands = Demands(self)
+        return self._demands
 
     @property
     def named(self) -> Named:

@@ -379,6 +379,33 @@ def _given_elsewhere(r: Reached, arm: int, cc: str) -> bool:
     return False
 
 
+def _routed_apart(r: Reached, arm: int, owners: list[str], target: str) -> str:
+    """Where another decision of the same function gives the owners this very path and the target,
+    instead, an arm written for it (`if is_sm120(): ... elif is_blackwell(): set_fa_ver(4)`): that
+    arm, as "line N: what it does" ("" when none does). The authors decided for the target there;
+    the path withheld again here is that decision repeated, not a path overlooked."""
+    summary = r.decision.arms[arm].summary
+    if not _CALLS.search(summary) or summary in _ANSWERS:
+        return ""
+    for peer in r.peers:
+        if peer.decision.line >= r.decision.line:
+            continue  # (a decision above this one: what the target was given before it gets here)
+        mine = peer.reach.get(target, ())
+        same = [
+            j
+            for j, other in enumerate(peer.decision.arms)
+            if other.summary == summary
+            and other.test is not None
+            and j not in mine
+            and any(j in peer.reach.get(cc, ()) for cc in owners)
+        ]
+        own = [k for k in mine if _written_for(peer, k, owners, target)]
+        if same and own:
+            k = peer.decision.arms[own[0]]
+            return f"line {k.line}: {short(k.summary, 80)}"
+    return ""
+
+
 def _deciding(
     r: Reached, arm: int, f: FileFacts, owners: list[str], target: str, reg: Registry | None
 ) -> tuple[tuple[str, ...], int] | None:
@@ -661,6 +688,9 @@ def check(
         # `if is_sm100 and cfg.attention_backend is None: return {"attention_backend": "flashinfer"}`
         # where the target's default (`get_default_attn_backend`) can be that already
         preference = fixups.default_gives(d, arm, [d.arms[i].summary for i in mine], arch.cc, reg)
+    # `if is_sm120(): target = SDPA elif is_blackwell(): set_fa_ver(4)` above, then `if target == FA
+    # and is_blackwell(): set_fa_ver(4)`: the function already sent the target its own way
+    routed = "" if preference or lack or checked is not None else _routed_apart(r, arm_i, sibs, target.cc)
     if preference:
         # "cuDNN SDPA is 1.25-1.5x faster than FA4 on sm_100", "a workaround for SM100's dispatcher":
         # a choice made for the sibling, not a path the target could not have
@@ -679,6 +709,13 @@ def check(
         consequence = (
             f"expected: {arch.cc} is refused this path by the engine itself ({extra['evidence']}); "
             f"{arch.cc} {instead}"
+        )
+    elif routed:
+        severity = "low"
+        extra["evidence"] = routed
+        consequence = (
+            f"expected: the same function already keeps {arch.cc} from this path by an arm written for "
+            f"it ({routed}); {arch.cc} {instead}"
         )
     elif lack:
         need = evidence.describe(lack[0])
@@ -773,7 +810,17 @@ def check(
         elif checked is not None:
             extra["evidence"] = f"the engine's own check at {checked.where} lets {arch.cc} through"
             consequence += f"; the engine itself accepts it on {arch.cc} ({checked.where})"
-        if (default := _default_fallback(d, taken, mine, _apart(r, mine, sibs))) is not None:
+        demanded = reg.demands.of_default(d, arm, arch.cc) if reg is not None else ""
+        if demanded:
+            # `is_sm100 and backend is None: backend = "triton"`, where `if is_blackwell(): assert
+            # backend == "triton" ...` holds on the target too: its default fails the engine's check
+            severity = "high"
+            extra["evidence"] = demanded
+            consequence += (
+                f"; the engine's own check at {demanded} on {arch.cc} as well: left to the general "
+                f"default, {arch.cc} fails it when nothing is asked for"
+            )
+        elif (default := _default_fallback(d, taken, mine, _apart(r, mine, sibs))) is not None:
             # `if self.attention_backend is None: ... else: self.attention_backend = "triton"`: what
             # 12.0 runs with when nothing is asked for, the sibling's own backend left out
             severity = "high"
