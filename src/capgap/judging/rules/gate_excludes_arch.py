@@ -382,6 +382,55 @@ def _refused_name(name: str, target: ArchFacts, owners: list[str], reg: Registry
     return verdict is not None and verdict.refused
 
 
+# Branches of one flag that refuse before its flag reads as a restriction (fewer is a path's own
+# argument checks)
+_MIN_REFUSALS = 3
+
+
+def _restricting_flag(r: Reached, arm_i: int, decider: int, f: FileFacts) -> str:
+    """Words naming the flag the arm's test reads (`uses_sm100_trtllm_nvfp4`, or one its local
+    definition reads: `uses_sm100_mixed_nvfp4 = uses_sm100_trtllm_nvfp4 and ...`) when most branches
+    of its function that test it raise: the flag marks a configuration the engine restricts for
+    the owners (a layout only their kernels keep), and an arm of it that only fits settings to
+    that (gives them values, hands nothing back) is one more of those restrictions ("" otherwise)."""
+    d, arm = r.decision, r.decision.arms[arm_i]
+    if arm.test is None or not arm.values or _unwrapped(arm.summary).startswith(("returns", "gives")):
+        return ""
+    for flag in _local_flags(r.names(decider), d):
+        refusals: list[Arm] = []
+        others = 0
+        for other in f.decisions:
+            if other.context != d.context:
+                continue
+            for a in other.arms:
+                if a.test is None or a is arm or flag not in _read_names(a.test):
+                    continue
+                if a.action == "error":
+                    refusals.append(a)
+                else:
+                    others += 1
+        if len(refusals) >= _MIN_REFUSALS and len(refusals) > others + 1:
+            return (
+                f"{len(refusals)} of the branches of {d.context.rsplit('.', 1)[-1]} that test "
+                f"{flag} raise (line {refusals[0].line}: {short(refusals[0].summary, 80)})"
+            )
+    return ""
+
+
+def _local_flags(names: tuple[str, ...], d: Decision) -> list[str]:
+    """The deciding names assigned in the function (`flag = ...`), then the local names their
+    definitions read: one level of flags built from flags."""
+    local = d.scope.names
+    flags = [n for n in names if n in local]
+    for n in list(flags):
+        flags += [m for m in _read_names(local[n]) if m in local and m not in flags]
+    return flags
+
+
+def _read_names(node: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
 _SETS_NAME = re.compile(r"sets ([\w.]+) = '([\w\-]+)'")
 
 
@@ -629,6 +678,9 @@ def check(
         # `if is_sm100 and cfg.attention_backend is None: return {"attention_backend": "flashinfer"}`
         # where the target's default (`get_default_attn_backend`) can be that already
         preference = fixups.default_gives(d, arm, [d.arms[i].summary for i in mine], arch.cc, reg)
+    restricted = (
+        _restricting_flag(r, arm_i, decider, f) if not preference and not lack and checked is None else ""
+    )
     if preference:
         # "cuDNN SDPA is 1.25-1.5x faster than FA4 on sm_100", "a workaround for SM100's dispatcher":
         # a choice made for the sibling, not a path the target could not have
@@ -640,6 +692,15 @@ def check(
             consequence = f"not a loss: the code says so ({preference}); {arch.cc} {instead}"
         elif preference.endswith("already"):
             consequence = f"not a loss: {preference}; {arch.cc} {instead}"
+    elif restricted:
+        # `if uses_sm100_trtllm_nvfp4 and uses_draft_model: <pin the draft backend or raise>` beside
+        # five `if uses_sm100_trtllm_nvfp4 and ...: raise`: what the owners' configuration must keep
+        severity = "low"
+        extra["evidence"] = restricted
+        consequence = (
+            f"expected: a restriction of {', '.join(sibs)}'s configuration ({restricted}): this branch "
+            f"fits the settings to it; {arch.cc} {instead}"
+        )
     elif checked is not None and checked.refused:
         whose = f"the {checked.whose}'s own check at {checked.where}"
         extra["evidence"] = f"{whose}, which {checked.words} on {arch.cc}"
