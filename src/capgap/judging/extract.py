@@ -1025,6 +1025,7 @@ class _Walker:
             picks = backends.picked(plain if _stmts is not None else what) if positive else ()
             sizes = _sizes(_stmts) if positive and _stmts is not None else ()
             given = by_name.values(_stmts) if positive and _stmts is not None else ()
+            settings = by_name.settings(_stmts) if positive and _stmts is not None else ()
             arms.append(
                 Arm(
                     test,
@@ -1043,6 +1044,7 @@ class _Walker:
                     picks,
                     sizes,
                     given,
+                    settings,
                 )
             )
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)

@@ -303,6 +303,9 @@ class Arm:
     # the strings its code gives settings (`backend = "trtllm_mla"`, `return {"x": "fa4"}`): names
     # a registry may map to the code they run (judging.named)
     values: tuple[str, ...] = ()
+    # the same, each with the setting it is given to (`fp8_gemm_runner_backend=flashinfer_cutedsl`):
+    # what a check of the value must be about to speak of this path (judging.validations)
+    settings: tuple[str, ...] = ()
 
 
 @dataclass

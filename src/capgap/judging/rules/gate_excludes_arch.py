@@ -638,6 +638,15 @@ def check(
         # it: "FlashInfer KDA prefill requires SM100 or SM103"
         named = callees.name_words(d.context.rsplit(".", 1)[-1])
         checked = reg.validations.refused_alike(named, arch.cc, sibs, d)
+    if not lack and not kin and checked is None and reg is not None and arm.settings:
+        # `--fp8-gemm-backend=flashinfer_cutedsl ... requires an SM100/SM103 GPU`: the engine's check
+        # of the very setting and value the path gives, deferring to a library's support query
+        worded = reg.validations.worded(arm.settings, arch.cc)
+        need, archs = _written_for_archs(f"'{worded.words}'", target) if worded is not None else (None, [])
+        if worded is not None and need is not None and someone_has(need, sibs):
+            lack = [need]
+            quoted = short(worded.words, 100)
+            seen = f"the engine's own check at {worded.where}, naming {', '.join(archs)}: '{quoted}'"
     if not lack and not kin and (checked is None or not checked.refused):
         # the words around it name the archs the path is written for ("for SM100 and SM103")
         for words, where in _prose(arm, d):
