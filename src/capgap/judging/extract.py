@@ -1636,7 +1636,14 @@ def _unset(test: ast.expr) -> list[str]:
         and isinstance(test.left, (ast.Name, ast.Attribute))
     ):
         return [ast.unparse(test.left)]
+    if isinstance(test, ast.Call) and not test.keywords:
+        # `is_attention_backend_not_set(cfg)`: a helper named for the setting it asks to be unset
+        hit = _ASKS_UNSET.match(call_name(test.func).rsplit(".", 1)[-1])
+        return [hit[1] or hit[2]] if hit is not None else []
     return []
+
+
+_ASKS_UNSET = re.compile(r"^is_(\w+?)_(?:not_set|unset)$|^(\w+?)_(?:is_)?(?:not_set|unset)$")
 
 
 def _negation(node: ast.AST) -> TypeGuard[ast.UnaryOp]:

@@ -483,6 +483,10 @@ _RETURNS_NAME = re.compile(r"^(?:carries on \()?returns '([\w\-]+)'\)?$")
 _DEFAULT_RESOLVER = re.compile(r"(?:^|_)default_\w*backend", re.I)
 
 
+def _summaries(d: Decision, arms: tuple[int, ...]) -> list[str]:
+    return [d.arms[i].summary for i in arms]
+
+
 def facts_of(cc: str) -> ArchFacts:
     return all_facts()[cc]
 
@@ -746,6 +750,13 @@ def check(
         # a default resolver's own named answer for the target stands beside the sibling's, whether
         # or not the engine would also accept the sibling's there
         or _resolver_own(d, taken, _apart(r, mine, sibs) or mine)
+        # `elif is_sm100: overrides["attention_backend"] = "trtllm_mha"` under `if
+        # is_attention_backend_not_set(cfg)`: the target keeps its default resolver's own answer
+        or (
+            fixups.default_own(d, arm, _summaries(d, _apart(r, mine, sibs) or mine), arch.cc, reg)
+            if reg is not None and (checked is None or not checked.refused)
+            else ""
+        )
     ):
         # `"cute-dsl" if is_sm100 else "cuda"`: the target is handed a named implementation of its own
         severity = "low"
