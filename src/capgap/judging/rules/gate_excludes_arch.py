@@ -164,6 +164,50 @@ def _generation_variant(r: Reached, mine: tuple[int, ...], owners: list[str], ta
     return next(named, "")
 
 
+def _per_generation(
+    r: Reached, mine: tuple[int, ...], arm_i: int, target: ArchFacts
+) -> tuple[tuple[str, ...], str] | None:
+    """The need of the missed arm where the decision is a dispatch by generation: two or more
+    positive arms, each reached by GPUs of one generation only (`capability == (9, 0)`, `capability
+    in ((10, 0), (10, 3))`), and the target's only outcome the last-resort raise after them, whose
+    words name those very generations as what the feature requires ("Skip Softmax requires Hopper
+    SM90 or Blackwell SM100/SM103/SM107"). Each generation runs a kernel of its own: the missed
+    arm's needs the MMA its generation has and the target lacks. None otherwise."""
+    d = r.decision
+    if (
+        d.kind != "guards"
+        or not mine
+        or any(not d.arms[i].summary.startswith("carries on (raises") for i in mine)
+    ):
+        return None
+    majors: dict[int, set[int]] = {}
+    for i, arm in enumerate(d.arms):
+        if i in mine or arm.action != "positive" or arm.test is None:
+            continue
+        owners = {facts_of(cc).major for cc in r.archs_reaching(i) if r.value(i, cc) is not False}
+        if len(owners) != 1:
+            return None
+        majors.setdefault(owners.pop(), set()).add(i)
+    words = d.arms[mine[0]].summary.partition("'")[2].rstrip(")").rstrip("'")
+    _, named = _need_of_named(words, target)
+    named_majors = {facts_of(cc).major for cc in named}
+    if len(majors) < 2 or set(majors) != named_majors or target.major in named_majors:
+        return None
+    mine_major = next((m for m, arms in majors.items() if arm_i in arms), None)
+    if mine_major is None:
+        return None
+    need, _ = _need_of_named(
+        " ".join(f"sm{cc.replace('.', '')}" for cc in named if facts_of(cc).major == mine_major), target
+    )
+    if need is None:
+        return None
+    lines = ", ".join(f"{m}.x: line {d.arms[min(arms)].line}" for m, arms in sorted(majors.items()))
+    return need, (
+        f"a dispatch giving each generation a kernel of its own ({lines}), every other GPU refused "
+        f"in words naming those generations ('{short(words, 90)}')"
+    )
+
+
 def _blackwell_named(numbers: tuple[str, ...]) -> bool:
     """Does one of the arch numbers an arm's code names mean datacenter Blackwell (`100`, `10x`)?"""
     return any(n in {"100", "103", "10x"} for n in numbers)
@@ -627,6 +671,10 @@ def check(
             f"the chain's path named for SM100 ({variant}), which every 10.x GPU takes as {arch.cc} "
             f"does: the {', '.join(sibs)} path is its Hopper counterpart"
         )
+    if not lack and not kin and (per := _per_generation(r, mine, arm_i, target)) is not None:
+        # `if cap == (9, 0): hopper_kernel() ... if cap in 10.x: sm100_kernel() ... raise "requires
+        # Hopper SM90 or Blackwell SM100/SM103"`: each generation runs a kernel of its own
+        lack, seen = [per[0]], per[1]
     theirs = [d.arms[i] for i in mine]
     if not lack and not kin and reg is not None:
         # a backend the path gives a setting by name (`"trtllm_mla"`): what the module registered
