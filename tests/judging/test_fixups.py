@@ -138,3 +138,38 @@ def test_an_unset_setting_the_resolver_gives_the_target_its_own_value_is_a_choic
         assert [b for b in _brief(found) if b[2] == "eng/model.py"] == [
             ("gate-excludes-arch", severity, "eng/model.py", 13)
         ], other
+
+
+_PRIOR = """
+import torch
+
+
+def is_sm100():
+    return torch.cuda.get_device_capability()[0] == 10
+
+
+def get_fallback_backend():
+    return "flashinfer"
+
+
+def resolve(cfg):
+    draft = cfg.draft
+    if draft == "gen":
+        fallback_backend = get_fallback_backend()
+        # keep the fast path where it is
+        if is_sm100():
+            fallback_backend = "fa4"
+        draft = fallback_backend
+    return draft
+"""
+
+
+def test_overriding_a_resolver_s_answer_given_just_before_is_the_sibling_s_preference(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/spec.py": _PRIOR})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/spec.py", 17)]
+    assert "get_fallback_backend()" in found[0].extra["evidence"]
+    # the same override of a value that no resolver gave: the loss stands
+    other = _scan(
+        tmp_path / "b", {"eng/spec.py": _PRIOR.replace("get_fallback_backend()\n", "cfg.backend\n", 1)}
+    )
+    assert _brief(other) == [("gate-excludes-arch", "medium", "eng/spec.py", 17)]

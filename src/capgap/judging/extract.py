@@ -908,7 +908,16 @@ class _Walker:
             # `if not family(100): return False` in a predicate: what its answer guards is where it is asked
             test, at, stmts, span, action, what = arms[-1]
             arms[-1] = (test, at, stmts, [*span, *self._elsewhere(f"{chain[-1]}(", span[0])], action, what)
-        self.decision(kind, arms, chain, scope, body[i].lineno, rest, gated=True)
+        self.decision(
+            kind,
+            arms,
+            chain,
+            scope,
+            body[i].lineno,
+            rest,
+            gated=True,
+            prior=_resolved_before(self._own_lines(), body[i].lineno),
+        )
         return last
 
     def walk_if(
@@ -982,9 +991,10 @@ class _Walker:
         line: int,
         rest: tuple[int, int] = (0, 0),
         gated: bool = False,
+        prior: str = "",
     ) -> None:
         """Record a decision when one of its tests may read a capability (`gated`: the caller
-        found one does)."""
+        found one does; `prior`: Decision.prior)."""
         tests = [t for t, *_ in specs if t is not None]
         if not gated and not any(self._gate_test(t, scope) for t in tests):
             return
@@ -1082,6 +1092,7 @@ class _Walker:
                 opening=[n for n, _ in opening],
                 opening_from=[w for _, w in opening],
                 asks=self._asks(tests),
+                prior=prior,
             )
         )
 
@@ -1620,6 +1631,27 @@ def _arithmetic(node: ast.expr) -> bool:
     return isinstance(node, (ast.Name, ast.Attribute)) or (
         isinstance(node, ast.Constant) and isinstance(node.value, int)
     )
+
+
+# `get_fallback_backend`, `get_default_attn_backend`, `_default_runner`: a function that answers a default
+_RESOLVER_CALL = re.compile(r"(?:^|_)(?:default|fallback)(?:_|$)", re.I)
+
+
+def _resolved_before(lines: list[str], line: int) -> str:
+    """`name=function` when the statement above line `line` (read in the file's own lines: the cut
+    may have dropped it) gives a variable a default resolver's answer (`fallback =
+    get_fallback_backend()`), "" otherwise."""
+    k = line - 2
+    while k >= 0 and (not lines[k].strip() or lines[k].lstrip().startswith("#")):
+        k -= 1
+    hit = _ASSIGNED_CALL.match(lines[k]) if k >= 0 else None
+    if hit is None or not _RESOLVER_CALL.search(hit[2].rsplit(".", 1)[-1]):
+        return ""
+    return f"{hit[1]}={hit[2].rsplit('.', 1)[-1]}"
+
+
+# `fallback_backend = get_fallback_backend()`: one name given one call's answer, on one line
+_ASSIGNED_CALL = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\([^()]*\)\s*(?:#.*)?$")
 
 
 def _unset(test: ast.expr) -> list[str]:

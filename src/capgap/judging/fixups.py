@@ -41,6 +41,26 @@ def default_fixup(taken: str, instead: list[str]) -> str:
     return f"it corrects the answer of {hit[1]}(), which the others keep as it is"
 
 
+def prior_fixup(prior: str, taken: str, instead: list[str]) -> str:
+    """Words naming the default resolver whose answer, given a variable just before the decision
+    (`fallback = get_fallback_backend()`), the sibling's arm overrides (`sets fallback = 'fa4'`),
+    where every outcome of the target keeps it ("" otherwise)."""
+    name, _, function = prior.partition("=")
+    hit = _SETS.match(taken)
+    if (
+        not name
+        or hit is None
+        or hit[1] != name
+        or not instead
+        or not all(_UNTOUCHED.match(s) for s in instead)
+    ):
+        return ""
+    return f"it overrides the answer of {function}() given just before, which the others keep as it is"
+
+
+_SETS = re.compile(r"^(?:carries on \()?sets (\w+) = ")
+
+
 # A function named for the default of a setting it answers: `get_default_attn_backend` for
 # `attention_backend` (each word of its name after "default" abbreviates one of the setting's:
 # `attn` is `attention` with letters left out)

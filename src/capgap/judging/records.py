@@ -343,6 +343,9 @@ class Decision:
     # the modules whose constants its tests read (`tp_size in SUPPORTED_TP_SIZES`, imported from the
     # kernel's module): the limits of that module's path, which it guards (judging.named)
     asks: tuple[str, ...] = ()
+    # `name=function` when the statement before it gives a variable a default resolver's answer
+    # (`fallback = get_fallback_backend()`): an arm setting that variable corrects the resolver
+    prior: str = ""
 
 
 @dataclass

@@ -735,6 +735,9 @@ def check(
     if not preference and not lack and checked is None:
         # `if is_sm100: backend = get_default_attn_backend(...); if backend == ...: override`
         preference = fixups.default_fixup(taken, [d.arms[i].summary for i in mine])
+    if not preference and not lack and (checked is None or not checked.refused) and d.prior:
+        # `fallback = get_fallback_backend()` then `if is_sm100: fallback = "fa4"`
+        preference = fixups.prior_fixup(d.prior, taken, [d.arms[i].summary for i in mine])
     if not preference and not lack and checked is None and reg is not None:
         # `if is_sm100 and cfg.attention_backend is None: return {"attention_backend": "flashinfer"}`
         # where the target's default (`get_default_attn_backend`) can be that already
