@@ -39,3 +39,28 @@ def test_a_path_after_the_guard_clause_is_still_judged(tmp_path: Path) -> None:
     )
     text = text.replace("(90,)", "(90, 100, 103)")
     assert [f.severity for f in _scan(tmp_path, {"eng/priority.py": text})] == ["medium"]
+
+
+def test_a_hopper_only_number_behind_a_package_probe_is_tuning(tmp_path: Path) -> None:
+    # `try: import cutlass.cute; return 4 except ImportError: pass`: the import only probes
+    found = _scan(
+        tmp_path,
+        {
+            "eng/splits.py": """
+        import torch
+
+        def kv_splits(q):
+            arch = tuple(torch.cuda.get_device_capability(q.device))
+            if arch == (9, 0) and q.shape[1] >= 65536:
+                try:
+                    import cutlass.cute  # noqa: F401
+
+                    return 4
+                except ImportError:
+                    pass
+            return 1
+    """
+        },
+    )
+    assert [(f.severity, f.line) for f in found] == [("low", 5)]
+    assert "returns 4" in found[0].message

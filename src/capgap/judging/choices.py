@@ -21,6 +21,11 @@ _FALLBACK = re.compile(
 )
 
 
+def fallback(value: str) -> bool:
+    """Is the value a portable implementation or a word for the lesser path (`triton`, `default`)?"""
+    return bool(_FALLBACK.match(value))
+
+
 def _pick(summary: str) -> tuple[str, str] | None:
     hit = _PICK.match(summary)
     return (hit[1], hit[2]) if hit else None

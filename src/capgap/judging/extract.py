@@ -934,7 +934,17 @@ class _Walker:
             # `if not family(100): return False` in a predicate: what its answer guards is where it is asked
             test, at, stmts, span, action, what = arms[-1]
             arms[-1] = (test, at, stmts, [*span, *self._elsewhere(f"{chain[-1]}(", span[0])], action, what)
-        self.decision(kind, arms, chain, scope, body[i].lineno, rest, gated=True, kept=kept)
+        self.decision(
+            kind,
+            arms,
+            chain,
+            scope,
+            body[i].lineno,
+            rest,
+            gated=True,
+            prior=_resolved_before(self._own_lines(), body[i].lineno),
+            kept=kept,
+        )
         return last
 
     def walk_if(
@@ -1009,9 +1019,11 @@ class _Walker:
         rest: tuple[int, int] = (0, 0),
         gated: bool = False,
         kept: tuple[str, ...] = (),
+        prior: str = "",
     ) -> None:
         """Record a decision when one of its tests may read a capability (`gated`: the caller
-        found one does; `kept`: the strings a skipped branch leaves its settings holding)."""
+        found one does; `kept`: the strings a skipped branch leaves its settings holding; `prior`:
+        Decision.prior)."""
         tests = [t for t, *_ in specs if t is not None]
         if not gated and not any(self._gate_test(t, scope) for t in tests):
             return
@@ -1058,6 +1070,7 @@ class _Walker:
             if what == "skips the branch":
                 given = kept
             demands = demands_of(_stmts) if _stmts is not None else ()
+            settings = by_name.settings(_stmts) if positive and _stmts is not None else ()
             arms.append(
                 Arm(
                     test,
@@ -1076,6 +1089,7 @@ class _Walker:
                     picks,
                     sizes,
                     given,
+                    settings,
                     demands,
                 )
             )
@@ -1114,6 +1128,7 @@ class _Walker:
                 opening=[n for n, _ in opening],
                 opening_from=[w for _, w in opening],
                 asks=self._asks(tests),
+                prior=prior,
             )
         )
 
@@ -1680,6 +1695,27 @@ def _arithmetic(node: ast.expr) -> bool:
     )
 
 
+# `get_fallback_backend`, `get_default_attn_backend`, `_default_runner`: a function that answers a default
+_RESOLVER_CALL = re.compile(r"(?:^|_)(?:default|fallback)(?:_|$)", re.I)
+
+
+def _resolved_before(lines: list[str], line: int) -> str:
+    """`name=function` when the statement above line `line` (read in the file's own lines: the cut
+    may have dropped it) gives a variable a default resolver's answer (`fallback =
+    get_fallback_backend()`), "" otherwise."""
+    k = line - 2
+    while k >= 0 and (not lines[k].strip() or lines[k].lstrip().startswith("#")):
+        k -= 1
+    hit = _ASSIGNED_CALL.match(lines[k]) if k >= 0 else None
+    if hit is None or not _RESOLVER_CALL.search(hit[2].rsplit(".", 1)[-1]):
+        return ""
+    return f"{hit[1]}={hit[2].rsplit('.', 1)[-1]}"
+
+
+# `fallback_backend = get_fallback_backend()`: one name given one call's answer, on one line
+_ASSIGNED_CALL = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\([^()]*\)\s*(?:#.*)?$")
+
+
 def _unset(test: ast.expr) -> list[str]:
     """The settings a test asks to be unset (`self.attention_backend is None`; each operand of an
     `and`): a decision inside picks their defaults."""
@@ -1694,7 +1730,14 @@ def _unset(test: ast.expr) -> list[str]:
         and isinstance(test.left, (ast.Name, ast.Attribute))
     ):
         return [ast.unparse(test.left)]
+    if isinstance(test, ast.Call) and not test.keywords:
+        # `is_attention_backend_not_set(cfg)`: a helper named for the setting it asks to be unset
+        hit = _ASKS_UNSET.match(call_name(test.func).rsplit(".", 1)[-1])
+        return [hit[1] or hit[2]] if hit is not None else []
     return []
+
+
+_ASKS_UNSET = re.compile(r"^is_(\w+?)_(?:not_set|unset)$|^(\w+?)_(?:is_)?(?:not_set|unset)$")
 
 
 def _negation(node: ast.AST) -> TypeGuard[ast.UnaryOp]:

@@ -19,10 +19,11 @@ import ast
 import re
 from typing import TYPE_CHECKING
 
+from capgap.judging import choices
 from capgap.judging.reach import reached
 
 if TYPE_CHECKING:
-    from capgap.judging.records import Arm, Decision
+    from capgap.judging.records import Arm, Decision, FileFacts
     from capgap.judging.registry import Registry
 
 # `calls get_default_attn_backend()`, `calls _default_moe_runner()`, `calls get_fallback_backend()`
@@ -38,6 +39,26 @@ def default_fixup(taken: str, instead: list[str]) -> str:
     if hit is None or not instead or not all(_UNTOUCHED.match(s) for s in instead):
         return ""
     return f"it corrects the answer of {hit[1]}(), which the others keep as it is"
+
+
+def prior_fixup(prior: str, taken: str, instead: list[str]) -> str:
+    """Words naming the default resolver whose answer, given a variable just before the decision
+    (`fallback = get_fallback_backend()`), the sibling's arm overrides (`sets fallback = 'fa4'`),
+    where every outcome of the target keeps it ("" otherwise)."""
+    name, _, function = prior.partition("=")
+    hit = _SETS.match(taken)
+    if (
+        not name
+        or hit is None
+        or hit[1] != name
+        or not instead
+        or not all(_UNTOUCHED.match(s) for s in instead)
+    ):
+        return ""
+    return f"it overrides the answer of {function}() given just before, which the others keep as it is"
+
+
+_SETS = re.compile(r"^(?:carries on \()?sets (\w+) = ")
 
 
 # A function named for the default of a setting it answers: `get_default_attn_backend` for
@@ -87,6 +108,38 @@ def default_gives(d: Decision, taken: Arm, instead: list[str], target: str, reg:
                     f"'{same[0]}' already"
                 )
     return ""
+
+
+def default_own(d: Decision, taken: Arm, instead: list[str], target: str, reg: Registry) -> str:
+    """The named value of its own (`'flashinfer'`, no portable fallback) that the engine's default
+    resolver of a setting the sibling's arm fills in when unset can give the target, where the
+    target leaves the setting unset and the resolver never gives it the sibling's value ("" otherwise):
+    the sibling's default and the target's are a choice between implementations."""
+    unset = (*d.unset, *_asked_unset(taken.test))
+    if not unset or not taken.values or not instead or not all(_UNTOUCHED.match(s) for s in instead):
+        return ""
+    for f in reg.files:
+        for other in f.decisions:
+            function = other.context.rsplit(".", 1)[-1]
+            if not any(_answers(function, s) for s in unset):
+                continue
+            r = reached(other, reg.context(other.scope, f))
+            arms = r.reach.get(target, ()) if r is not None else ()
+            # (an arm holding a decision of its own, `if not use_mla: <the arch chain>`, gives what
+            # that inner decision gives each arch: read there)
+            given = [v for i in arms if not _holds_decision(f, other, i) for v in other.arms[i].values]
+            if any(v in given for v in taken.values):
+                return ""
+            own = [v for v in dict.fromkeys(given) if not choices.fallback(v)]
+            if own:
+                return own[0]
+    return ""
+
+
+def _holds_decision(f: FileFacts, d: Decision, arm: int) -> bool:
+    """Does the arm's body hold another decision of the file?"""
+    start, end = d.arms[arm].body
+    return bool(start) and any(o is not d and start <= o.line <= end for o in f.decisions)
 
 
 def _asked_unset(test: ast.expr | None) -> list[str]:

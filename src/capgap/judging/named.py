@@ -106,6 +106,39 @@ def _given_names(stmts: list[ast.stmt], strings: bool = True) -> set[str]:
     return out
 
 
+def settings(stmts: list[ast.stmt]) -> tuple[str, ...]:
+    """Each setting the statements give a string, as `name=value`: a subscript or attribute
+    assigned (`overrides["fp8_gemm_runner_backend"] = "flashinfer_cutedsl"`, `cfg.mode = "x"`), a dict
+    entry, a keyword argument (`declare_resolution(..., mode="decode")`). What a check of the value
+    is about is read against the name."""
+    out: list[str] = []
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            pairs: list[tuple[str, ast.expr | None]] = []
+            if isinstance(node, ast.Assign):
+                pairs = [(_setting_name(t), node.value) for t in node.targets]
+            elif isinstance(node, ast.Dict):
+                pairs = [
+                    (k.value, v)
+                    for k, v in zip(node.keys, node.values, strict=False)
+                    if isinstance(k, ast.Constant) and isinstance(k.value, str)
+                ]
+            elif isinstance(node, ast.keyword) and node.arg:
+                pairs = [(node.arg, node.value)]
+            out += [f"{name}={s}" for name, v in pairs if name and v is not None for s in _strings(v)]
+    return tuple(dict.fromkeys(out))[:_MAX_VALUES]
+
+
+def _setting_name(target: ast.expr) -> str:
+    """`overrides["x"]` -> x, `cfg.x` -> x, `x` -> x ("" for anything else)."""
+    if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+        key = target.slice.value
+        return key if isinstance(key, str) else ""
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return target.id if isinstance(target, ast.Name) else ""
+
+
 def _strings(node: ast.expr) -> list[str]:
     """The string constants an expression evaluates to (`"a"`, `("a", "sm100")`, `"a" if c else "b"`)."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):

@@ -303,6 +303,9 @@ class Arm:
     # the strings its code gives settings (`backend = "trtllm_mla"`, `return {"x": "fa4"}`): names
     # a registry may map to the code they run (judging.named)
     values: tuple[str, ...] = ()
+    # the values, each with the setting it is given to (`fp8_gemm_runner_backend=flashinfer_cutedsl`):
+    # what a check of the value must be about to speak of this path (judging.validations)
+    settings: tuple[str, ...] = ()
     # what an assert in it demands of a setting ("attention_backend:triton", one per value it
     # accepts): the engine's own check of that setting where the arm is taken (judging.demands)
     demands: tuple[str, ...] = ()
@@ -343,6 +346,9 @@ class Decision:
     # the modules whose constants its tests read (`tp_size in SUPPORTED_TP_SIZES`, imported from the
     # kernel's module): the limits of that module's path, which it guards (judging.named)
     asks: tuple[str, ...] = ()
+    # `name=function` when the statement before it gives a variable a default resolver's answer
+    # (`fallback = get_fallback_backend()`): an arm setting that variable corrects the resolver
+    prior: str = ""
 
 
 @dataclass

@@ -77,6 +77,13 @@ def summary(stmts: list[ast.stmt]) -> str:
         elif isinstance(stmt, (ast.Continue, ast.Break)):
             parts.append("skips this item" if isinstance(stmt, ast.Continue) else "stops the loop")
             break
+        elif isinstance(stmt, ast.Try) and exits(stmt.body):
+            # `try: import cutlass.cute; return 4 except ImportError: pass`: the imports only probe
+            # for a package; what the block does is what its body gives
+            inner = summary([s for s in stmt.body if not isinstance(s, (ast.Import, ast.ImportFrom))])
+            if inner:
+                parts.append(inner)
+                break
     return ", ".join(dict.fromkeys(p for p in parts if not p.endswith(" ()")))
 
 

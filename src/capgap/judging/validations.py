@@ -88,6 +88,25 @@ class Validations:
                 return Verdict(True, f"{f.path}:{d.arms[mine[0]].line}", d.arms[mine[0]].summary)
         return None
 
+    def worded(self, settings: tuple[str, ...], target: str) -> Verdict | None:
+        """The engine's check of a value the path gives a setting (`fp8_gemm_runner_backend=
+        flashinfer_cutedsl`) whose refusal the target may reach, its test hanging on more than the
+        arch (a library's own support query), in words that name that very setting and value
+        (`--fp8-gemm-backend=flashinfer_cutedsl ... requires an SM100/SM103 GPU`): what the engine
+        says the value requires, for the caller to read the archs in (None when no check does)."""
+        for pair in settings:
+            setting, _, value = pair.partition("=")
+            for f, d in self._index().get(value, []):
+                r = self._reach(f, d, value)
+                for i in r.reach.get(target, ()) if r is not None else ():
+                    arm = d.arms[i]
+                    if arm.action != "error" or not arm.stated or r.value(i, target) is not None:
+                        continue
+                    asked = _FLAG_VALUE.findall(f"{arm.stated} {arm.summary}".lower())
+                    if any(v == value.lower() and _flag_of(setting, flag) for flag, v in asked):
+                        return Verdict(True, f"{f.path}:{arm.line}", arm.stated)
+        return None
+
     def verdict(self, name: str, target: str, owners: list[str], setting: str = "") -> Verdict | None:
         """What the engine's checks of `name` do on `target` (the setting taken to be `name`), where
         they let `owners` through: a refusal wins over an admission (one check that turns the
@@ -113,6 +132,15 @@ class Validations:
 
 
 _FLAG = re.compile(r"--([a-z0-9][a-z0-9-]*)")
+# `--fp8-gemm-backend=flashinfer_cutedsl`: a flag and the value it is asked to be
+_FLAG_VALUE = re.compile(r"--([a-z0-9][a-z0-9-]*)[= ]([a-z0-9][\w\-.]*)")
+
+
+def _flag_of(setting: str, flag: str) -> bool:
+    """Is the command-line flag (`fp8-gemm-backend`) the setting's (`fp8_gemm_runner_backend`):
+    each of its words one of the setting's?"""
+    words = set(setting.lower().split("_"))
+    return all(w in words for w in flag.split("-"))
 
 
 def _same_setting(setting: str, message: str) -> bool:

@@ -196,6 +196,50 @@ def _generation_variant(r: Reached, mine: tuple[int, ...], owners: list[str], ta
     return next(named, "")
 
 
+def _per_generation(
+    r: Reached, mine: tuple[int, ...], arm_i: int, target: ArchFacts
+) -> tuple[tuple[str, ...], str] | None:
+    """The need of the missed arm where the decision is a dispatch by generation: two or more
+    positive arms, each reached by GPUs of one generation only (`capability == (9, 0)`, `capability
+    in ((10, 0), (10, 3))`), and the target's only outcome the last-resort raise after them, whose
+    words name those very generations as what the feature requires ("Skip Softmax requires Hopper
+    SM90 or Blackwell SM100/SM103/SM107"). Each generation runs a kernel of its own: the missed
+    arm's needs the MMA its generation has and the target lacks. None otherwise."""
+    d = r.decision
+    if (
+        d.kind != "guards"
+        or not mine
+        or any(not d.arms[i].summary.startswith("carries on (raises") for i in mine)
+    ):
+        return None
+    majors: dict[int, set[int]] = {}
+    for i, arm in enumerate(d.arms):
+        if i in mine or arm.action != "positive" or arm.test is None:
+            continue
+        owners = {facts_of(cc).major for cc in r.archs_reaching(i) if r.value(i, cc) is not False}
+        if len(owners) != 1:
+            return None
+        majors.setdefault(owners.pop(), set()).add(i)
+    words = d.arms[mine[0]].summary.partition("'")[2].rstrip(")").rstrip("'")
+    _, named = _need_of_named(words, target)
+    named_majors = {facts_of(cc).major for cc in named}
+    if len(majors) < 2 or set(majors) != named_majors or target.major in named_majors:
+        return None
+    mine_major = next((m for m, arms in majors.items() if arm_i in arms), None)
+    if mine_major is None:
+        return None
+    need, _ = _need_of_named(
+        " ".join(f"sm{cc.replace('.', '')}" for cc in named if facts_of(cc).major == mine_major), target
+    )
+    if need is None:
+        return None
+    lines = ", ".join(f"{m}.x: line {d.arms[min(arms)].line}" for m, arms in sorted(majors.items()))
+    return need, (
+        f"a dispatch giving each generation a kernel of its own ({lines}), every other GPU refused "
+        f"in words naming those generations ('{short(words, 90)}')"
+    )
+
+
 def _blackwell_named(numbers: tuple[str, ...]) -> bool:
     """Does one of the arch numbers an arm's code names mean datacenter Blackwell (`100`, `10x`)?"""
     return any(n in {"100", "103", "10x"} for n in numbers)
@@ -441,6 +485,55 @@ def _refused_name(name: str, target: ArchFacts, owners: list[str], reg: Registry
     return verdict is not None and verdict.refused
 
 
+# Branches of one flag that refuse before its flag reads as a restriction (fewer is a path's own
+# argument checks)
+_MIN_REFUSALS = 3
+
+
+def _restricting_flag(r: Reached, arm_i: int, decider: int, f: FileFacts) -> str:
+    """Words naming the flag the arm's test reads (`uses_sm100_trtllm_nvfp4`, or one its local
+    definition reads: `uses_sm100_mixed_nvfp4 = uses_sm100_trtllm_nvfp4 and ...`) when most branches
+    of its function that test it raise: the flag marks a configuration the engine restricts for
+    the owners (a layout only their kernels keep), and an arm of it that only fits settings to
+    that (gives them values, hands nothing back) is one more of those restrictions ("" otherwise)."""
+    d, arm = r.decision, r.decision.arms[arm_i]
+    if arm.test is None or not arm.values or _unwrapped(arm.summary).startswith(("returns", "gives")):
+        return ""
+    for flag in _local_flags(r.names(decider), d):
+        refusals: list[Arm] = []
+        others = 0
+        for other in f.decisions:
+            if other.context != d.context:
+                continue
+            for a in other.arms:
+                if a.test is None or a is arm or flag not in _read_names(a.test):
+                    continue
+                if a.action == "error":
+                    refusals.append(a)
+                else:
+                    others += 1
+        if len(refusals) >= _MIN_REFUSALS and len(refusals) > others + 1:
+            return (
+                f"{len(refusals)} of the branches of {d.context.rsplit('.', 1)[-1]} that test "
+                f"{flag} raise (line {refusals[0].line}: {short(refusals[0].summary, 80)})"
+            )
+    return ""
+
+
+def _local_flags(names: tuple[str, ...], d: Decision) -> list[str]:
+    """The deciding names assigned in the function (`flag = ...`), then the local names their
+    definitions read: one level of flags built from flags."""
+    local = d.scope.names
+    flags = [n for n in names if n in local]
+    for n in list(flags):
+        flags += [m for m in _read_names(local[n]) if m in local and m not in flags]
+    return flags
+
+
+def _read_names(node: ast.expr) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
 _SETS_NAME = re.compile(r"sets ([\w.]+) = '([\w\-]+)'")
 
 
@@ -491,6 +584,10 @@ def _resolver_own(d: Decision, taken: str, mine: tuple[int, ...]) -> str:
 _RETURNS_NAME = re.compile(r"^(?:carries on \()?returns '([\w\-]+)'\)?$")
 # a function named for the default it answers (`get_default_attn_backend`, `_default_backend`)
 _DEFAULT_RESOLVER = re.compile(r"(?:^|_)default_\w*backend", re.I)
+
+
+def _summaries(d: Decision, arms: tuple[int, ...]) -> list[str]:
+    return [d.arms[i].summary for i in arms]
 
 
 def facts_of(cc: str) -> ArchFacts:
@@ -633,6 +730,10 @@ def check(
             f"the chain's path named for SM100 ({variant}), which every 10.x GPU takes as {arch.cc} "
             f"does: the {', '.join(sibs)} path is its Hopper counterpart"
         )
+    if not lack and not kin and (per := _per_generation(r, mine, arm_i, target)) is not None:
+        # `if cap == (9, 0): hopper_kernel() ... if cap in 10.x: sm100_kernel() ... raise "requires
+        # Hopper SM90 or Blackwell SM100/SM103"`: each generation runs a kernel of its own
+        lack, seen = [per[0]], per[1]
     theirs = [d.arms[i] for i in mine]
     if not lack and not kin and reg is not None:
         # a backend the path gives a setting by name (`"trtllm_mla"`): what the module registered
@@ -648,6 +749,15 @@ def check(
         # it: "FlashInfer KDA prefill requires SM100 or SM103"
         named = callees.name_words(d.context.rsplit(".", 1)[-1])
         checked = reg.validations.refused_alike(named, arch.cc, sibs, d)
+    if not lack and not kin and checked is None and reg is not None and arm.settings:
+        # `--fp8-gemm-backend=flashinfer_cutedsl ... requires an SM100/SM103 GPU`: the engine's check
+        # of the very setting and value the path gives, deferring to a library's support query
+        worded = reg.validations.worded(arm.settings, arch.cc)
+        need, archs = _written_for_archs(f"'{worded.words}'", target) if worded is not None else (None, [])
+        if worded is not None and need is not None and someone_has(need, sibs):
+            lack = [need]
+            quoted = short(worded.words, 100)
+            seen = f"the engine's own check at {worded.where}, naming {', '.join(archs)}: '{quoted}'"
     if not lack and not kin and (checked is None or not checked.refused):
         # the words around it name the archs the path is written for ("for SM100 and SM103")
         for words, where in _prose(arm, d):
@@ -684,6 +794,9 @@ def check(
     if not preference and not lack and checked is None:
         # `if is_sm100: backend = get_default_attn_backend(...); if backend == ...: override`
         preference = fixups.default_fixup(taken, [d.arms[i].summary for i in mine])
+    if not preference and not lack and (checked is None or not checked.refused) and d.prior:
+        # `fallback = get_fallback_backend()` then `if is_sm100: fallback = "fa4"`
+        preference = fixups.prior_fixup(d.prior, taken, [d.arms[i].summary for i in mine])
     if not preference and not lack and checked is None and reg is not None:
         # `if is_sm100 and cfg.attention_backend is None: return {"attention_backend": "flashinfer"}`
         # where the target's default (`get_default_attn_backend`) can be that already
@@ -691,6 +804,11 @@ def check(
     # `if is_sm120(): target = SDPA elif is_blackwell(): set_fa_ver(4)` above, then `if target == FA
     # and is_blackwell(): set_fa_ver(4)`: the function already sent the target its own way
     routed = "" if preference or lack or checked is not None else _routed_apart(r, arm_i, sibs, target.cc)
+    restricted = (
+        _restricting_flag(r, arm_i, decider, f)
+        if not preference and not lack and checked is None and not routed
+        else ""
+    )
     if preference:
         # "cuDNN SDPA is 1.25-1.5x faster than FA4 on sm_100", "a workaround for SM100's dispatcher":
         # a choice made for the sibling, not a path the target could not have
@@ -702,6 +820,15 @@ def check(
             consequence = f"not a loss: the code says so ({preference}); {arch.cc} {instead}"
         elif preference.endswith("already"):
             consequence = f"not a loss: {preference}; {arch.cc} {instead}"
+    elif restricted:
+        # `if uses_sm100_trtllm_nvfp4 and uses_draft_model: <pin the draft backend or raise>` beside
+        # five `if uses_sm100_trtllm_nvfp4 and ...: raise`: what the owners' configuration must keep
+        severity = "low"
+        extra["evidence"] = restricted
+        consequence = (
+            f"expected: a restriction of {', '.join(sibs)}'s configuration ({restricted}): this branch "
+            f"fits the settings to it; {arch.cc} {instead}"
+        )
     elif checked is not None and checked.refused:
         whose = f"the {checked.whose}'s own check at {checked.where}"
         extra["evidence"] = f"{whose}, which {checked.words} on {arch.cc}"
@@ -745,6 +872,13 @@ def check(
         # a default resolver's own named answer for the target stands beside the sibling's, whether
         # or not the engine would also accept the sibling's there
         or _resolver_own(d, taken, _apart(r, mine, sibs) or mine)
+        # `elif is_sm100: overrides["attention_backend"] = "trtllm_mha"` under `if
+        # is_attention_backend_not_set(cfg)`: the target keeps its default resolver's own answer
+        or (
+            fixups.default_own(d, arm, _summaries(d, _apart(r, mine, sibs) or mine), arch.cc, reg)
+            if reg is not None and (checked is None or not checked.refused)
+            else ""
+        )
     ):
         # `"cute-dsl" if is_sm100 else "cuda"`: the target is handed a named implementation of its own
         severity = "low"
