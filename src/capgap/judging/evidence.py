@@ -83,6 +83,13 @@ LIBRARIES = ("deep_gemm", "deepgemm", "flash_mla", "flashmla")
 _MAX_CHARS = 8000  # the guarded code's start says what it needs; a long tail only costs time
 
 
+def library_of(seen: str) -> str:
+    """The kernel library of LIBRARIES (underscores dropped) an evidence word names, or ""
+    (`"'DeepGemmQuantScaleFMT' (line 368)"` -> `deepgemm`)."""
+    word = (seen.split("'")[1] if "'" in seen else seen).lower().replace("_", "")
+    return next((lib.replace("_", "") for lib in LIBRARIES if lib.replace("_", "") in word), "")
+
+
 def needs_in(text: str) -> list[tuple[str, ...]]:
     """The feature needs evident in `text` (names and strings, lowercased)."""
     text = text[:_MAX_CHARS]

@@ -3,6 +3,7 @@ tables that map a platform object's attributes to the probe functions that answe
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any
@@ -15,17 +16,23 @@ from capgap.judging.records import FileFacts, HelperDef, Scope, TableUse
 from capgap.judging.symbolic import Context
 from capgap.judging.validations import Validations
 
+# A kernel source named for its arch (`sm100_mega_mhc.cuh`): the arch, then the kernel's name
+_KERNEL_FILE = re.compile(r"sm(\d+x?)_(\w+)\.cuh?$")
+_KERNEL_STEM = 6  # shorter names (`gemm`, `utils`) are parts of many, not one kernel
+
 
 class Registry:
-    def __init__(self, files: list[FileFacts]) -> None:
+    def __init__(self, files: list[FileFacts], native: list[str] | None = None) -> None:
         self.files = files  # every file of the scan (the decision rules may see only a part)
+        self.native = native or []  # the relative paths of the tree's `.cu` / `.cuh` sources
         self._callees: Callees | None = None
         self._validations: Validations | None = None
         self._backends: Backends | None = None
         self._named: Named | None = None
         self._demands: Demands | None = None
-        # (library, arch) -> does the tree hold code of the library for that arch (gate-admits-unsupported)
+        # (library, arch) -> does the tree hold code of the library for that arch (`ports`)
         self.ported: dict[tuple[str, str], bool] = {}
+        self._kernels: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {}
         self.helpers: dict[str, list[tuple[str, HelperDef]]] = defaultdict(list)
         self.uses: dict[str, list[tuple[FileFacts, TableUse]]] = defaultdict(list)
         self.aliases: dict[str, str] = {}
@@ -40,6 +47,37 @@ class Registry:
             for u in f.uses:
                 self.uses[u.name].append((f, u))
             self.aliases.update(f.aliases)
+
+    def ports(self, lib: str, cc: str, major: int, minor: int) -> bool:
+        """Does the tree hold code of the library (underscores dropped: `deepgemm`) for the arch's
+        family (`deep_gemm_sm120.py`, `deep_gemm/impls/sm120_fp8_gemm.cuh`)? Then the library runs
+        there (a fork, or a newer release than the upstream fact): its name says nothing against it."""
+        key = (lib, cc)
+        if key not in self.ported:
+            family = re.compile(rf"sm{major}(?:{minor}|x)")
+            paths = [f.path for f in self.files] + self.native
+            self.ported[key] = any(
+                lib in (low := p.lower().replace("_", "")) and family.search(low) for p in paths
+            )
+        return self.ported[key]
+
+    def kernels(self, lib: str, cc: str, major: int, minor: int) -> tuple[frozenset[str], frozenset[str]]:
+        """The library's kernels in its native sources (file names past `smNNN_`, underscores
+        dropped: `megamhc`): those it has for the arch's family (`sm120_fp8_gemm.cuh`), then those
+        it has for other archs only (`sm100_mega_mhc.cuh`, no `sm120_*mega_mhc*`): a path that
+        names one of the latter runs a kernel the port left out."""
+        key = (lib, cc)
+        if key not in self._kernels:
+            own: set[str] = set()
+            other: set[str] = set()
+            for path in self.native:
+                if lib not in path.lower().replace("_", "").rsplit("/", 1)[0]:
+                    continue
+                m = _KERNEL_FILE.match(path.rsplit("/", 1)[-1].lower())
+                if m is not None and len(stem := m[2].replace("_", "")) >= _KERNEL_STEM:
+                    (own if m[1] in (f"{major}{minor}", f"{major}x") else other).add(stem)
+            self._kernels[key] = (frozenset(own), frozenset(k for k in other if not any(k in o for o in own)))
+        return self._kernels[key]
 
     @property
     def callees(self) -> Callees:

@@ -250,7 +250,7 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     files = [_unshared(f) for f in files]
     native.add_needs(files, by_name)
     native.add_build_needs(files, by_name)
-    reg = rules.Registry(files)
+    reg = rules.Registry(files, [rel for hits in by_name.values() for rel, _ in hits])
     findings: list[Finding] = []
     findings += rules.table_findings(files, options.archs, reg)
     jobs = workers.default_jobs(options.jobs)

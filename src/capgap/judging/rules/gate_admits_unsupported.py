@@ -224,8 +224,7 @@ def _picked(seen: str, summary: str) -> bool:
 
 def _library(seen: str) -> str:
     """The kernel library (evidence.LIBRARIES, underscores dropped) the evidence word names, or ""."""
-    word = (seen.split("'")[1] if "'" in seen else seen).lower().replace("_", "")
-    return next((lib.replace("_", "") for lib in evidence.LIBRARIES if lib.replace("_", "") in word), "")
+    return evidence.library_of(seen)
 
 
 _IMPORT = re.compile(r"^\s*(?:import|from)\s+(\w+)", re.M)
@@ -257,18 +256,8 @@ def _probe_needs(d: Decision, f: FileFacts, i: int, probed: set[str]) -> list[tu
 
 
 def _ported(lib: str, arch: ArchSpec, reg: Registry | None) -> bool:
-    """Does the scanned tree have code of the library for the target's family (`deep_gemm_sm120.py`,
-    `deep_gemm/impls/sm120_fp8_gemm.cuh`)? Then the library it uses runs there (a fork or a newer
-    release than the upstream fact): its name says nothing against the target."""
-    if reg is None:
-        return False
-    key = (lib, arch.cc)
-    if key not in reg.ported:
-        family = re.compile(rf"sm{arch.facts.major}(?:{arch.facts.minor}|x)")
-        reg.ported[key] = any(
-            lib in (low := f.path.lower().replace("_", "")) and family.search(low) for f in reg.files
-        )
-    return reg.ported[key]
+    """Does the scanned tree have code of the library for the target's family (Registry.ports)?"""
+    return reg is not None and reg.ports(lib, arch.cc, arch.facts.major, arch.facts.minor)
 
 
 def _handed(arm: Arm) -> list[tuple[tuple[str, ...], str]]:

@@ -96,6 +96,32 @@ _REORDERS = re.compile(r"move|insert|prefer|priorit|sort|order|^calls (?:next|co
 _HANDS_BACK = re.compile(r"^returns \w+$")
 
 
+def _unported(
+    needs: list[tuple[str, ...]], seen: list[str], target: ArchFacts, reg: Registry | None, d: Decision
+) -> tuple[list[tuple[str, ...]], list[str]]:
+    """The needs less those read from the name of a kernel library (`deep_gemm.m_grouped_...`)
+    whose kernel sources for the target's family the tree holds (its vendored `sm120_*.cuh`; an
+    engine's own `deep_gemm_sm120.py` adapter is no port of the library): the upstream fact about
+    the library is no evidence against a copy that runs there, unless the decision names a kernel
+    of it the port lacks (`mega_mhc`, only in `sm100_mega_mhc.cuh`)."""
+    if reg is None or len(needs) != len(seen):
+        return needs, seen
+
+    def ported(word: str) -> bool:
+        lib = evidence.library_of(word)
+        own, lacked = reg.kernels(lib, target.cc, target.major, target.minor) if lib else ((), ())
+        return bool(own) and not any(k in _decision_words(d) for k in lacked)
+
+    kept = [k for k, word in enumerate(seen) if not ported(word)]
+    return [needs[k] for k in kept], [seen[k] for k in kept]
+
+
+def _decision_words(d: Decision) -> str:
+    """What the decision spells: its function, tests and outcomes (lowercased, no underscores)."""
+    tests = [ast.unparse(a.test) for a in d.arms if a.test is not None]
+    return " ".join([d.context, d.source, *tests, *(a.summary for a in d.arms)]).lower().replace("_", "")
+
+
 def _asks_device(d: Decision, f: FileFacts, reg: Registry | None) -> bool:
     """Does the decision's module ask the GPU it runs on, itself or through a helper of another
     module it calls in a test (`if _fused_on_blackwell():`, defined where the device is read)?"""
@@ -668,7 +694,8 @@ def check(
 
     def said(i: int) -> tuple[list[tuple[str, ...]], list[str]]:
         """What arm i's code needs, then what the comments on the decision state."""
-        return d.arms[i].needs + d.needs, d.arms[i].evidence + [f"{w} in a comment" for w in d.needs_from]
+        needs, seen = _unported(d.arms[i].needs, d.arms[i].evidence, target, reg, d)
+        return needs + d.needs, seen + [f"{w} in a comment" for w in d.needs_from]
 
     def lacking(i: int) -> list[tuple[str, ...]]:
         return [n for n in evidence.lacking(said(i)[0], target) if someone_has(n, missed[i])]
@@ -713,13 +740,14 @@ def check(
     if not lack:
         # where the decision sits says what its paths are: a method of `FlashMLASparseBackend`,
         # `_is_fa3_supported()`, a module that imports tcgen05 or sits under `fmha_sm100/`
-        needs, seen_in = _around(d, f)
+        needs, seen_in = _unported(*_around(d, f), target, reg, d)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
     portable = ""
     if not lack and reg is not None and arm.reaches:
         # what the modules the path calls into need: where its kernels live
         needs, seen_in, portable = reg.callees.needs(arm.reaches)
+        needs, seen_in = _unported(needs, seen_in, target, reg, d)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
     if not lack and (variant := _generation_variant(r, mine, sibs, target)):
@@ -770,7 +798,7 @@ def check(
     if not lack and not kin and (checked is None or not checked.refused):
         # what the function or class it sits in opens with ("Page sizes >= 128 only run on the
         # trtllm-gen dynamic kernel"), when every arch that gets the path has that
-        for need, seen_in in zip(d.opening, d.opening_from, strict=True):
+        for need, seen_in in zip(*_unported(d.opening, d.opening_from, target, reg, d), strict=True):
             if evidence.lacking([need], target) and all(someone_has(need, [cc]) for cc in sibs):
                 lack, seen = [need], seen_in
                 break
