@@ -32,22 +32,44 @@ _VALUE = re.compile(r"[A-Za-z][\w\-.]{1,47}")
 _MAX_VALUES = 12
 
 
-def values(stmts: list[ast.stmt]) -> tuple[str, ...]:
+Memo = dict[int, tuple[ast.stmt, tuple[str, ...]]]  # id -> (the statement, kept alive; its values)
+
+
+def values(stmts: list[ast.stmt], memo: Memo | None = None) -> tuple[str, ...]:
     """The strings the statements give settings: assigned, returned, dict values, keyword
-    arguments (`declare_resolution(..., backend="trtllm_mha")`); not what they log or ask."""
-    out: list[str] = []
+    arguments (`declare_resolution(..., backend="trtllm_mha")`); not what they log or ask.
+    `memo`: each statement's, found once: a flag's arm is the rest of its block, so a block of
+    flags would walk the same statements once per flag."""
+    out: dict[str, None] = {}
     for stmt in stmts:
-        for node in ast.walk(stmt):
-            given: list[ast.expr | None]
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)):
-                given = [node.value]
-            elif isinstance(node, ast.Dict):
-                given = list(node.values)
-            elif isinstance(node, ast.keyword):
-                given = [node.value]
-            else:
-                continue
-            out += [s for v in given if v is not None for s in _strings(v)]
+        seen = memo.get(id(stmt)) if memo is not None else None
+        if seen is not None and seen[0] is stmt:
+            got = seen[1]
+        else:
+            got = _stmt_values(stmt)
+            if memo is not None:
+                memo[id(stmt)] = (stmt, got)
+        out.update(dict.fromkeys(got))
+        if len(out) >= _MAX_VALUES:  # the first _MAX_VALUES distinct ones are all that is kept
+            break
+    return tuple(out)[:_MAX_VALUES]
+
+
+def _stmt_values(stmt: ast.stmt) -> tuple[str, ...]:
+    """`values([stmt])`: the first _MAX_VALUES distinct strings, in ast.walk's order (those after
+    them can never be among the first _MAX_VALUES of a list of statements either)."""
+    out: list[str] = []
+    for node in ast.walk(stmt):
+        given: list[ast.expr | None]
+        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)):
+            given = [node.value]
+        elif isinstance(node, ast.Dict):
+            given = list(node.values)
+        elif isinstance(node, ast.keyword):
+            given = [node.value]
+        else:
+            continue
+        out += [s for v in given if v is not None for s in _strings(v)]
     return tuple(dict.fromkeys(out))[:_MAX_VALUES]
 
 
@@ -179,20 +201,76 @@ def may_spell(low: bytes) -> bool:
     return any(lit in low for lit in _LITERALS)
 
 
+# The entries of evidence.NEEDS `spelled` reads, in their order: only these are searched for
+_KIND_NEEDS = tuple((feats, spellings) for feats, spellings in evidence.NEEDS if feats in _KINDS)
+# Each of their literals -> the shorter ones inside it: where one of those is absent, so is it
+_INSIDE = {
+    lit: tuple({other: None for _, o in _KIND_NEEDS for other, _ in o if other != lit and other in lit})
+    for _, spellings in _KIND_NEEDS
+    for lit, _ in spellings
+}
+# Where a predicate name starts (the rest of _PREDICATE, whose matches are whole words)
+_PREDICATE_HEAD = re.compile(r"_?(?:is|has|supports?)_\w")
+_WORD_RUN = re.compile(r"\w+")
+_SPELLED_WORD = re.compile(r"[a-z0-9_]+")
+
+
 def spelled(low: str) -> tuple[list[tuple[str, ...]], list[str], tuple[str, ...]]:
     """What a module's lowercased code spells anywhere that a kernel family needs (predicate names
     aside), with the word and its line, and the archs it names ("12.0"; "12" for `sm12x`)."""
-    if not may_spell(low.encode("utf-8", "replace")):
-        return [], [], ()
-    found = evidence.needs_with_evidence(_PREDICATE.sub("", low), 1, limit=None)
-    needs = [n for n in found[0] if n in _KINDS]
-    where = [w for n, w in zip(*found, strict=True) if n in _KINDS]
+    needs: list[tuple[str, ...]] = []
+    where: list[str] = []
+    first: dict[str, int] = {}  # literal -> its first offset, -1 when absent: each text searched once
+
+    for feats, spellings in _KIND_NEEDS:  # evidence.needs_with_evidence's reading, predicates cut
+        for spelling in spellings:
+            lit = spelling[0]
+            if lit not in first:
+                absent = any(first.get(inner) == -1 for inner in _INSIDE[lit])
+                first[lit] = -1 if absent else low.find(lit)
+            start = _outside_predicates(low, spelling, first[lit])
+            if start < 0:
+                continue
+            needs.append(feats)
+            word = _SPELLED_WORD.match(low, start)
+            where.append(f"'{word[0] if word else spelling[0]}' (line {1 + low.count(chr(10), 0, start)})")
+            break
     archs: list[str] = []
     for sm, family in _ARCH_WORD.findall(low) if "sm" in low else ():
         name = f"{int(sm) // 10}.{int(sm) % 10}" if sm else family
         if name not in archs:
             archs.append(name)
     return needs, where, tuple(archs)
+
+
+def _outside_predicates(low: str, spelling: evidence.Spelling, at: int) -> int:
+    """Where `spelling` first occurs in `low` outside every predicate name: its first occurrence in
+    `_PREDICATE.sub("", low)`, mapped back, without rewriting a whole module's text. A predicate
+    match is a whole word (led by `\\b`, ended by greedy `\\w+`) and every spelling is word
+    characters led by its literal, so cutting the word neither makes nor breaks a match elsewhere.
+    `at`: the literal's first offset in `low` (-1: absent)."""
+    literal, pattern = spelling
+    while at != -1:
+        if pattern is not None:
+            hit = pattern.search(low, at)  # its matches start with the literal: none before `at`
+            if hit is None:
+                return -1
+            at = hit.start()
+        end = _predicate_end(low, at)
+        if end < 0:
+            return at
+        at = low.find(literal, end)
+    return -1
+
+
+def _predicate_end(low: str, at: int) -> int:
+    """The end of the predicate name (`is_sm100_supported`) the word holding `at` is; -1 if none."""
+    start = at
+    while start > 0 and (low[start - 1].isalnum() or low[start - 1] == "_"):  # re's \w, as str says
+        start -= 1
+    if _PREDICATE_HEAD.match(low, start) is None:
+        return -1
+    return _WORD_RUN.match(low, start).end()  # type: ignore[union-attr]  # `start` holds a word char
 
 
 class Named:
