@@ -1160,7 +1160,7 @@ class _Walker:
     def _asks(self, tests: list[ast.expr]) -> tuple[str, ...]:
         """The modules whose constants (`SUPPORTED_TP_SIZES`) the tests read, by the file's imports."""
         names = [
-            n.id for t in tests for n in ast.walk(t) if isinstance(n, ast.Name) and _CONSTANT.match(n.id)
+            n.id for t in tests for n in walk(t) if isinstance(n, ast.Name) and _CONSTANT.match(n.id)
         ]
         if not names:
             return ()
@@ -1181,7 +1181,7 @@ class _Walker:
                     stmt,
                     frozenset(
                         node.value.id
-                        for node in ast.walk(stmt)
+                        for node in walk(stmt)
                         if isinstance(node, ast.Assign)
                         and isinstance(node.value, ast.Name)
                         and any(isinstance(t, ast.Attribute) for t in node.targets)

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 from capgap.arch import ArchFacts, all_facts
 from capgap.judging import callees, evidence
+from capgap.judging.statements import walk
 
 if TYPE_CHECKING:
     from capgap.judging.records import FileFacts
@@ -59,7 +60,7 @@ def _stmt_values(stmt: ast.stmt) -> tuple[str, ...]:
     """`values([stmt])`: the first _MAX_VALUES distinct strings, in ast.walk's order (those after
     them can never be among the first _MAX_VALUES of a list of statements either)."""
     out: list[str] = []
-    for node in ast.walk(stmt):
+    for node in walk(stmt):  # ast.walk's order
         given: list[ast.expr | None]
         if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)):
             given = [node.value]
@@ -119,7 +120,7 @@ def _given_names(stmts: list[ast.stmt], strings: bool = True) -> set[str]:
     """The names (`x`, `self.x`) the statements assign (`strings`: only where a string is assigned)."""
     out: set[str] = set()
     for stmt in stmts:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, ast.Assign) and (not strings or _strings(node.value)):
                 out.update(filter(None, (_target(t) for t in node.targets)))
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and not strings:
