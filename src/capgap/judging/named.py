@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 from capgap.arch import ArchFacts, all_facts
 from capgap.judging import callees, evidence
 from capgap.judging.statements import walk
+from capgap.reading.hintlines import lines_with_any
 
 if TYPE_CHECKING:
     from capgap.judging.records import FileFacts
@@ -210,6 +211,25 @@ _INSIDE = {
     for _, spellings in _KIND_NEEDS
     for lit, _ in spellings
 }
+
+
+def _tokens(spelling: evidence.Spelling) -> tuple[str, ...]:
+    """Words one of which each match of the spelling holds: `deep_?gemm` -> deepgemm, deep_gemm;
+    its literal where its regex is more than optional underscores (`fa3(?<=\\bfa3)\\b` -> fa3)."""
+    literal, pattern = spelling
+    if pattern is None or not re.fullmatch(r"[a-z0-9]+(?:_\?[a-z0-9]+|_[a-z0-9]+)*", pattern.pattern):
+        return (literal,)
+    out = [""]
+    for part in re.split(r"(_\??)", pattern.pattern):
+        tails = ("", "_") if part == "_?" else (part,)
+        out = [w + tail for w in out for tail in tails]
+    return tuple(out)
+
+
+# Every match of every spelling `spelled` reads holds one of these: one C pass over a module's
+# bytes (hintlines.holds_any) rules out three modules in four, where each literal would cost a
+# pass of its own (`sm` of `sm_?90a` is in nearly every module: its two spellings stand for it)
+_ANY_TOKENS = tuple({w: None for _, spellings in _KIND_NEEDS for s in spellings for w in _tokens(s)})
 # Where a predicate name starts (the rest of _PREDICATE, whose matches are whole words)
 _PREDICATE_HEAD = re.compile(r"_?(?:is|has|supports?)_\w")
 _WORD_RUN = re.compile(r"\w+")
@@ -219,29 +239,51 @@ _SPELLED_WORD = re.compile(r"[a-z0-9_]+")
 def spelled(low: str) -> tuple[list[tuple[str, ...]], list[str], tuple[str, ...]]:
     """What a module's lowercased code spells anywhere that a kernel family needs (predicate names
     aside), with the word and its line, and the archs it names ("12.0"; "12" for `sm12x`)."""
-    needs: list[tuple[str, ...]] = []
-    where: list[str] = []
-    first: dict[str, int] = {}  # literal -> its first offset, -1 when absent: each text searched once
-
-    for feats, spellings in _KIND_NEEDS:  # evidence.needs_with_evidence's reading, predicates cut
-        for spelling in spellings:
-            lit = spelling[0]
-            if lit not in first:
-                absent = any(first.get(inner) == -1 for inner in _INSIDE[lit])
-                first[lit] = -1 if absent else low.find(lit)
-            start = _outside_predicates(low, spelling, first[lit])
-            if start < 0:
-                continue
-            needs.append(feats)
-            word = _SPELLED_WORD.match(low, start)
-            where.append(f"'{word[0] if word else spelling[0]}' (line {1 + low.count(chr(10), 0, start)})")
-            break
     archs: list[str] = []
     for sm, family in _ARCH_WORD.findall(low) if "sm" in low else ():
         name = f"{int(sm) // 10}.{int(sm) % 10}" if sm else family
         if name not in archs:
             archs.append(name)
+    # One C pass names the lines holding any token (ASCII words are in the str where they are in its
+    # UTF-8 bytes; a lone surrogate becomes '?'): no match is elsewhere, and none spans a line break.
+    raw = low.encode("utf-8", "replace")
+    hit = lines_with_any(raw, _ANY_TOKENS)
+    if hit is None or any(brk in raw for brk in _OTHER_BREAKS):  # its lines would not be split("\n")'s
+        needs, where = _first_spellings(low, None)
+    elif hit:
+        lines = low.split("\n")
+        needs, where = _first_spellings("\n".join([lines[i] for i in hit]), [i + 1 for i in hit])
+    else:
+        needs, where = [], []
     return needs, where, tuple(archs)
+
+
+_OTHER_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")  # lines_with_any's but "\n"
+
+
+def _first_spellings(text: str, line_of: list[int] | None) -> tuple[list[tuple[str, ...]], list[str]]:
+    """evidence.needs_with_evidence(_PREDICATE.sub("", text), 1, limit=None) for the needs of
+    _KINDS. `line_of`: the file line of each of `text`'s lines, where it joins some of the file's
+    (None: it is the whole file)."""
+    needs: list[tuple[str, ...]] = []
+    where: list[str] = []
+    first: dict[str, int] = {}  # literal -> its first offset, -1 when absent: each text searched once
+    for feats, spellings in _KIND_NEEDS:
+        for spelling in spellings:
+            lit = spelling[0]
+            if lit not in first:
+                absent = any(first.get(inner) == -1 for inner in _INSIDE[lit])
+                first[lit] = -1 if absent else text.find(lit)
+            start = _outside_predicates(text, spelling, first[lit])
+            if start < 0:
+                continue
+            needs.append(feats)
+            word = _SPELLED_WORD.match(text, start)
+            index = text.count("\n", 0, start)
+            line = index + 1 if line_of is None else line_of[index]
+            where.append(f"'{word[0] if word else spelling[0]}' (line {line})")
+            break
+    return needs, where
 
 
 def _outside_predicates(low: str, spelling: evidence.Spelling, at: int) -> int:
