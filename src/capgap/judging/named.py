@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from capgap.arch import ArchFacts, all_facts
 from capgap.judging import callees, evidence
 from capgap.judging.statements import walk
-from capgap.reading.hintlines import lines_with_any
+from capgap.reading.hintlines import holds_any, lines_with_any
 
 if TYPE_CHECKING:
     from capgap.judging.records import FileFacts
@@ -199,7 +199,11 @@ _LITERALS = tuple(
 
 
 def may_spell(low: bytes) -> bool:
-    """Can `spelled` find a need in the file's lowercased bytes? (A plain `in` rules most out.)"""
+    """Can `spelled` find a need in the text of the file's lowercased bytes? ASCII bytes are that
+    text (fileparse decodes UTF-8 first): one C pass for every word a match must hold. Other bytes
+    may decode by a declared codec: any literal of a spelling (a plain `in` rules most out)."""
+    if low.isascii():
+        return holds_any(low, _ANY_TOKENS)
     return any(lit in low for lit in _LITERALS)
 
 
