@@ -262,7 +262,9 @@ def spelled_facts(facts: FileFacts, low: str | bytes) -> None:
     """What the module spells that a kernel family needs, and the archs it names (judging.named):
     what a backend it is the module of runs."""
     low_text = low.decode("utf-8", "replace") if isinstance(low, bytes) else low
-    facts.spelled, facts.spelled_from, facts.names_archs = by_name.spelled(low_text)
+    # lowercased UTF-8 bytes decode and encode back to themselves: spelled need not encode them again
+    raw = low if isinstance(low, bytes) and low.isascii() else None
+    facts.spelled, facts.spelled_from, facts.names_archs = by_name.spelled(low_text, raw)
 
 
 def _line_at(text: str, offset: int) -> int:

@@ -240,9 +240,10 @@ _WORD_RUN = re.compile(r"\w+")
 _SPELLED_WORD = re.compile(r"[a-z0-9_]+")
 
 
-def spelled(low: str) -> tuple[list[tuple[str, ...]], list[str], tuple[str, ...]]:
+def spelled(low: str, raw: bytes | None = None) -> tuple[list[tuple[str, ...]], list[str], tuple[str, ...]]:
     """What a module's lowercased code spells anywhere that a kernel family needs (predicate names
-    aside), with the word and its line, and the archs it names ("12.0"; "12" for `sm12x`)."""
+    aside), with the word and its line, and the archs it names ("12.0"; "12" for `sm12x`).
+    `raw`: `low` encoded as UTF-8 ('replace'), where the caller has it."""
     archs: list[str] = []
     for sm, family in _ARCH_WORD.findall(low) if "sm" in low else ():
         name = f"{int(sm) // 10}.{int(sm) % 10}" if sm else family
@@ -250,12 +251,12 @@ def spelled(low: str) -> tuple[list[tuple[str, ...]], list[str], tuple[str, ...]
             archs.append(name)
     # One C pass names the lines holding any token (ASCII words are in the str where they are in its
     # UTF-8 bytes; a lone surrogate becomes '?'): no match is elsewhere, and none spans a line break.
-    raw = low.encode("utf-8", "replace")
+    raw = low.encode("utf-8", "replace") if raw is None else raw
     hit = lines_with_any(raw, _ANY_TOKENS)
     if hit is None or any(brk in raw for brk in _OTHER_BREAKS):  # its lines would not be split("\n")'s
         needs, where = _first_spellings(low, None)
     elif hit:
-        lines = low.split("\n")
+        lines = low.split("\n", hit[-1] + 1)  # (the lines after the last one hit stay whole)
         needs, where = _first_spellings("\n".join([lines[i] for i in hit]), [i + 1 for i in hit])
     else:
         needs, where = [], []
