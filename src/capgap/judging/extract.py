@@ -589,7 +589,6 @@ class _Walker:
         # per statement (by id, the statement kept with it), what a positive arm gives settings
         # (named.values) and the names it assigns a setting from (_passed); per function, its callers' lines
         self._values: by_name.Memo = {}
-        self._params: dict[int, tuple[ast.stmt, frozenset[str]]] = {}
         self._calls: dict[str, list[int]] = {}
 
     @staticmethod
@@ -1175,21 +1174,7 @@ class _Walker:
         """The strings the calls of `function` in this file pass (as keywords) for the names the
         statements assign a setting from (`self.attention_backend = default_backend`, with
         `self._fill(default_backend="triton")` among its callers): parameters set per caller."""
-        params: set[str] = set()
-        for stmt in stmts:  # per statement, once (a flag's arm is the rest of its block: `values`)
-            seen = self._params.get(id(stmt))
-            if seen is None or seen[0] is not stmt:
-                seen = self._params[id(stmt)] = (
-                    stmt,
-                    frozenset(
-                        node.value.id
-                        for node in walk(stmt)
-                        if isinstance(node, ast.Assign)
-                        and isinstance(node.value, ast.Name)
-                        and any(isinstance(t, ast.Attribute) for t in node.targets)
-                    ),
-                )
-            params |= seen[1]
+        params = by_name.assigned_from(stmts, self._values)  # per statement, once (as `values`)
         if not params:
             return ()
         lines = self._own_lines()

@@ -34,7 +34,8 @@ _VALUE = re.compile(r"[A-Za-z][\w\-.]{1,47}")
 _MAX_VALUES = 12
 
 
-Memo = dict[int, tuple[ast.stmt, tuple[str, ...]]]  # id -> (the statement, kept alive; its values)
+# id -> (the statement, kept alive; its values; the names it assigns an attribute from)
+Memo = dict[int, tuple[ast.stmt, tuple[str, ...], frozenset[str]]]
 
 
 def values(stmts: list[ast.stmt], memo: Memo | None = None) -> tuple[str, ...]:
@@ -44,26 +45,42 @@ def values(stmts: list[ast.stmt], memo: Memo | None = None) -> tuple[str, ...]:
     flags would walk the same statements once per flag."""
     out: dict[str, None] = {}
     for stmt in stmts:
-        seen = memo.get(id(stmt)) if memo is not None else None
-        if seen is not None and seen[0] is stmt:
-            got = seen[1]
-        else:
-            got = _stmt_values(stmt)
-            if memo is not None:
-                memo[id(stmt)] = (stmt, got)
-        out.update(dict.fromkeys(got))
+        out.update(dict.fromkeys(_read(stmt, memo)[1]))
         if len(out) >= _MAX_VALUES:  # the first _MAX_VALUES distinct ones are all that is kept
             break
     return tuple(out)[:_MAX_VALUES]
 
 
-def _stmt_values(stmt: ast.stmt) -> tuple[str, ...]:
-    """`values([stmt])`: the first _MAX_VALUES distinct strings, in ast.walk's order (those after
-    them can never be among the first _MAX_VALUES of a list of statements either)."""
+def assigned_from(stmts: list[ast.stmt], memo: Memo | None = None) -> set[str]:
+    """The names the statements assign an attribute from (`self.attention_backend = default_backend`)."""
+    out: set[str] = set()
+    for stmt in stmts:
+        out |= _read(stmt, memo)[2]
+    return out
+
+
+def _read(stmt: ast.stmt, memo: Memo | None) -> tuple[ast.stmt, tuple[str, ...], frozenset[str]]:
+    seen = memo.get(id(stmt)) if memo is not None else None
+    if seen is None or seen[0] is not stmt:
+        seen = (stmt, *_stmt_values(stmt))
+        if memo is not None:
+            memo[id(stmt)] = seen
+    return seen
+
+
+def _stmt_values(stmt: ast.stmt) -> tuple[tuple[str, ...], frozenset[str]]:
+    """`values([stmt])`, in one walk with `assigned_from([stmt])`: the first _MAX_VALUES distinct
+    strings, in ast.walk's order (those after them can never be among the first _MAX_VALUES of a
+    list of statements either)."""
     out: list[str] = []
+    names: set[str] = set()
     for node in walk(stmt):  # ast.walk's order
         given: list[ast.expr | None]
-        if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)):
+        if isinstance(node, ast.Assign):
+            given = [node.value]
+            if isinstance(node.value, ast.Name) and any(isinstance(t, ast.Attribute) for t in node.targets):
+                names.add(node.value.id)
+        elif isinstance(node, (ast.AnnAssign, ast.Return)):
             given = [node.value]
         elif isinstance(node, ast.Dict):
             given = list(node.values)
@@ -72,7 +89,7 @@ def _stmt_values(stmt: ast.stmt) -> tuple[str, ...]:
         else:
             continue
         out += [s for v in given if v is not None for s in _strings(v)]
-    return tuple(dict.fromkeys(out))[:_MAX_VALUES]
+    return tuple(dict.fromkeys(out))[:_MAX_VALUES], frozenset(names)
 
 
 def kept(lines: list[str], at: int, branches: list[list[ast.stmt]]) -> tuple[str, ...]:
@@ -144,6 +161,7 @@ def _strings(node: ast.expr) -> list[str]:
 # `@register_attention_backend("trtllm_mla")`: a decorator registering the function under one name
 _REGISTER = re.compile(r"@[\w.]*register\w*\(\s*([\"'])([\w\-.]+)\1\s*\)\s*(?:#.*)?$", re.I)
 _REGISTERS = re.compile(rb"@[\w.]*register\w*\(\s*[\"']")
+_REGISTERS_TEXT = re.compile(r"@[\w.]*register\w*\(\s*[\"']", re.I)  # what each _REGISTER match holds
 _DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+\w+")
 
 
@@ -161,7 +179,7 @@ def registrations(text: str, module: str, is_package: bool) -> dict[str, tuple[s
     imports in its body (the backend it builds: lazy imports), else the classes of other modules
     it uses."""
     out: dict[str, tuple[str, ...]] = {}
-    if "register" not in text:
+    if "register" not in text or _REGISTERS_TEXT.search(text) is None:  # (`register_buffer(`: no)
         return out
     lines = text.splitlines()
     imports: dict[str, str] | None = None
