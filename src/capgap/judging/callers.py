@@ -14,6 +14,7 @@ from weakref import WeakKeyDictionary
 
 from capgap.judging.records import Decision, FileFacts
 from capgap.judging.registry import Registry
+from capgap.judging.statements import walk
 from capgap.judging.symbolic import call_name
 
 _INDEX: WeakKeyDictionary[Registry, dict[str, list[tuple[FileFacts, Decision, bool]]]] = WeakKeyDictionary()
@@ -23,7 +24,7 @@ def _called_in(test: ast.expr) -> dict[str, bool]:
     """The last names of the functions a test calls, each with whether it is called as an
     attribute (`self.x.is_ok()` -> "is_ok": True; `is_ok()` -> False)."""
     out: dict[str, bool] = {}
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, ast.Call) and (name := call_name(node.func).split(".")[-1]):
             out[name] = out.get(name, False) or isinstance(node.func, ast.Attribute)
     return out

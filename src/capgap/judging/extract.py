@@ -193,18 +193,53 @@ def extract(
 _OR_CALLS = re.compile(r"\b([A-Za-z_]\w*)\([^()]*\)\s*\)?\s*or\s*\(?\s*(?:\w+\.)*([A-Za-z_]\w*)\([^()]*\)")
 
 
+# The `)` closing a call that `or` follows: what every _OR_CALLS match holds after its first call
+_OR_PIVOT = re.compile(r"\)(?=\s*\)?\s*or)")
+_DEF_NAME = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", re.M)
+
+
 def or_partners(text: str) -> dict[str, tuple[str, ...]]:
     """Each function the module defines -> the functions it defines that some `or` joins it with
     (`return _varlen_ok() or _flattened_ok()`): an arch one predicate turns away, the other may let
     through to the same yes."""
-    defined = set(re.findall(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)", text, re.M))
+    hits = list(_or_calls(text))
+    if not hits:
+        return {}
+    defined = {hit[1] for hit in line_matches(_DEF_NAME, text, "def")}
     out: dict[str, set[str]] = {}
-    for hit in _OR_CALLS.finditer(text):
+    for hit in hits:
         a, b = hit[1], hit[2]
         if a != b and a in defined and b in defined:
             out.setdefault(a, set()).add(b)
             out.setdefault(b, set()).add(a)
     return {name: tuple(sorted(others)) for name, others in out.items()}
+
+
+def _or_calls(text: str) -> Iterator[re.Match[str]]:
+    """`_OR_CALLS.finditer(text)`, tried only where a match can start: a regex led by `\\b` and a
+    character class is otherwise tried at every position of the file. Each match's first call ends
+    at a `)` that `or` follows (a pivot); its `(` is the nearest paren before that, and its name the
+    word ending there, so each pivot gives one start. Tried in order, past the last match's end,
+    as finditer does (a match at a start does not depend on where the search began)."""
+    starts: list[int] = []
+    for pivot in _OR_PIVOT.finditer(text):
+        q = pivot.start()
+        k = max(text.rfind("(", 0, q), text.rfind(")", 0, q))
+        if k <= 0 or text[k] != "(":
+            continue
+        s = k
+        while s > 0 and (text[s - 1].isalnum() or text[s - 1] == "_"):  # re's \w, as str says
+            s -= 1
+        if s < k:
+            starts.append(s)
+    after = 0
+    for s in sorted(set(starts)):
+        if s < after:
+            continue
+        hit = _OR_CALLS.match(text, s)
+        if hit is not None:
+            after = hit.end()
+            yield hit
 
 
 def kernel_facts(facts: FileFacts, text: str, low: str | bytes, lines: list[str] | None = None) -> None:
@@ -227,7 +262,9 @@ def spelled_facts(facts: FileFacts, low: str | bytes) -> None:
     """What the module spells that a kernel family needs, and the archs it names (judging.named):
     what a backend it is the module of runs."""
     low_text = low.decode("utf-8", "replace") if isinstance(low, bytes) else low
-    facts.spelled, facts.spelled_from, facts.names_archs = by_name.spelled(low_text)
+    # lowercased UTF-8 bytes decode and encode back to themselves: spelled need not encode them again
+    raw = low if isinstance(low, bytes) and low.isascii() else None
+    facts.spelled, facts.spelled_from, facts.names_archs = by_name.spelled(low_text, raw)
 
 
 def _line_at(text: str, offset: int) -> int:
@@ -373,7 +410,7 @@ def _arch_module_imports(facts: FileFacts, text: str) -> None:
         return
     found: list[tuple[str, int]] = []
     archs: set[str] = set()
-    for hit in _ARCH_MODULE_IMPORT.finditer(text):
+    for hit in _on_lines_with(_ARCH_MODULE_IMPORT, text, "sm"):  # each match is one line holding "sm"
         path = hit[1].replace(".", "/").lower()
         named = _ANY_ARCH_IN_PATH.findall(path)
         archs.update(n[:-1] for n in named)  # the major: `sm100` -> 10, `sm_90a` -> 9, `sm12x` -> 12
@@ -549,6 +586,10 @@ class _Walker:
         self._prose: list[surroundings.Opening] = []  # what the enclosing defs and classes open with
         self._module_prose: tuple[str, ...] | None = None  # arch sentences of the module's docstring
         self._own_helpers: tuple[int, set[str]] = (0, set())  # (helpers seen, their plain def names)
+        # per statement (by id, the statement kept with it), what a positive arm gives settings
+        # (named.values) and the names it assigns a setting from (_passed); per function, its callers' lines
+        self._values: by_name.Memo = {}
+        self._calls: dict[str, list[int]] = {}
 
     @staticmethod
     def _span(node: ast.AST) -> tuple[int, int]:
@@ -1063,7 +1104,7 @@ class _Walker:
             notes = self._arm_notes(span[0][0], text) if positive and _stmts is not None and span else ()
             picks = backends.picked(plain if _stmts is not None else what) if positive else ()
             sizes = _sizes(_stmts) if positive and _stmts is not None else ()
-            given = by_name.values(_stmts) if positive and _stmts is not None else ()
+            given = by_name.values(_stmts, self._values) if positive and _stmts is not None else ()
             if positive and _stmts is not None and chain:
                 # `self.backend = default_backend`: the strings the function's callers pass it
                 given += tuple(v for v in self._passed(_stmts, chain[-1]) if v not in given)
@@ -1135,7 +1176,7 @@ class _Walker:
     def _asks(self, tests: list[ast.expr]) -> tuple[str, ...]:
         """The modules whose constants (`SUPPORTED_TP_SIZES`) the tests read, by the file's imports."""
         names = [
-            n.id for t in tests for n in ast.walk(t) if isinstance(n, ast.Name) and _CONSTANT.match(n.id)
+            n.id for t in tests for n in walk(t) if isinstance(n, ast.Name) and _CONSTANT.match(n.id)
         ]
         if not names:
             return ()
@@ -1148,18 +1189,15 @@ class _Walker:
         """The strings the calls of `function` in this file pass (as keywords) for the names the
         statements assign a setting from (`self.attention_backend = default_backend`, with
         `self._fill(default_backend="triton")` among its callers): parameters set per caller."""
-        params = {
-            node.value.id
-            for stmt in stmts
-            for node in ast.walk(stmt)
-            if isinstance(node, ast.Assign)
-            and isinstance(node.value, ast.Name)
-            and any(isinstance(t, ast.Attribute) for t in node.targets)
-        }
+        params = by_name.assigned_from(stmts, self._values)  # per statement, once (as `values`)
         if not params:
             return ()
         lines = self._own_lines()
-        calls = [i for i, line in enumerate(lines) if f"{function}(" in line and "def " not in line]
+        calls = self._calls.get(function)
+        if calls is None:  # the file's lines calling it, found once per function
+            calls = self._calls[function] = [
+                i for i, line in enumerate(lines) if f"{function}(" in line and "def " not in line
+            ]
         out: list[str] = []
         for name in sorted(params):
             passed = re.compile(

@@ -9,6 +9,7 @@ path that uses the function runs them (judging.callees reads `FileFacts.entries`
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from capgap.judging import callees, evidence
 from capgap.reading.hintlines import holds_any
@@ -31,9 +32,9 @@ def entries(
     libraries = {
         local: dotted
         for local, dotted in callees.import_map(text, module, is_package).items()
-        if dotted.partition(".")[0] != own and evidence.needs_in(dotted.lower())
+        if dotted.partition(".")[0] != own and _names_need(dotted)
     }
-    if not libraries:
+    if not libraries or not any(f"{local}." in text for local in libraries):  # no call through one
         return {}
     out: dict[str, str] = {}
     lines = lines if lines is not None else text.splitlines()
@@ -48,3 +49,10 @@ def entries(
                 out[head[1]] = f"'{libraries[hit[1]]}.{hit[2]}' (line {at})"
                 break
     return out
+
+
+@lru_cache(maxsize=4096)
+def _names_need(dotted: str) -> bool:
+    """Does an imported name spell a need (`deep_gemm`)? The same few hundred names recur in every
+    module of an engine."""
+    return bool(evidence.needs_in(dotted.lower()))

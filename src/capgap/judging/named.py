@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 from capgap.arch import ArchFacts, all_facts
 from capgap.judging import callees, evidence
+from capgap.judging.statements import walk
+from capgap.reading.hintlines import holds_any, lines_with_any
 
 if TYPE_CHECKING:
     from capgap.judging.records import FileFacts
@@ -32,23 +34,62 @@ _VALUE = re.compile(r"[A-Za-z][\w\-.]{1,47}")
 _MAX_VALUES = 12
 
 
-def values(stmts: list[ast.stmt]) -> tuple[str, ...]:
+# id -> (the statement, kept alive; its values; the names it assigns an attribute from)
+Memo = dict[int, tuple[ast.stmt, tuple[str, ...], frozenset[str]]]
+
+
+def values(stmts: list[ast.stmt], memo: Memo | None = None) -> tuple[str, ...]:
     """The strings the statements give settings: assigned, returned, dict values, keyword
-    arguments (`declare_resolution(..., backend="trtllm_mha")`); not what they log or ask."""
-    out: list[str] = []
+    arguments (`declare_resolution(..., backend="trtllm_mha")`); not what they log or ask.
+    `memo`: each statement's, found once: a flag's arm is the rest of its block, so a block of
+    flags would walk the same statements once per flag."""
+    out: dict[str, None] = {}
     for stmt in stmts:
-        for node in ast.walk(stmt):
-            given: list[ast.expr | None]
-            if isinstance(node, (ast.Assign, ast.AnnAssign, ast.Return)):
-                given = [node.value]
-            elif isinstance(node, ast.Dict):
-                given = list(node.values)
-            elif isinstance(node, ast.keyword):
-                given = [node.value]
-            else:
-                continue
-            out += [s for v in given if v is not None for s in _strings(v)]
-    return tuple(dict.fromkeys(out))[:_MAX_VALUES]
+        out.update(dict.fromkeys(_read(stmt, memo)[1]))
+        if len(out) >= _MAX_VALUES:  # the first _MAX_VALUES distinct ones are all that is kept
+            break
+    return tuple(out)[:_MAX_VALUES]
+
+
+def assigned_from(stmts: list[ast.stmt], memo: Memo | None = None) -> set[str]:
+    """The names the statements assign an attribute from (`self.attention_backend = default_backend`)."""
+    out: set[str] = set()
+    for stmt in stmts:
+        out |= _read(stmt, memo)[2]
+    return out
+
+
+def _read(stmt: ast.stmt, memo: Memo | None) -> tuple[ast.stmt, tuple[str, ...], frozenset[str]]:
+    seen = memo.get(id(stmt)) if memo is not None else None
+    if seen is None or seen[0] is not stmt:
+        seen = (stmt, *_stmt_values(stmt))
+        if memo is not None:
+            memo[id(stmt)] = seen
+    return seen
+
+
+def _stmt_values(stmt: ast.stmt) -> tuple[tuple[str, ...], frozenset[str]]:
+    """`values([stmt])`, in one walk with `assigned_from([stmt])`: the first _MAX_VALUES distinct
+    strings, in ast.walk's order (those after them can never be among the first _MAX_VALUES of a
+    list of statements either)."""
+    out: list[str] = []
+    names: set[str] = set()
+    for node in walk(stmt):  # ast.walk's order
+        given: list[ast.expr | None]
+        if isinstance(node, ast.Assign):
+            given = [node.value]
+            if isinstance(node.value, ast.Name) and any(isinstance(t, ast.Attribute) for t in node.targets):
+                names.add(node.value.id)
+        elif isinstance(node, (ast.AnnAssign, ast.Return)):
+            given = [node.value]
+        elif isinstance(node, ast.Dict):
+            given = list(node.values)
+        elif isinstance(node, ast.keyword):
+            given = [node.value]
+        else:
+            continue
+        out += [s for v in given if v is not None for s in _strings(v)]
+    return tuple(dict.fromkeys(out))[:_MAX_VALUES], frozenset(names)
 
 
 def kept(lines: list[str], at: int, branches: list[list[ast.stmt]]) -> tuple[str, ...]:
@@ -97,7 +138,7 @@ def _given_names(stmts: list[ast.stmt], strings: bool = True) -> set[str]:
     """The names (`x`, `self.x`) the statements assign (`strings`: only where a string is assigned)."""
     out: set[str] = set()
     for stmt in stmts:
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, ast.Assign) and (not strings or _strings(node.value)):
                 out.update(filter(None, (_target(t) for t in node.targets)))
             elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and not strings:
@@ -153,6 +194,7 @@ def _strings(node: ast.expr) -> list[str]:
 # `@register_attention_backend("trtllm_mla")`: a decorator registering the function under one name
 _REGISTER = re.compile(r"@[\w.]*register\w*\(\s*([\"'])([\w\-.]+)\1\s*\)\s*(?:#.*)?$", re.I)
 _REGISTERS = re.compile(rb"@[\w.]*register\w*\(\s*[\"']")
+_REGISTERS_TEXT = re.compile(r"@[\w.]*register\w*\(\s*[\"']", re.I)  # what each _REGISTER match holds
 _DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+\w+")
 
 
@@ -170,7 +212,7 @@ def registrations(text: str, module: str, is_package: bool) -> dict[str, tuple[s
     imports in its body (the backend it builds: lazy imports), else the classes of other modules
     it uses."""
     out: dict[str, tuple[str, ...]] = {}
-    if "register" not in text:
+    if "register" not in text or _REGISTERS_TEXT.search(text) is None:  # (`register_buffer(`: no)
         return out
     lines = text.splitlines()
     imports: dict[str, str] | None = None
@@ -208,24 +250,126 @@ _LITERALS = tuple(
 
 
 def may_spell(low: bytes) -> bool:
-    """Can `spelled` find a need in the file's lowercased bytes? (A plain `in` rules most out.)"""
+    """Can `spelled` find a need in the text of the file's lowercased bytes? ASCII bytes are that
+    text (fileparse decodes UTF-8 first): one C pass for every word a match must hold. Other bytes
+    may decode by a declared codec: any literal of a spelling (a plain `in` rules most out)."""
+    if low.isascii():
+        return holds_any(low, _ANY_TOKENS)
     return any(lit in low for lit in _LITERALS)
 
 
-def spelled(low: str) -> tuple[list[tuple[str, ...]], list[str], tuple[str, ...]]:
+# The entries of evidence.NEEDS `spelled` reads, in their order: only these are searched for
+_KIND_NEEDS = tuple((feats, spellings) for feats, spellings in evidence.NEEDS if feats in _KINDS)
+# Each of their literals -> the shorter ones inside it: where one of those is absent, so is it
+_INSIDE = {
+    lit: tuple({other: None for _, o in _KIND_NEEDS for other, _ in o if other != lit and other in lit})
+    for _, spellings in _KIND_NEEDS
+    for lit, _ in spellings
+}
+
+
+def _tokens(spelling: evidence.Spelling) -> tuple[str, ...]:
+    """Words one of which each match of the spelling holds: `deep_?gemm` -> deepgemm, deep_gemm;
+    its literal where its regex is more than optional underscores (`fa3(?<=\\bfa3)\\b` -> fa3)."""
+    literal, pattern = spelling
+    if pattern is None or not re.fullmatch(r"[a-z0-9]+(?:_\?[a-z0-9]+|_[a-z0-9]+)*", pattern.pattern):
+        return (literal,)
+    out = [""]
+    for part in re.split(r"(_\??)", pattern.pattern):
+        tails = ("", "_") if part == "_?" else (part,)
+        out = [w + tail for w in out for tail in tails]
+    return tuple(out)
+
+
+# Every match of every spelling `spelled` reads holds one of these: one C pass over a module's
+# bytes (hintlines.holds_any) rules out three modules in four, where each literal would cost a
+# pass of its own (`sm` of `sm_?90a` is in nearly every module: its two spellings stand for it)
+_ANY_TOKENS = tuple({w: None for _, spellings in _KIND_NEEDS for s in spellings for w in _tokens(s)})
+# Where a predicate name starts (the rest of _PREDICATE, whose matches are whole words)
+_PREDICATE_HEAD = re.compile(r"_?(?:is|has|supports?)_\w")
+_WORD_RUN = re.compile(r"\w+")
+_SPELLED_WORD = re.compile(r"[a-z0-9_]+")
+
+
+def spelled(low: str, raw: bytes | None = None) -> tuple[list[tuple[str, ...]], list[str], tuple[str, ...]]:
     """What a module's lowercased code spells anywhere that a kernel family needs (predicate names
-    aside), with the word and its line, and the archs it names ("12.0"; "12" for `sm12x`)."""
-    if not may_spell(low.encode("utf-8", "replace")):
-        return [], [], ()
-    found = evidence.needs_with_evidence(_PREDICATE.sub("", low), 1, limit=None)
-    needs = [n for n in found[0] if n in _KINDS]
-    where = [w for n, w in zip(*found, strict=True) if n in _KINDS]
+    aside), with the word and its line, and the archs it names ("12.0"; "12" for `sm12x`).
+    `raw`: `low` encoded as UTF-8 ('replace'), where the caller has it."""
     archs: list[str] = []
     for sm, family in _ARCH_WORD.findall(low) if "sm" in low else ():
         name = f"{int(sm) // 10}.{int(sm) % 10}" if sm else family
         if name not in archs:
             archs.append(name)
+    # One C pass names the lines holding any token (ASCII words are in the str where they are in its
+    # UTF-8 bytes; a lone surrogate becomes '?'): no match is elsewhere, and none spans a line break.
+    raw = low.encode("utf-8", "replace") if raw is None else raw
+    hit = lines_with_any(raw, _ANY_TOKENS)
+    if hit is None or any(brk in raw for brk in _OTHER_BREAKS):  # its lines would not be split("\n")'s
+        needs, where = _first_spellings(low, None)
+    elif hit:
+        lines = low.split("\n", hit[-1] + 1)  # (the lines after the last one hit stay whole)
+        needs, where = _first_spellings("\n".join([lines[i] for i in hit]), [i + 1 for i in hit])
+    else:
+        needs, where = [], []
     return needs, where, tuple(archs)
+
+
+_OTHER_BREAKS = (b"\r", b"\x0b", b"\x0c", b"\x1c", b"\x1d", b"\x1e")  # lines_with_any's but "\n"
+
+
+def _first_spellings(text: str, line_of: list[int] | None) -> tuple[list[tuple[str, ...]], list[str]]:
+    """evidence.needs_with_evidence(_PREDICATE.sub("", text), 1, limit=None) for the needs of
+    _KINDS. `line_of`: the file line of each of `text`'s lines, where it joins some of the file's
+    (None: it is the whole file)."""
+    needs: list[tuple[str, ...]] = []
+    where: list[str] = []
+    first: dict[str, int] = {}  # literal -> its first offset, -1 when absent: each text searched once
+    for feats, spellings in _KIND_NEEDS:
+        for spelling in spellings:
+            lit = spelling[0]
+            if lit not in first:
+                absent = any(first.get(inner) == -1 for inner in _INSIDE[lit])
+                first[lit] = -1 if absent else text.find(lit)
+            start = _outside_predicates(text, spelling, first[lit])
+            if start < 0:
+                continue
+            needs.append(feats)
+            word = _SPELLED_WORD.match(text, start)
+            index = text.count("\n", 0, start)
+            line = index + 1 if line_of is None else line_of[index]
+            where.append(f"'{word[0] if word else spelling[0]}' (line {line})")
+            break
+    return needs, where
+
+
+def _outside_predicates(low: str, spelling: evidence.Spelling, at: int) -> int:
+    """Where `spelling` first occurs in `low` outside every predicate name: its first occurrence in
+    `_PREDICATE.sub("", low)`, mapped back, without rewriting a whole module's text. A predicate
+    match is a whole word (led by `\\b`, ended by greedy `\\w+`) and every spelling is word
+    characters led by its literal, so cutting the word neither makes nor breaks a match elsewhere.
+    `at`: the literal's first offset in `low` (-1: absent)."""
+    literal, pattern = spelling
+    while at != -1:
+        if pattern is not None:
+            hit = pattern.search(low, at)  # its matches start with the literal: none before `at`
+            if hit is None:
+                return -1
+            at = hit.start()
+        end = _predicate_end(low, at)
+        if end < 0:
+            return at
+        at = low.find(literal, end)
+    return -1
+
+
+def _predicate_end(low: str, at: int) -> int:
+    """The end of the predicate name (`is_sm100_supported`) the word holding `at` is; -1 if none."""
+    start = at
+    while start > 0 and (low[start - 1].isalnum() or low[start - 1] == "_"):  # re's \w, as str says
+        start -= 1
+    if _PREDICATE_HEAD.match(low, start) is None:
+        return -1
+    return _WORD_RUN.match(low, start).end()  # type: ignore[union-attr]  # `start` holds a word char
 
 
 class Named:

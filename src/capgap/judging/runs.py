@@ -19,6 +19,7 @@ import ast
 import re
 
 from capgap.judging.records import Decision
+from capgap.judging.statements import walk
 
 _ABOVE = "the comment above"
 # Names that say which arch a test asks about (`is_sm100`, `get_device_capability`, `major`)
@@ -32,7 +33,7 @@ def arch_names(test: ast.expr | None) -> frozenset[str]:
     if test is None:
         return frozenset()
     found = set()
-    for node in ast.walk(test):
+    for node in walk(test):
         name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
         if name and _ARCHISH.search(name):
             found.add(name)

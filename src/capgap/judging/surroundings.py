@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 from capgap.judging import prose, remarks
 from capgap.judging.records import Scope
+from capgap.judging.statements import walk
 
 
 @dataclass
@@ -52,7 +53,7 @@ def constant_sentences(lines: list[str], tests: list[ast.expr], scope: Scope, li
     out: list[str] = []
     seen: set[int] = set()
     for test in tests:
-        for node in ast.walk(test):
+        for node in walk(test):  # ast.walk's Names, in its order
             if not isinstance(node, ast.Name):
                 continue
             bound = scope.lookup(node.id)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from capgap.arch import ArchFacts
 from capgap.configs import smem
+from capgap.judging.statements import walk
 
 # `block_m`, `BLOCK_M`, `BLOCK_SIZE_M`, `block_size_m` -> M
 _TILE_KEY = re.compile(r"block_(?:size_)?([mnk])", re.I)
@@ -80,8 +81,9 @@ def read(text: str) -> tuple[list[TileConfig], dict[str, tuple[str, ...]]]:
         if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
         called: dict[str, None] = {}
-        tuned = {id(arg) for sub in ast.walk(node) if _autotune(sub) for arg in sub.args}  # type: ignore[attr-defined]
-        for sub in ast.walk(node):
+        nodes = list(walk(node))  # ast.walk's nodes but contexts and operators, in its order
+        tuned = {id(arg) for sub in nodes if _autotune(sub) for arg in sub.args}  # type: ignore[attr-defined]
+        for sub in nodes:
             if id(sub) in tuned:
                 continue
             if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):

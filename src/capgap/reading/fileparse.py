@@ -17,6 +17,7 @@ from capgap.judging.extract import extract, kernel_facts, spelled_facts
 from capgap.judging.records import FileFacts
 from capgap.judging.statements import CAPISH
 from capgap.reading import chunks, prefilter
+from capgap.reading.hintlines import holds_any
 from capgap.reading.tokens import KERNEL_TOKENS, PROPERTY_TOKENS
 
 MAX_BYTES = 4 * 1024 * 1024  # larger .py files are generated tables, not engine logic
@@ -102,7 +103,7 @@ def _kernel_module(facts: FileFacts, data: bytes) -> FileFacts | None:
     low = data.lower()
     if len(data) > MAX_BYTES:
         return None
-    if not any(tok in low for tok in KERNEL_TOKENS):
+    if not holds_any(low, _KERNEL_WORDS):  # one C pass for them all
         return _backend_module(facts, data, low)
     text, _ = _decode_with(data)
     if text is None:
@@ -143,6 +144,7 @@ def _parse_cut(
     return _parse(cut, rel), cut, selected.ends, selected.text if encoding == "utf-8-sig" else None
 
 
+_KERNEL_WORDS = tuple(tok.decode() for tok in KERNEL_TOKENS)
 _MAJOR_READ = re.compile(rb"\.major\b|[\"']major[\"']")  # `props.major`, `getattr(props, "major")`
 
 

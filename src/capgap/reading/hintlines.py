@@ -98,6 +98,17 @@ def holds_any(low: str | bytes, words: tuple[str, ...]) -> bool:
     return any(word.encode() in low for word in words)
 
 
+def lines_with_any(low: bytes, words: tuple[str, ...]) -> list[int] | None:
+    """The 0-based lines (as str.splitlines splits ASCII) of `low`, lowercased UTF-8 bytes, that
+    hold any of the lowercase ASCII `words`, in one C pass; None without the C scan."""
+    if chunks._cutscan is None:
+        return None
+    if words not in _ENCODED:
+        _ENCODED[words] = tuple(w.encode("utf-8") for w in words)
+    found: list[int] | None = chunks._cutscan.hint_lines(_ascii(low), _ENCODED[words])
+    return found
+
+
 # Every byte of UTF-8 beyond ASCII as 0x01, a byte no word holds: an ASCII word is where it was.
 _ASCII_ONLY = bytes(range(128)) + b"\x01" * 128
 _last: tuple[bytes, bytes] = (b"", b"")  # the bytes last asked about, and their ASCII stand-in
