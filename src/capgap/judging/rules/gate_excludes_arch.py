@@ -704,7 +704,9 @@ def check(
     arm_i = min(missed, key=lambda i: (bool(lacking(i)), i))
     arm, sibs = d.arms[arm_i], missed[arm_i]
     lack = lacking(arm_i)
-    instead = "; ".join(dict.fromkeys(d.arms[i].summary for i in mine)) or "nothing"
+    told_apart = list(dict.fromkeys(d.arms[i].summary for i in mine))
+    # an outcome that is a nested decision ("if x and y...") is judged there; say what else it gets
+    instead = "; ".join([s for s in told_apart if not s.startswith("if ")] or told_apart) or "nothing"
     # the line that decides: the guard that turned the target away, else the test of the path it misses
     tested = [i for i in mine if d.arms[i].test is not None]
     decider = tested[0] if refused and tested else arm_i if arm.test is not None else max(tested, default=0)
