@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from capgap.judging import choices
@@ -92,21 +93,15 @@ def default_gives(d: Decision, taken: Arm, instead: list[str], target: str, reg:
     unset = (*d.unset, *_asked_unset(taken.test))
     if not unset or not taken.values or not instead or not all(_UNTOUCHED.match(s) for s in instead):
         return ""
-    for f in reg.files:
-        for other in f.decisions:
+    for f, other, setting, arms in _resolvers(unset, target, reg):
+        given = {v for i in arms for v in other.arms[i].values}
+        same = [v for v in taken.values if v in given]
+        if same:
             function = other.context.rsplit(".", 1)[-1]
-            setting = next((s for s in unset if _answers(function, s)), None)
-            if setting is None:
-                continue
-            r = reached(other, reg.context(other.scope, f))
-            arms = r.reach.get(target, ()) if r is not None else ()
-            given = {v for i in arms for v in other.arms[i].values}
-            same = [v for v in taken.values if v in given]
-            if same:
-                return (
-                    f"{function}() ({f.path}:{other.line}), the default of {setting}, can give {target} "
-                    f"'{same[0]}' already"
-                )
+            return (
+                f"{function}() ({f.path}:{other.line}), the default of {setting}, can give {target} "
+                f"'{same[0]}' already"
+            )
     return ""
 
 
@@ -118,22 +113,32 @@ def default_own(d: Decision, taken: Arm, instead: list[str], target: str, reg: R
     unset = (*d.unset, *_asked_unset(taken.test))
     if not unset or not taken.values or not instead or not all(_UNTOUCHED.match(s) for s in instead):
         return ""
+    for f, other, _, arms in _resolvers(unset, target, reg):
+        # (an arm holding a decision of its own, `if not use_mla: <the arch chain>`, gives what
+        # that inner decision gives each arch: read there)
+        given = [v for i in arms if not _holds_decision(f, other, i) for v in other.arms[i].values]
+        if any(v in given for v in taken.values):
+            return ""
+        own = [v for v in dict.fromkeys(given) if not choices.fallback(v)]
+        if own:
+            return own[0]
+    return ""
+
+
+def _resolvers(
+    unset: tuple[str, ...], target: str, reg: Registry
+) -> Iterator[tuple[FileFacts, Decision, str, tuple[int, ...]]]:
+    """Each decision of the scan in a function named for the default of a setting asked unset
+    (`get_default_attn_backend` for `attention_backend`), with that setting and the arms the
+    target reaches there."""
     for f in reg.files:
         for other in f.decisions:
             function = other.context.rsplit(".", 1)[-1]
-            if not any(_answers(function, s) for s in unset):
+            setting = next((s for s in unset if _answers(function, s)), None)
+            if setting is None:
                 continue
             r = reached(other, reg.context(other.scope, f))
-            arms = r.reach.get(target, ()) if r is not None else ()
-            # (an arm holding a decision of its own, `if not use_mla: <the arch chain>`, gives what
-            # that inner decision gives each arch: read there)
-            given = [v for i in arms if not _holds_decision(f, other, i) for v in other.arms[i].values]
-            if any(v in given for v in taken.values):
-                return ""
-            own = [v for v in dict.fromkeys(given) if not choices.fallback(v)]
-            if own:
-                return own[0]
-    return ""
+            yield f, other, setting, (r.reach.get(target, ()) if r is not None else ())
 
 
 def _holds_decision(f: FileFacts, d: Decision, arm: int) -> bool:
