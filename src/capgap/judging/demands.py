@@ -15,6 +15,7 @@ import re
 from typing import TYPE_CHECKING
 
 from capgap.judging.reach import reached
+from capgap.judging.statements import unset_attributes
 
 if TYPE_CHECKING:
     from capgap.judging.records import Arm, Decision, FileFacts
@@ -63,25 +64,6 @@ def _one_of(test: ast.expr) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out)) if len(names) == 1 else ()
 
 
-def unset_in(test: ast.expr | None) -> list[str]:
-    """The settings (last names) an arm's own test asks to be unset (`self.x is None`, in an `and`)."""
-    if test is None:
-        return []
-    parts = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
-    out: list[str] = []
-    for part in parts:
-        if (
-            isinstance(part, ast.Compare)
-            and len(part.ops) == 1
-            and isinstance(part.ops[0], ast.Is)
-            and isinstance(part.comparators[0], ast.Constant)
-            and part.comparators[0].value is None
-            and isinstance(part.left, ast.Attribute)
-        ):
-            out.append(part.left.attr)
-    return out
-
-
 class Demands:
     """The scan's arms that demand a setting be one of some strings, by setting (built on first use)."""
 
@@ -102,7 +84,7 @@ class Demands:
     def of_default(self, d: Decision, arm: Arm, target: str) -> str:
         """Where the engine's own check demands, on the target, a value the arm gives as the default
         of a setting its test asks to be unset ("path:line 'the value'"; "" when none does)."""
-        settings = [*unset_in(arm.test), *(u.rsplit(".", 1)[-1] for u in d.unset)]
+        settings = [*unset_attributes(arm.test), *(u.rsplit(".", 1)[-1] for u in d.unset)]
         for setting in dict.fromkeys(settings):
             given = {f"{setting}:{v}" for v in arm.values}
             for f, check, i in self._index().get(setting, []):

@@ -46,6 +46,7 @@ from capgap.judging.statements import (
     refuses,
     short,
     summary,
+    unset_settings,
     walk,
 )
 from capgap.judging.symbolic import CAP_NAME, call_name
@@ -1002,7 +1003,7 @@ class _Walker:
         self.exprs(stmt.test, stmt, body, i, scope, chain)
         split = self._split(stmt, stmt.orelse)
         compared = _compared_strings(stmt.test)
-        required, unset = _required(stmt.test), _unset(stmt.test)
+        required, unset = _required(stmt.test), unset_settings(stmt.test)
         self._subjects.extend(compared)
         self._within.extend(required)
         self._unset.extend(unset)
@@ -1752,30 +1753,6 @@ def _resolved_before(lines: list[str], line: int) -> str:
 
 # `fallback_backend = get_fallback_backend()`: one name given one call's answer, on one line
 _ASSIGNED_CALL = re.compile(r"^\s*([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w.]*)\([^()]*\)\s*(?:#.*)?$")
-
-
-def _unset(test: ast.expr) -> list[str]:
-    """The settings a test asks to be unset (`self.attention_backend is None`; each operand of an
-    `and`): a decision inside picks their defaults."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return [name for value in test.values for name in _unset(value)]
-    if (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.Is)
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value is None
-        and isinstance(test.left, (ast.Name, ast.Attribute))
-    ):
-        return [ast.unparse(test.left)]
-    if isinstance(test, ast.Call) and not test.keywords:
-        # `is_attention_backend_not_set(cfg)`: a helper named for the setting it asks to be unset
-        hit = _ASKS_UNSET.match(call_name(test.func).rsplit(".", 1)[-1])
-        return [hit[1] or hit[2]] if hit is not None else []
-    return []
-
-
-_ASKS_UNSET = re.compile(r"^is_(\w+?)_(?:not_set|unset)$|^(\w+?)_(?:is_)?(?:not_set|unset)$")
 
 
 def _negation(node: ast.AST) -> TypeGuard[ast.UnaryOp]:

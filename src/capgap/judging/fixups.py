@@ -15,13 +15,13 @@ says what each arch gets, and it is judged on its own.
 
 from __future__ import annotations
 
-import ast
 import re
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from capgap.judging import choices
 from capgap.judging.reach import reached
+from capgap.judging.statements import unset_attributes
 
 if TYPE_CHECKING:
     from capgap.judging.records import Arm, Decision, FileFacts
@@ -90,7 +90,7 @@ def default_gives(d: Decision, taken: Arm, instead: list[str], target: str, reg:
     "flashinfer"}`), where the target leaves it unset and that resolver can give the target the
     very value ("" otherwise): the sibling's override of its own default, which the target's
     already is."""
-    unset = (*d.unset, *_asked_unset(taken.test))
+    unset = (*d.unset, *unset_attributes(taken.test))
     if not unset or not taken.values or not instead or not all(_UNTOUCHED.match(s) for s in instead):
         return ""
     for f, other, setting, arms in _resolvers(unset, target, reg):
@@ -110,7 +110,7 @@ def default_own(d: Decision, taken: Arm, instead: list[str], target: str, reg: R
     resolver of a setting the sibling's arm fills in when unset can give the target, where the
     target leaves the setting unset and the resolver never gives it the sibling's value ("" otherwise):
     the sibling's default and the target's are a choice between implementations."""
-    unset = (*d.unset, *_asked_unset(taken.test))
+    unset = (*d.unset, *unset_attributes(taken.test))
     if not unset or not taken.values or not instead or not all(_UNTOUCHED.match(s) for s in instead):
         return ""
     for f, other, _, arms in _resolvers(unset, target, reg):
@@ -147,12 +147,3 @@ def _holds_decision(f: FileFacts, d: Decision, arm: int) -> bool:
     return bool(start) and any(o is not d and start <= o.line <= end for o in f.decisions)
 
 
-def _asked_unset(test: ast.expr | None) -> list[str]:
-    """The settings a test asks to be unset (`cfg.attention_backend is None`, among `and`s)."""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return [name for value in test.values for name in _asked_unset(value)]
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is):
-        right, left = test.comparators[0], test.left
-        if isinstance(right, ast.Constant) and right.value is None and isinstance(left, ast.Attribute):
-            return [left.attr]
-    return []

@@ -126,3 +126,33 @@ def made_of_constants(node: ast.expr) -> bool:
     if isinstance(node, (ast.Tuple, ast.List)):
         return all(made_of_constants(e) for e in node.elts)
     return False
+
+
+_ASKS_UNSET = re.compile(r"^is_(\w+?)_(?:not_set|unset)$|^(\w+?)_(?:is_)?(?:not_set|unset)$")
+
+
+def unset_settings(test: ast.expr | None) -> list[str]:
+    """The settings a test asks to be unset (`self.attention_backend is None`; each operand of an
+    `and`): a decision inside picks their defaults."""
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return [name for value in test.values for name in unset_settings(value)]
+    if (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Is)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+        and isinstance(test.left, (ast.Name, ast.Attribute))
+    ):
+        return [ast.unparse(test.left)]
+    if isinstance(test, ast.Call) and not test.keywords:
+        # `is_attention_backend_not_set(cfg)`: a helper named for the setting it asks to be unset
+        hit = _ASKS_UNSET.match(call_name(test.func).rsplit(".", 1)[-1])
+        return [hit[1] or hit[2]] if hit is not None else []
+    return []
+
+
+def unset_attributes(test: ast.expr | None) -> list[str]:
+    """The attribute settings a test asks to be unset, by last name (`cfg.attention_backend is
+    None` -> "attention_backend"): what a default resolver of that setting would answer."""
+    return [u.rpartition(".")[2] for u in unset_settings(test) if "." in u]
