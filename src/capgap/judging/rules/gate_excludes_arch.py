@@ -704,7 +704,9 @@ def check(
     arm_i = min(missed, key=lambda i: (bool(lacking(i)), i))
     arm, sibs = d.arms[arm_i], missed[arm_i]
     lack = lacking(arm_i)
-    told_apart = list(dict.fromkeys(d.arms[i].summary for i in mine))
+    said_mine = _summaries(d, mine)  # what the target's outcomes do, in order
+    apart = _apart(r, mine, sibs)  # those of them no owner reaches
+    told_apart = list(dict.fromkeys(said_mine))
     # an outcome that is a nested decision ("if x and y...") is judged there; say what else it gets
     instead = "; ".join([s for s in told_apart if not s.startswith("if ")] or told_apart) or "nothing"
     # the line that decides: the guard that turned the target away, else the test of the path it misses
@@ -823,14 +825,14 @@ def check(
         preference = _says_unsupported(r, mine, sibs, target)
     if not preference and not lack and checked is None:
         # `if is_sm100: backend = get_default_attn_backend(...); if backend == ...: override`
-        preference = fixups.default_fixup(taken, [d.arms[i].summary for i in mine])
+        preference = fixups.default_fixup(taken, said_mine)
     if not preference and not lack and (checked is None or not checked.refused) and d.prior:
         # `fallback = get_fallback_backend()` then `if is_sm100: fallback = "fa4"`
-        preference = fixups.prior_fixup(d.prior, taken, [d.arms[i].summary for i in mine])
+        preference = fixups.prior_fixup(d.prior, taken, said_mine)
     if not preference and not lack and checked is None and reg is not None:
         # `if is_sm100 and cfg.attention_backend is None: return {"attention_backend": "flashinfer"}`
         # where the target's default (`get_default_attn_backend`) can be that already
-        preference = fixups.default_gives(d, arm, [d.arms[i].summary for i in mine], arch.cc, reg)
+        preference = fixups.default_gives(d, arm, said_mine, arch.cc, reg)
     # `if is_sm120(): target = SDPA elif is_blackwell(): set_fa_ver(4)` above, then `if target == FA
     # and is_blackwell(): set_fa_ver(4)`: the function already sent the target its own way
     routed = "" if preference or lack or checked is not None else _routed_apart(r, arm_i, sibs, target.cc)
@@ -894,18 +896,18 @@ def check(
     elif own := (
         (
             choices.own_choice(
-                taken, [d.arms[i].summary for i in mine], arm.values, [d.arms[i].values for i in mine]
+                taken, said_mine, arm.values, [d.arms[i].values for i in mine]
             )
             if checked is None
             else ""
         )
         # a default resolver's own named answer for the target stands beside the sibling's, whether
         # or not the engine would also accept the sibling's there
-        or _resolver_own(d, taken, _apart(r, mine, sibs) or mine)
+        or _resolver_own(d, taken, apart or mine)
         # `elif is_sm100: overrides["attention_backend"] = "trtllm_mha"` under `if
         # is_attention_backend_not_set(cfg)`: the target keeps its default resolver's own answer
         or (
-            fixups.default_own(d, arm, _summaries(d, _apart(r, mine, sibs) or mine), arch.cc, reg)
+            fixups.default_own(d, arm, _summaries(d, apart or mine), arch.cc, reg)
             if reg is not None and (checked is None or not checked.refused)
             else ""
         )
@@ -946,8 +948,8 @@ def check(
         )
         or _tunes_a_library(taken)
         or _padded(arm, [d.arms[i] for i in mine])
-        or _computed_numbers(taken, [d.arms[i].summary for i in mine])
-        or _tuned_tables(taken, [d.arms[i].summary for i in mine], d.context)
+        or _computed_numbers(taken, said_mine)
+        or _tuned_tables(taken, said_mine, d.context)
     ):
         # `16 if is_sm103 else 8`, `return (32, 1)` / `return (8, 4)`: each arch gets a number of its own
         severity = "low"
@@ -984,7 +986,7 @@ def check(
                 f"; the engine's own check at {demanded} on {arch.cc} as well: left to the general "
                 f"default, {arch.cc} fails it when nothing is asked for"
             )
-        elif (default := _default_fallback(d, taken, mine, _apart(r, mine, sibs))) is not None:
+        elif (default := _default_fallback(d, taken, mine, apart)) is not None:
             # `if self.attention_backend is None: ... else: self.attention_backend = "triton"`: what
             # 12.0 runs with when nothing is asked for, the sibling's own backend left out
             severity = "high"
