@@ -1112,7 +1112,7 @@ class _Walker:
             if what == "skips the branch":
                 given = kept
             demands = demands_of(_stmts) if _stmts is not None else ()
-            settings = by_name.settings(_stmts) if positive and _stmts is not None else ()
+            settings = by_name.settings(_stmts, self._values) if positive and _stmts is not None else ()
             arms.append(
                 Arm(
                     test,

@@ -34,8 +34,8 @@ _VALUE = re.compile(r"[A-Za-z][\w\-.]{1,47}")
 _MAX_VALUES = 12
 
 
-# id -> (the statement, kept alive; its values; the names it assigns an attribute from)
-Memo = dict[int, tuple[ast.stmt, tuple[str, ...], frozenset[str]]]
+# id -> (the statement, kept alive; its values; the names it assigns an attribute from; its settings)
+Memo = dict[int, tuple[ast.stmt, tuple[str, ...], frozenset[str], tuple[str, ...]]]
 
 
 def values(stmts: list[ast.stmt], memo: Memo | None = None) -> tuple[str, ...]:
@@ -59,7 +59,9 @@ def assigned_from(stmts: list[ast.stmt], memo: Memo | None = None) -> set[str]:
     return out
 
 
-def _read(stmt: ast.stmt, memo: Memo | None) -> tuple[ast.stmt, tuple[str, ...], frozenset[str]]:
+def _read(
+    stmt: ast.stmt, memo: Memo | None
+) -> tuple[ast.stmt, tuple[str, ...], frozenset[str], tuple[str, ...]]:
     seen = memo.get(id(stmt)) if memo is not None else None
     if seen is None or seen[0] is not stmt:
         seen = (stmt, *_stmt_values(stmt))
@@ -68,28 +70,39 @@ def _read(stmt: ast.stmt, memo: Memo | None) -> tuple[ast.stmt, tuple[str, ...],
     return seen
 
 
-def _stmt_values(stmt: ast.stmt) -> tuple[tuple[str, ...], frozenset[str]]:
-    """`values([stmt])`, in one walk with `assigned_from([stmt])`: the first _MAX_VALUES distinct
-    strings, in ast.walk's order (those after them can never be among the first _MAX_VALUES of a
-    list of statements either)."""
+def _stmt_values(stmt: ast.stmt) -> tuple[tuple[str, ...], frozenset[str], tuple[str, ...]]:
+    """`values([stmt])`, `assigned_from([stmt])` and `settings([stmt])` in one walk: the first
+    _MAX_VALUES distinct strings (and settings), in ast.walk's order (those after them can never be
+    among the first _MAX_VALUES of a list of statements either)."""
     out: list[str] = []
     names: set[str] = set()
+    given_to: list[str] = []
     for node in walk(stmt):  # ast.walk's order
         given: list[ast.expr | None]
+        pairs: list[tuple[str, ast.expr | None]]
         if isinstance(node, ast.Assign):
             given = [node.value]
+            pairs = [(_setting_name(t), node.value) for t in node.targets]
             if isinstance(node.value, ast.Name) and any(isinstance(t, ast.Attribute) for t in node.targets):
                 names.add(node.value.id)
         elif isinstance(node, (ast.AnnAssign, ast.Return)):
-            given = [node.value]
+            given, pairs = [node.value], []
         elif isinstance(node, ast.Dict):
             given = list(node.values)
+            pairs = [
+                (k.value, v)
+                for k, v in zip(node.keys, node.values, strict=False)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)
+            ]
         elif isinstance(node, ast.keyword):
             given = [node.value]
+            pairs = [(node.arg, node.value)] if node.arg else []
         else:
             continue
         out += [s for v in given if v is not None for s in _strings(v)]
-    return tuple(dict.fromkeys(out))[:_MAX_VALUES], frozenset(names)
+        given_to += [f"{name}={s}" for name, v in pairs if name and v is not None for s in _strings(v)]
+    first = tuple(dict.fromkeys(out))[:_MAX_VALUES]
+    return first, frozenset(names), tuple(dict.fromkeys(given_to))[:_MAX_VALUES]
 
 
 def kept(lines: list[str], at: int, branches: list[list[ast.stmt]]) -> tuple[str, ...]:
@@ -147,27 +160,17 @@ def _given_names(stmts: list[ast.stmt], strings: bool = True) -> set[str]:
     return out
 
 
-def settings(stmts: list[ast.stmt]) -> tuple[str, ...]:
+def settings(stmts: list[ast.stmt], memo: Memo | None = None) -> tuple[str, ...]:
     """Each setting the statements give a string, as `name=value`: a subscript or attribute
     assigned (`overrides["fp8_gemm_runner_backend"] = "flashinfer_cutedsl"`, `cfg.mode = "x"`), a dict
     entry, a keyword argument (`declare_resolution(..., mode="decode")`). What a check of the value
-    is about is read against the name."""
-    out: list[str] = []
+    is about is read against the name. `memo`: as for `values`."""
+    out: dict[str, None] = {}
     for stmt in stmts:
-        for node in ast.walk(stmt):
-            pairs: list[tuple[str, ast.expr | None]] = []
-            if isinstance(node, ast.Assign):
-                pairs = [(_setting_name(t), node.value) for t in node.targets]
-            elif isinstance(node, ast.Dict):
-                pairs = [
-                    (k.value, v)
-                    for k, v in zip(node.keys, node.values, strict=False)
-                    if isinstance(k, ast.Constant) and isinstance(k.value, str)
-                ]
-            elif isinstance(node, ast.keyword) and node.arg:
-                pairs = [(node.arg, node.value)]
-            out += [f"{name}={s}" for name, v in pairs if name and v is not None for s in _strings(v)]
-    return tuple(dict.fromkeys(out))[:_MAX_VALUES]
+        out.update(dict.fromkeys(_read(stmt, memo)[3]))
+        if len(out) >= _MAX_VALUES:
+            break
+    return tuple(out)[:_MAX_VALUES]
 
 
 def _setting_name(target: ast.expr) -> str:
