@@ -1666,18 +1666,27 @@ def _compared_strings(test: ast.expr) -> list[str]:
 
 def _asked_members(test: ast.expr) -> list[str]:
     """The values a test asks a setting's object to be by its own method (`backend.is_cutedsl()`:
-    "cutedsl"), not under a `not`; not what a call's result is asked (`get_platform().is_sm100()`)."""
+    "cutedsl"), not under a `not`."""
     negated = {id(n) for node in walk(test) if _negation(node) for n in walk(node.operand)}
-    out: list[str] = []
-    for node in walk(test):
-        if id(node) in negated or not isinstance(node, ast.Call) or node.args or node.keywords:
-            continue
-        func = node.func
-        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            word = _MEMBER_ASKED.match(func.attr)
-            if word is not None and _setting_word(word[1]):
-                out.append(word[1])
-    return out
+    return [word for node in walk(test) if id(node) not in negated and (word := _member_asked(node))]
+
+
+def _member_asked(node: ast.AST) -> str:
+    """"cutlass" for `backend.is_cutlass()` or `get_moe_runner_backend().is_cutlass()`: the value a
+    setting's object is asked to be by its own method ("" otherwise). A call's result is a setting
+    only from a getter of a backend: `get_platform().is_sm100()` asks the hardware."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return ""
+    if node.args or node.keywords:
+        return ""
+    owner = node.func.value
+    if not (
+        isinstance(owner, ast.Name)
+        or (isinstance(owner, ast.Call) and not owner.args and "backend" in call_name(owner.func).lower())
+    ):
+        return ""
+    word = _MEMBER_ASKED.match(node.func.attr)
+    return word[1] if word is not None and _setting_word(word[1]) else ""
 
 
 def _required(test: ast.expr) -> list[tuple[str, ...]]:
@@ -1689,6 +1698,9 @@ def _required(test: ast.expr) -> list[tuple[str, ...]]:
     parts = test.values if isinstance(test, ast.BoolOp) else [test]
     words: list[str] = []
     for part in parts:
+        if member := _member_asked(part):  # `get_moe_runner_backend().is_cutlass()`
+            words.append(member)
+            continue
         if not isinstance(part, ast.Compare) or not all(isinstance(op, (ast.Eq, ast.In)) for op in part.ops):
             return []
         found = _compared_strings(part)

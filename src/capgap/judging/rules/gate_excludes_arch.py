@@ -504,6 +504,20 @@ def _behind_refused_setting(d: Decision, target: ArchFacts, owners: list[str], r
     return False
 
 
+# A setting's value that is its default (asked for by nobody)
+_DEFAULT_WORDS = frozenset({"auto", "default", "none", "unset", ""})
+
+
+def _chosen_setting(d: Decision) -> str:
+    """The value an if-test the decision sits in requires a setting to have (`backend == "cutlass"`,
+    `get_moe_runner_backend().is_cutlass()`), when none of the values it admits is a default: the
+    decision runs only when a user asks for that ("" otherwise)."""
+    for names in d.within:
+        if names and not any(name.lower() in _DEFAULT_WORDS for name in names):
+            return " or ".join(f"'{name}'" for name in names)
+    return ""
+
+
 def _refused_name(name: str, target: ArchFacts, owners: list[str], reg: Registry | None) -> bool:
     if evidence.lacking(evidence.needs_in(name.lower()), target):
         return True
@@ -928,8 +942,11 @@ def check(
     elif all(d.arms[i].action == "error" for i in mine):
         # an unexplained crash is high; a refusal that says what it needs is a clear, medium loss
         explained = all("'" in d.arms[i].summary for i in mine)
-        severity = "medium" if explained else "high"
+        chosen = _chosen_setting(d)  # `if backend.is_cutlass(): assert ...`: only when asked for
+        severity = "medium" if explained or chosen else "high"
         consequence = f"on {arch.cc} this {instead}, where {', '.join(sibs)} {taken}"
+        if chosen:
+            consequence += f"; only when {chosen} is asked for, not by default"
         if f.kernels:
             extra["evidence"] = f.kernels
             consequence += (
