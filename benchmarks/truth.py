@@ -6,7 +6,8 @@ not-a-gap | noise, the right severity and the statement's line span. This script
 (`pip download --no-deps`, cached in ~/.cache/capgap-truth/wheels), scans it with capgap in a fresh
 process and matches findings to cases: same path, and the same symbol (when both have one) or the
 finding's line within the case's span with 2 lines of slack (a gate finding's symbol is the
-predicate it tests, which a file tests in many places: it counts only within 12 lines).
+predicate it tests, which a file tests in many places: it counts only within 12 lines, and only
+for a finding whose line is inside no case's span: one there speaks of that statement).
 It prints per engine and in total:
 
 - recall: gap cases matched by a medium/high finding (any finding, for a gap whose right severity
@@ -286,10 +287,25 @@ def score(cases: Sequence[Case], findings: Sequence[Finding]) -> Score:
     for finding in findings:
         by_path.setdefault(finding.path, []).append(finding)
     for case in cases:
-        _score_case(result, case, [f for f in by_path.get(case.path, []) if matches(f, case)])
+        _score_case(result, case, [f for f in by_path.get(case.path, []) if _owned_by(f, case, cases)])
     for finding in filter(reported, findings):
-        _score_finding(result, finding, [c for c in cases if matches(finding, c)])
+        _score_finding(result, finding, [c for c in cases if _owned_by(finding, c, cases)])
     return result
+
+
+def within(finding: Finding, case: Case) -> bool:
+    return finding.path == case.path and case.span[0] - SLACK <= finding.line <= case.span[1] + SLACK
+
+
+def _owned_by(finding: Finding, case: Case, cases: Sequence[Case]) -> bool:
+    """Does the finding speak of this case? A finding on a line inside some case's span speaks of
+    that statement: it matches another case nearby only by the same symbol's name in a table's
+    finding, never through the window a predicate's symbol is matched in."""
+    if not matches(finding, case):
+        return False
+    if within(finding, case) or finding.rule not in _NEAR_ONLY:
+        return True
+    return not any(within(finding, other) for other in cases)
 
 
 def _score_case(result: Score, case: Case, matched: list[Finding]) -> None:

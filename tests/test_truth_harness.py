@@ -123,6 +123,19 @@ def test_a_finding_near_a_gap_and_a_not_a_gap_counts_for_both() -> None:
     assert truth.ratios(s)["judged_precision"] == (1, 1)
 
 
+def test_a_gate_finding_inside_one_case_s_span_is_not_matched_to_its_neighbour_by_symbol() -> None:
+    # sglang server_args.py: the MHA default (1804-1811) and the MLA default (1821-1833) both test
+    # is_sm100_supported; the finding on 1823 speaks of the MLA one only
+    mha = case(span=(1804, 1811), symbol="is_sm100_supported", kind="expected", severity="low")
+    mla = case(span=(1821, 1833), symbol="is_sm100_supported", severity="high")
+    s = truth.score([mha, mla], [finding(line=1823, symbol="is_sm100_supported", severity="high")])
+    assert truth.ratios(s)["recall"] == (1, 1)
+    assert truth.ratios(s)["over_rated"] == (0, 1)
+    # a finding on a def line above, inside no case, is still matched by its symbol nearby
+    s = truth.score([mha], [finding(line=1795, symbol="is_sm100_supported")])
+    assert truth.ratios(s)["over_rated"] == (1, 1)
+
+
 def test_totals_add_counts_and_lists() -> None:
     total = truth.Score()
     total.add(truth.score([case()], [finding()]))
