@@ -380,6 +380,22 @@ class BuildList:
     function: str = ""  # a JIT list: the function that builds the module (gen_x_sm90_module)
 
 
+@dataclass(frozen=True)
+class KernelSpecEntry:
+    """One kernel registered for an op with the CUDA archs it declares it runs on
+    (`KernelSpec(op="gemm.dual_gemm_swiglu", backend=KernelBackend.CUTE_DSL, target="pkg.mod:fn",
+    capabilities=frozenset({CapabilityRequirement.cuda(min_sm=(10, 0), max_sm=(10, 9))}))`)."""
+
+    op: str
+    backend: str  # the provenance named (`CUTE_DSL`), "" when none is
+    target: str  # the dotted callable it loads (`pkg.mod.fn`), "" when none is named
+    line: int
+    # inclusive (major, minor) windows, None for an open end ((None, None): any CUDA device; ():
+    # no CUDA device, another kind's kernel)
+    windows: tuple[tuple[tuple[int, int] | None, tuple[int, int] | None], ...]
+    source: str
+
+
 @dataclass
 class FileFacts:
     path: str  # relative to the target root
@@ -428,4 +444,6 @@ class FileFacts:
     # the functions of its own each of its functions is or-ed with (`return _varlen_ok() or
     # _flattened_ok()`): a caller's yes one predicate leaves out, the other may give
     either: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # the kernels it registers for ops with the CUDA archs each declares (judging.kernel_specs)
+    kernel_specs: list[KernelSpecEntry] = field(default_factory=list)
     skipped: str = ""  # reason, when the file could not be read or parsed

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 
 # Module paths, in the order their findings are reported.
 ANALYZER_MODULES = (
-    # table-missing-arch, gate-excludes-arch, gate-admits-unsupported, build-missing-arch:
+    # table-missing-arch, gate-excludes-arch, gate-admits-unsupported, registry-excludes-arch,
+    # build-missing-arch:
     "capgap.scan.source",
     "capgap.native.analyzer",  # kernel-body-missing-arch, gate-excludes-arch in CUDA/C++ sources
     "capgap.binaries.analyzer",  # binary-missing-arch

@@ -16,6 +16,7 @@ from capgap.judging.rules import (
     gate_admits_unsupported,
     gate_excludes_arch,
     kernel_body_missing_arch,
+    registry_excludes_arch,
     table_missing_arch,
 )
 from capgap.judging.where import placement
@@ -23,14 +24,25 @@ from capgap.judging.where import placement
 # a path the target is let into but cannot run is the worse news: judged first
 DECISION_RULES = (gate_admits_unsupported, gate_excludes_arch)
 RULES = {
-    m.RULE_ID: m for m in (table_missing_arch, *DECISION_RULES, build_missing_arch, kernel_body_missing_arch)
+    m.RULE_ID: m
+    for m in (
+        table_missing_arch,
+        *DECISION_RULES,
+        registry_excludes_arch,
+        build_missing_arch,
+        kernel_body_missing_arch,
+    )
 }
 
-__all__ = ["RULES", "Registry", "build_findings", "gate_findings", "table_findings"]
+__all__ = ["RULES", "Registry", "build_findings", "gate_findings", "registry_findings", "table_findings"]
 
 
 def table_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry) -> list[Finding]:
     return table_missing_arch.findings(files, archs, reg)
+
+
+def registry_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry) -> list[Finding]:
+    return registry_excludes_arch.findings(files, archs, reg)
 
 
 def build_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Finding]:

@@ -1,0 +1,118 @@
+"""Kernel registries (issue 14, point 4): kernels registered per op with the CUDA archs each
+declares (`CapabilityRequirement.cuda(min_sm=..., max_sm=...)`), judged per op."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from capgap.judging import kernel_specs
+
+from .test_decisions import _brief, _scan
+
+_SPEC = '''
+from eng.spec import CapabilityRequirement, KernelBackend, KernelSpec, register_kernel
+
+CUDA_ONLY = frozenset({CapabilityRequirement.CUDA})
+_SM10X = frozenset({CapabilityRequirement.cuda(min_sm=(10, 0), max_sm=(10, 9))})
+'''
+
+
+def _registry(*entries: str) -> str:
+    return _SPEC + "\n".join(f"register_kernel(KernelSpec({e}))" for e in entries) + "\n"
+
+
+def test_windows_are_read_through_constants_sets_and_generators() -> None:
+    text = _registry(
+        'op="a.x", backend=KernelBackend.CUTE_DSL, target="eng.k:x", capabilities=_SM10X',
+        'op="a.y", backend=KernelBackend.JIT, capabilities=frozenset('
+        "CapabilityRequirement.cuda(min_sm=sm, max_sm=sm) for sm in ((9, 0), (10, 3)))",
+        'op="a.z", backend=KernelBackend.TRITON, capabilities=frozenset({CapabilityRequirement.cuda(min_sm=(9, 0))})',
+        'op="a.w", backend=KernelBackend.TRITON, capabilities=CUDA_ONLY',  # any CUDA device
+        'op="a.v", backend=KernelBackend.AITER, capabilities=frozenset({CapabilityRequirement.HIP})',
+    )
+    entries = kernel_specs.read(text)
+    assert [(e.op, e.backend, e.target, e.windows) for e in entries] == [
+        ("a.x", "CUTE_DSL", "eng.k.x", (((10, 0), (10, 9)),)),
+        ("a.y", "JIT", "", (((9, 0), (9, 0)), ((10, 3), (10, 3)))),
+        ("a.z", "TRITON", "", (((9, 0), None),)),
+        ("a.w", "TRITON", "", ((None, None),)),
+        ("a.v", "AITER", "", ()),  # another kind of device's kernel: no CUDA arch
+    ]
+    assert kernel_specs.admits(entries[2], 12, 0) and not kernel_specs.admits(entries[0], 12, 0)
+
+
+def test_an_unreadable_window_registers_nothing() -> None:
+    assert kernel_specs.read(_registry('op="a.x", capabilities=frozenset({R.cuda(min_sm=SOME_ARCH)})')) == []
+
+
+def test_a_kernel_for_sibling_archs_only_is_a_medium_gap_when_it_looks_portable(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/ops/__init__.py": _registry(
+                'op="norm.fanout", backend=KernelBackend.CUTE_DSL, target="eng.ops.fanout:fanout",\n'
+                "    capabilities=_SM10X",
+            ),
+            "eng/ops/fanout.py": """
+        import cutlass.cute as cute
+
+        @cute.kernel
+        def fanout_kernel(x):
+            pass
+
+        def fanout(x):
+            return fanout_kernel(x)
+    """,
+        },
+    )
+    assert _brief(found) == [("registry-excludes-arch", "medium", "eng/ops/__init__.py", 6)]
+    assert found[0].message == (
+        "norm.fanout registers its CUTE_DSL kernel for 10.0, 10.3 but not 12.0: no kernel of the op "
+        "declares 12.0 (a dispatch that checks the windows finds none)"
+    )
+
+
+def test_a_kernel_that_needs_tcgen05_is_expected(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/ops/__init__.py": _registry(
+                'op="gemm.dual", backend=KernelBackend.CUTE_DSL, target="eng.ops.dual:dual", capabilities=_SM10X'
+            ),
+            "eng/ops/dual.py": """
+        import cutlass.cute.nvgpu.tcgen05 as tcgen05
+
+        def dual(a, b):
+            return tcgen05.mma(a, b)
+    """,
+        },
+    )
+    assert _brief(found) == [("registry-excludes-arch", "low", "eng/ops/__init__.py", 5)]
+    assert found[0].consequence.startswith("expected: eng.ops.dual.dual needs tcgen05")
+
+
+def test_the_target_s_own_kernel_for_the_op_is_no_gap(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/ops/__init__.py": _registry(
+                'op="attn.fp8", backend=KernelBackend.CUTE_DSL, capabilities=_SM10X',
+                'op="attn.fp8", backend=KernelBackend.JIT,\n'
+                "    capabilities=frozenset({CapabilityRequirement.cuda(min_sm=(12, 0), max_sm=(12, 1))})",
+            )
+        },
+    )
+    assert found == []
+
+
+def test_an_unrestricted_fallback_is_what_the_target_gets(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/ops/__init__.py": _registry(
+                'op="moe.gate", backend=KernelBackend.CUTE_DSL, capabilities=_SM10X',
+                'op="moe.gate", backend=KernelBackend.TRITON, capabilities=CUDA_ONLY',
+            )
+        },
+    )
+    assert [f.extra["instead"] for f in found] == ["12.0 gets only the unrestricted TRITON kernel"]
