@@ -1230,3 +1230,34 @@ def test_a_hopper_only_predicate_or_ed_with_one_for_10x_is_a_loss(tmp_path: Path
     # or-ed with the 10.x predicate, both generations get the caller's yes and 12.0 alone does not
     assert [(f.path, f.severity) for f in hopper] == [("eng/alone.py", "low"), ("eng/joined.py", "medium")]
     assert "or-s _flattened_ok() with _varlen_ok()" in hopper[1].consequence
+
+
+def test_another_platform_s_branch_is_not_what_the_target_gets(tmp_path: Path) -> None:
+    """`is_cpu() and has_amx` is False on every NVIDIA GPU whatever `has_amx` is, and an AMD arch's
+    own predicate (`is_gfx1250_supported()`) too: neither arm is listed as what 12.0 gets."""
+    found = _scan(
+        tmp_path,
+        {
+            "eng/o.py": """
+        import torch
+
+        from eng.utils import has_amx, is_cpu, is_gfx1250_supported
+
+        _is_gfx1250 = is_gfx1250_supported()
+
+
+        def backend():
+            if torch.cuda.get_device_capability()[0] == 10:
+                return "trtllm_mha"
+            elif is_cpu() and has_amx():
+                return "intel_amx"
+            elif _is_gfx1250:
+                return "aiter"
+            return "triton"
+    """
+        },
+    )
+    assert [f.message for f in found] == [
+        "get_device_capability leaves 12.0 out: 10.0, 10.3 returns 'trtllm_mha', "
+        "12.0 carries on (returns 'triton')"
+    ]

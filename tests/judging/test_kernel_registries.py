@@ -26,7 +26,8 @@ def test_windows_are_read_through_constants_sets_and_generators() -> None:
         'op="a.x", backend=KernelBackend.CUTE_DSL, target="eng.k:x", capabilities=_SM10X',
         'op="a.y", backend=KernelBackend.JIT, capabilities=frozenset('
         "CapabilityRequirement.cuda(min_sm=sm, max_sm=sm) for sm in ((9, 0), (10, 3)))",
-        'op="a.z", backend=KernelBackend.TRITON, capabilities=frozenset({CapabilityRequirement.cuda(min_sm=(9, 0))})',
+        'op="a.z", backend=KernelBackend.TRITON,\n'
+        "    capabilities=frozenset({CapabilityRequirement.cuda(min_sm=(9, 0))})",
         'op="a.w", backend=KernelBackend.TRITON, capabilities=CUDA_ONLY',  # any CUDA device
         'op="a.v", backend=KernelBackend.AITER, capabilities=frozenset({CapabilityRequirement.HIP})',
     )
@@ -77,7 +78,8 @@ def test_a_kernel_that_needs_tcgen05_is_expected(tmp_path: Path) -> None:
         tmp_path,
         {
             "eng/ops/__init__.py": _registry(
-                'op="gemm.dual", backend=KernelBackend.CUTE_DSL, target="eng.ops.dual:dual", capabilities=_SM10X'
+                'op="gemm.dual", backend=KernelBackend.CUTE_DSL, target="eng.ops.dual:dual",\n'
+                "    capabilities=_SM10X"
             ),
             "eng/ops/dual.py": """
         import cutlass.cute.nvgpu.tcgen05 as tcgen05
@@ -87,7 +89,7 @@ def test_a_kernel_that_needs_tcgen05_is_expected(tmp_path: Path) -> None:
     """,
         },
     )
-    assert _brief(found) == [("registry-excludes-arch", "low", "eng/ops/__init__.py", 5)]
+    assert _brief(found) == [("registry-excludes-arch", "low", "eng/ops/__init__.py", 6)]
     assert found[0].consequence.startswith("expected: eng.ops.dual.dual needs tcgen05")
 
 

@@ -37,8 +37,10 @@ CAP_SPELLINGS: dict[str, Callable[[tuple[int, int]], Any]] = {
 }
 # Platform checks that are false on every NVIDIA GPU / true on every one.
 # (`is_cuda_static()`, `_is_hip`, `is_rocm_platform()`: the same question, spelled per engine)
-_PLATFORM_FORM = r"^_?is_({})(?:_static|_platform|_alike)?$"
-FALSE_ON_CUDA = re.compile(_PLATFORM_FORM.format("hip|npu|cpu|xpu|musa|rocm|mps|tpu|hpu|neuron"))
+# (`is_gfx1250_supported()`: an AMD GPU's own arch)
+_PLATFORM_FORM = r"^_?is_({})(?:_static|_platform|_alike|_supported)?$"
+_OTHER_PLATFORMS = r"hip|npu|cpu|xpu|musa|rocm|mps|tpu|hpu|neuron|gfx\d+[a-z]?"
+FALSE_ON_CUDA = re.compile(_PLATFORM_FORM.format(_OTHER_PLATFORMS))
 TRUE_ON_CUDA = re.compile(_PLATFORM_FORM.format("cuda|nvidia|available"))
 # Names whose value evidently is a capability; the compared constant says which spelling.
 CAP_NAME = re.compile(r"capabilit|(^|_)cc($|_)|(^|_)sm($|_)|sm_?version|(^|_)arch($|_)|major", re.I)
@@ -308,8 +310,9 @@ def _eval_name(node: ast.Name | ast.Attribute, ctx: Context) -> Sym:  # noqa: C9
     short = name.split(".")[-1]
     if short and CAP_NAME.search(short):
         return Sym("namecap", None, (name,))
-    if isinstance(node, ast.Attribute) and FALSE_ON_CUDA.match(short):
-        return Sym("const", False)  # `get_platform().is_hip`: a property no class of the scan answered
+    if FALSE_ON_CUDA.match(short):
+        # `get_platform().is_hip`, `_is_gfx1250`: a property or flag no class or binding answered
+        return Sym("const", False)
     return UNKNOWN
 
 
@@ -415,6 +418,9 @@ def _eval_boolop(node: ast.BoolOp, ctx: Context) -> Sym:
 def _joined(parts: list[Sym], conj_of: bool) -> Sym:
     preds = [p for p in parts if p.kind == "pred"]
     names = tuple(n for p in preds for n in p.names)
+    if any(p.kind == "const" and bool(p.value) is not conj_of for p in parts):
+        # `is_cpu() and has_amx`: False whatever the rest is (`or` with a True: True)
+        return Sym("const", not conj_of)
     if not preds:
         consts = [p for p in parts if p.kind == "const"]
         if len(consts) == len(parts):
