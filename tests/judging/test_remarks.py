@@ -17,6 +17,14 @@ def test_negated_mentions_and_tma_multicast_state_no_need() -> None:
     assert where == ["'tcgen05' (line 40)", "'NVLS' (line 41)"]
 
 
+def test_tensor_memory_and_two_cta_mma_state_tcgen05_but_tma_does_not() -> None:
+    needs, where = stated("keeps the K tiles resident in tensor\nmemory and runs both MMAs", 26)
+    assert (needs, where) == ([("tcgen05",)], ["'tensor memory' (line 26)"])
+    assert stated("# runs cta_group::2 two-CTA clusters")[0] == [("tcgen05",)]
+    assert stated("loads K with the Tensor Memory Accelerator (TMA)")[0] == []
+    assert stated("loads K with the Tensor Memory\nAccelerator")[0] == []
+
+
 _TABLE = """
 import torch
 

@@ -17,7 +17,9 @@ from capgap.reading.hintlines import holds_any
 # and kernel families whose code the evidence table reads the same way (`trtllm_gen` in code):
 # TRT-LLM-gen cubins are SM100-family tcgen05 kernels, FlashAttention-3 is Hopper's wgmma kernel
 _STATED = re.compile(
-    r"tcgen05|\bumma\b|\btmem|\bwgmma\b|warp-?group(?:ed)?[ _-]mma|multimem|\bnvls\b|multicast"
+    # ("tensor memory" is TMEM, the Tensor Memory Accelerator TMA; `cta_group::2` is tcgen05's 2-SM MMA)
+    r"tcgen05|\bumma\b|\btmem|tensor[\s-]memory(?![\s-]accel)|\bcta_group\b|\bwgmma\b"
+    r"|warp-?group(?:ed)?[ _-]mma|multimem|\bnvls\b|multicast"
     r"|\btrt-?llm[ _-]gen\b|\bfa3\b|flash-?attention[ -]?3\b|\bdeep[ _-]?gemm\b",
     re.I,
 )
@@ -26,6 +28,8 @@ _FEATURE = (
     ("tcgen05", ("tcgen05",)),
     ("umma", ("tcgen05",)),
     ("tmem", ("tcgen05",)),
+    ("tensor", ("tcgen05",)),
+    ("cta_group", ("tcgen05",)),
     ("wgmma", ("wgmma",)),
     ("warp", ("wgmma",)),
     ("multimem", ("nvls_multicast",)),
@@ -62,7 +66,7 @@ def stated(text: str, first_line: int = 0, families: bool = True) -> tuple[list[
             continue
         needs.append(need)
         line = f" (line {first_line + text.count(chr(10), 0, hit.start())})" if first_line else ""
-        where.append(f"'{hit[0]}'{line}")
+        where.append(f"'{' '.join(hit[0].split())}'{line}")  # ("tensor\nmemory" read over a line break)
     return needs, where
 
 
@@ -84,7 +88,7 @@ def comment_block(lines: list[str], first: int, last: int = 0) -> tuple[str, int
 _WORDS = (
     "tcgen05", "umma", "tmem", "wgmma", "warpgroup", "warp-group", "multimem", "nvls", "multicast",
     "trtllm", "trt-llm", "fa3", "attention3", "attention-3", "attention 3", "deepgemm", "deep_gemm",
-    "deep gemm", "deep-gemm",
+    "deep gemm", "deep-gemm", "tensor memory", "tensor\nmemory", "tensor-memory", "cta_group",
 )  # fmt: skip
 
 
