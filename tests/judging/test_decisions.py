@@ -1261,3 +1261,48 @@ def test_another_platform_s_branch_is_not_what_the_target_gets(tmp_path: Path) -
         "get_device_capability leaves 12.0 out: 10.0, 10.3 returns 'trtllm_mha', "
         "12.0 carries on (returns 'triton')"
     ]
+
+
+def test_a_guard_run_is_reported_at_the_guard_that_reads_the_arch(tmp_path: Path) -> None:
+    """`if module is None: return` turns every arch away alike: the finding names the next guard,
+    the one that tells 12.0 from 10.x (issue 14 point 7: the symbol that decides, not its neighbour)."""
+    found = _scan(
+        tmp_path,
+        {
+            "eng/warmup.py": """
+        import torch
+
+        from eng.kernels import run_warmup
+
+
+        def warmup(worker):
+            module = worker.sparse_module()
+            if module is None:
+                return
+            if torch.cuda.get_device_capability()[0] != 10:
+                return
+            run_warmup(worker)
+    """
+        },
+    )
+    assert [(f.line, f.symbol, f.source) for f in found] == [
+        (10, "get_device_capability", "if torch.cuda.get_device_capability()[0] != 10:")
+    ]
+
+
+def test_a_refusal_that_names_nvlink_is_expected(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/sp.py": """
+        import torch
+
+
+        def check(x):
+            if torch.cuda.get_device_capability(x.device)[0] != 10:
+                raise ValueError("SP collectives require NVLink Blackwell GPUs")
+            return x
+    """
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/sp.py", 5)]

@@ -725,6 +725,9 @@ def check(
     instead = "; ".join([s for s in told_apart if not s.startswith("if ")] or told_apart) or "nothing"
     # the line that decides: the guard that turned the target away, else the test of the path it misses
     tested = [i for i in mine if d.arms[i].test is not None]
+    # of a run of guard clauses, one that reads the arch (`if sparse_module is None: return` above
+    # it turns every arch away alike)
+    tested = [i for i in tested if r.names(i)] or tested
     decider = tested[0] if refused and tested else arm_i if arm.test is not None else max(tested, default=0)
     names = r.names(decider) or r.names(0)
     line = d.arms[decider].line if d.arms[decider].test is not None else d.line
@@ -1284,12 +1287,15 @@ def _told(d: Decision, mine: tuple[int, ...]) -> tuple[list[tuple[str, ...]], li
         arm = d.arms[i]
         for need, seen in zip(arm.needs, arm.evidence, strict=True):
             word = seen.split(" (line")[0]
-            if need not in needs and (remarks.stated(word)[0] or _FAMILY_WORD.search(word)):
+            # ("... require NVLink Blackwell GPUs": a refusal that names the link it needs)
+            named = remarks.stated(word)[0] or _FAMILY_WORD.search(word) or need == _NVLINK
+            if need not in needs and named:
                 needs.append(need)
                 where.append(seen)
     return needs, where
 
 
+_NVLINK = ("nvlink",)
 # A kernel family a refusal names (`--fp8-gemm-backend=flashinfer_trtllm`): what its kernels need
 _FAMILY_WORD = re.compile(r"trtllm|deep_?gemm|flash_?mla|cutlass_mla|flash_?attn_?v?3|\bfa3\b")
 
