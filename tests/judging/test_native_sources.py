@@ -169,3 +169,43 @@ def test_a_host_module_inherits_the_needs_of_the_jit_module_of_its_name(tmp_path
     found = [f for f in _scan(tmp_path, tree) if f.path == "eng/ops/blackwell/prefill_backend.py"]
     assert [(f.rule, f.severity) for f in found] == [("gate-excludes-arch", "low")]
     assert "via eng.jit.prefill_backend" in found[0].extra["evidence"]
+
+
+def test_a_generated_source_over_the_read_limit_is_read_by_its_head(tmp_path: Path) -> None:
+    # FlashInfer's `..._generated_sm100.cu` runs to 4.5 MB: what it spells at its start counts
+    body = '__global__ void k() { asm("tcgen05.mma.cta_group::1"); }\n' + "// pad\n" * (5 << 17)
+    assert len(body) > 4 << 20
+    found = _scan(tmp_path, _tree(body))
+    assert _brief(found) == [("table-missing-arch", "low", "eng/jit/fmha.py", 7)]
+
+
+_PAIRED_JIT = """
+import torch
+
+_BINDING = "warp_decode_binding.cu"
+_CONTRACT = "warp_decode_contract.cuh"
+_TARGET_ARCH = {"sm100a": "sm_100a", "sm103a": "sm_103a"}
+
+
+def arch():
+    major, minor = torch.cuda.get_device_capability()
+    return _TARGET_ARCH.get(f"sm{major}{minor}a")
+"""
+
+
+def test_generated_kernel_and_binding_pairs_are_judged_by_their_kernels(tmp_path: Path) -> None:
+    # a module naming its binding and a contract header; the generated kernels, each with a
+    # `<hash>_binding.cu` beside it, sit under generated/sm_100a/: the kernels decide
+    tree = {
+        "eng/jit/warp_decode.py": _PAIRED_JIT,
+        "eng/data/csrc/warp_decode/warp_decode_binding.cu": "void run();\n",
+        "eng/data/csrc/warp_decode/warp_decode_contract.cuh": "struct Contract {};\n",
+    }
+    for i in range(4):
+        tree[f"eng/data/csrc/warp_decode/generated/sm_100a/wd_{i}_kernel.cu"] = (
+            '__global__ void k() { asm("tcgen05.mma.cta_group::1.kind::f16"); }\n'
+        )
+        tree[f"eng/data/csrc/warp_decode/generated/sm_100a/wd_{i}_binding.cu"] = "void run();\n"
+    found = _scan(tmp_path, tree)
+    assert _brief(found) == [("table-missing-arch", "low", "eng/jit/warp_decode.py", 5)]
+    assert "'tcgen05' in 4 of 5 sources under eng/data/csrc/warp_decode/" in found[0].extra["evidence"]

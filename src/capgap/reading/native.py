@@ -97,7 +97,10 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
                 counts[need].append(where)
         needs = [n for n, wheres in counts.items() if _SHARE * len(wheres) >= len(counted)]
         where = [f"{counts[n][0]} ({len(counts[n])} of {len(counted)} sources it names)" for n in needs]
-        named_kernels = sum(1 for hit in hits if not _LAUNCHER.search(hit[0].rsplit("/", 1)[-1]))
+        # a header it names (`..._contract.cuh`, `..._generated_manifest.cuh`) is no kernel source
+        named_kernels = sum(
+            1 for hit in hits if hit[0].endswith(".cu") and not _LAUNCHER.search(hit[0].rsplit("/", 1)[-1])
+        )
         if not needs and 2 * named_kernels < len(hits):
             # mostly launchers: the kernels they run are picked elsewhere (a registry), from the
             # family's directory
@@ -173,10 +176,7 @@ class _Reader:
         more_smem = smem and rel not in self.smem_read
         if known and not more_includes and not more_smem:
             return self.spelled[rel]
-        try:
-            data = boundedread.read_regular(path, _MAX_BYTES)
-        except (OSError, boundedread.TooLarge):
-            data = b""
+        data = _head(path)
         low = data.lower() if not known or more_smem else b""
         if not known:
             self.spelled[rel] = _spelled(data, rel, low)
@@ -208,11 +208,16 @@ class _Reader:
         return needs, wheres
 
     def directory_needs(self, home: str) -> tuple[list[tuple[str, ...]], list[str]]:
-        """The needs at least half the sources under `home` spell (read evenly, at most
+        """The needs at least half the kernel sources under `home` spell (read evenly, at most
         _MAX_DIR_READS of them)."""
         if home in self.dirs:
             return self.dirs[home]
         under = self.under(home)
+        kernels = [h for h in under if not _LAUNCHER.search(h[0].rsplit("/", 1)[-1])]
+        if kernels and 2 * len(kernels) <= len(under):
+            # a generated `<hash>_binding.cu` beside each `<hash>_kernel.cu`: the launchers would
+            # outvote what the kernels spell; the kernels are what the family needs
+            under = kernels
         step = max(1, -(-len(under) // _MAX_DIR_READS))
         read = under[::step]
         counts: dict[str, int] = defaultdict(int)  # the word as most sources spell it
@@ -411,10 +416,18 @@ def _resolve(pattern: str, by_name: dict[str, list[tuple[str, str]]]) -> list[tu
     return hits
 
 
-def _needs_of(rel: str, path: str) -> tuple[list[tuple[str, ...]], list[str]]:
+def _head(path: str) -> bytes:
+    """The source's first _MAX_BYTES: a generated kernel source of several MB (FlashInfer's
+    `..._generated_sm100.cu`, 4.5 MB) spells what it needs long before its end (b"" unreadable)."""
     try:
-        data = boundedread.read_regular(path, _MAX_BYTES)
-    except (OSError, boundedread.TooLarge):
+        return boundedread.read_prefix(path, _MAX_BYTES)[0][:_MAX_BYTES]
+    except OSError:
+        return b""
+
+
+def _needs_of(rel: str, path: str) -> tuple[list[tuple[str, ...]], list[str]]:
+    data = _head(path)
+    if not data:
         return [], []
     hit = _spelled(data, rel)
     if hit is None:
