@@ -209,3 +209,51 @@ def test_generated_kernel_and_binding_pairs_are_judged_by_their_kernels(tmp_path
     found = _scan(tmp_path, tree)
     assert _brief(found) == [("table-missing-arch", "low", "eng/jit/warp_decode.py", 5)]
     assert "'tcgen05' in 4 of 5 sources under eng/data/csrc/warp_decode/" in found[0].extra["evidence"]
+
+
+_GATED_CALL = """
+import torch
+
+
+def run(x):
+    if torch.cuda.get_device_capability()[0] == 10:
+        from eng.ops.attention.dsv4.wo_a import fused_wo_a
+
+        return fused_wo_a(x)
+    return x @ x
+"""
+
+_JIT_WRAPPER = """
+from eng.jit.utils import load_jit
+
+
+def fused_wo_a(x):
+    return load_jit("fused_wo_a", cuda_files=["deepseek/wo_a_fused.cuh"]).run(x)
+"""
+
+
+def test_a_jit_module_naming_only_its_sources_says_what_a_gated_call_needs(tmp_path: Path) -> None:
+    # the wrapper tests no capability and names no kernel word: kept for the sources it names, whose
+    # tcgen05 is what the gated call runs; the package above it says nothing of it
+    tree = {
+        "eng/model.py": _GATED_CALL,
+        "eng/ops/attention/__init__.py": "# tcgen05 + TMEM: datacenter Blackwell only\nimport torch\n",
+        "eng/ops/attention/dsv4/__init__.py": "",
+        "eng/ops/attention/dsv4/wo_a.py": _JIT_WRAPPER,
+        "eng/jit/csrc/deepseek/wo_a_fused.cuh": '__device__ void f() { asm("tcgen05.mma.cta_group::1"); }\n',
+    }
+    found = _scan(tmp_path, tree)
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/model.py", 5)]
+    assert "wo_a_fused.cuh" in found[0].consequence
+
+
+def test_a_package_s_words_are_no_evidence_for_a_module_below_it(tmp_path: Path) -> None:
+    tree = {
+        "eng/model.py": _GATED_CALL,
+        "eng/ops/attention/__init__.py": "# tcgen05 + TMEM: datacenter Blackwell only\nimport torch\n",
+        "eng/ops/attention/dsv4/__init__.py": "",
+        "eng/ops/attention/dsv4/wo_a.py": _JIT_WRAPPER,
+        "eng/jit/csrc/deepseek/wo_a_fused.cuh": "__device__ float add(float a, float b) { return a + b; }\n",
+    }
+    found = _scan(tmp_path, tree)
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/model.py", 5)]

@@ -340,9 +340,11 @@ class Callees:
         self.by_module = {f.module: f for f in files if every or not f.named_only}
 
     def resolve(self, dotted: str) -> FileFacts | None:
-        """`a.b.c` is module `a.b.c`, or the name `c` in module `a.b` (or its package)."""
+        """`a.b.c` is module `a.b.c`, or the name `c` in module `a.b`; never a package further up
+        (`a` for `a.b.c`: what a package's `__init__` states is no fact of a module under it the
+        scan kept none of)."""
         parts = dotted.split(".")
-        for end in range(len(parts), 1, -1):
+        for end in range(len(parts), max(1, len(parts) - 2), -1):
             f = self.by_module.get(".".join(parts[:end]))
             if f is not None:
                 return f

@@ -105,12 +105,30 @@ def _kernel_module(facts: FileFacts, data: bytes) -> FileFacts | None:
     if len(data) > MAX_BYTES:
         return None
     if not holds_any(low, _KERNEL_WORDS):  # one C pass for them all
+        if holds_any(data, _SOURCE_QUOTES):  # a JIT module: what it compiles is what its callers run
+            return _jit_module(facts, data) or _backend_module(facts, data, low)
         return _backend_module(facts, data, low)
     text, _ = _decode_with(data)
     if text is None:
         return None
     kernel_facts(facts, text, low)
     return facts if facts.needs or facts.kernels or facts.entries or facts.spelled else None
+
+
+# A `.cu` / `.cuh` file name in a string (`cuda_files=["deepseek_v4/wo_a_fused.cuh"]`; not `torch.cuda`)
+_SOURCE_QUOTES = ('.cu"', ".cu'", '.cuh"', ".cuh'")
+
+
+def _jit_module(facts: FileFacts, data: bytes) -> FileFacts | None:
+    """A module that tests no capability but names the native sources it compiles: its callers'
+    paths run them (reading.native gives it what they need)."""
+    from capgap.judging.extract import _native_sources
+
+    text, _ = _decode_with(data)
+    if text is None:
+        return None
+    _native_sources(facts, text)
+    return facts if facts.sources else None
 
 
 def _backend_module(facts: FileFacts, data: bytes, low: bytes) -> FileFacts | None:

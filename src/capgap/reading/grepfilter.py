@@ -14,7 +14,14 @@ from __future__ import annotations
 
 import os
 
-from capgap.reading.tokens import BACKEND_PATTERNS, CAP_TOKENS, CC_KEY_TOKENS, KERNEL_TOKENS, PROPERTY_TOKENS
+from capgap.reading.tokens import (
+    BACKEND_PATTERNS,
+    CAP_TOKENS,
+    CC_KEY_TOKENS,
+    KERNEL_TOKENS,
+    PROPERTY_TOKENS,
+    SOURCE_PATTERNS,
+)
 from capgap.skipdirs import TOOL_DIRS, VCS_DIRS
 
 TYPE_CHECKING = False  # typing's, without importing typing before grep starts (17 ms)
@@ -44,6 +51,7 @@ PATTERN = "|".join(
         ),
         "sm_?[0-9]",
         *BACKEND_PATTERNS,
+        *SOURCE_PATTERNS,
         # UTF-16/32 files (their byte-order mark; surrogate escapes are the raw bytes in argv):
         # no token is spelled in them as in ASCII, yet they are reported as skipped, not passed over
         "^\udcff\udcfe",

@@ -49,3 +49,6 @@ BACKEND_PATTERNS = (
     "cutlass_mla",
     "nvls",
 )
+# A native source a JIT module names in a string (`cuda_files=["deepseek_v4/wo_a_fused.cuh"]`): what
+# it compiles is what its callers run (reading.fileparse._jit_module, reading.native). Extended regex.
+SOURCE_PATTERNS = ("\\.cuh?[\"']",)
