@@ -43,6 +43,14 @@ def test_a_comment_above_a_table_that_states_tcgen05_makes_it_expected(tmp_path:
     assert found[0].extra["evidence"] == "'tcgen05' (line 3) in the comments beside it"
 
 
+def test_a_comment_beside_a_module_constant_states_the_module_s_need(tmp_path: Path) -> None:
+    # FlashInfer's Cake MLA decode: `CLUSTER_SIZE = 2  # CTAs per cluster (cta_group::2)`
+    comment = "CLUSTER_SIZE = 2  # CTAs per cluster (cta_group::2)\nTILE_Q = 128"
+    found = _scan(tmp_path, {"eng/jit.py": _TABLE.format(comment=comment)})
+    assert _brief(found) == [("table-missing-arch", "low", "eng/jit.py", 5)]
+    assert "'cta_group' (line 3) in the module's comments" in found[0].extra["evidence"]
+
+
 def test_a_comment_that_denies_the_need_leaves_the_table_a_gap(tmp_path: Path) -> None:
     found = _scan(tmp_path, {"eng/jit.py": _TABLE.format(comment="# Plain CUDA, no tcgen05 needed.")})
     assert _brief(found) == [("table-missing-arch", "medium", "eng/jit.py", 4)]

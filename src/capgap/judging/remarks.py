@@ -111,12 +111,28 @@ def add_module_needs(facts: FileFacts, lines: list[str], text: str) -> None:
     for hit in _top_comments(text):
         if _STATED.search(hit[0]):
             parts.append((hit[0], text.count("\n", 0, hit.start()) + 1, "comments"))
+    parts += _constant_comments(lines)
     for part, line, kind in parts:
         needs, where = stated(part, line, families=False)
         for need, seen in zip(needs, where, strict=True):
             if need not in facts.needs:
                 facts.needs.append(need)
                 facts.needs_from.append(f"{seen} in the module's {kind}")
+
+
+_CONSTANT = re.compile(r"[A-Za-z_]\w*\s*(?::[^=#]*)?=[^#]*(#.*)")
+
+
+def _constant_comments(lines: list[str]) -> list[tuple[str, int, str]]:
+    """The comments beside the module's own constants (`CLUSTER_SIZE = 2  # CTAs per cluster
+    (cta_group::2)`) that state a need: what the module's kernels are built for."""
+    out: list[tuple[str, int, str]] = []
+    for i, line in enumerate(lines):
+        if "#" in line and (line[:1].isalpha() or line[:1] == "_"):
+            hit = _CONSTANT.match(line)
+            if hit is not None and _STATED.search(hit[1]):
+                out.append((hit[1], i + 1, "comments"))
+    return out
 
 
 def _top_comments(text: str) -> Iterator[re.Match[str]]:
