@@ -232,28 +232,24 @@ def fused_wo_a(x):
 """
 
 
-def test_a_jit_module_naming_only_its_sources_says_what_a_gated_call_needs(tmp_path: Path) -> None:
-    # the wrapper tests no capability and names no kernel word: kept for the sources it names, whose
-    # tcgen05 is what the gated call runs; the package above it says nothing of it
-    tree = {
+def _wo_a_tree(cuh: str) -> dict[str, str]:
+    # the wrapper tests no capability and names no kernel word: kept for the sources it names; the
+    # package above it states tcgen05 of another kernel, no fact of the module below it
+    return {
         "eng/model.py": _GATED_CALL,
         "eng/ops/attention/__init__.py": "# tcgen05 + TMEM: datacenter Blackwell only\nimport torch\n",
         "eng/ops/attention/dsv4/__init__.py": "",
         "eng/ops/attention/dsv4/wo_a.py": _JIT_WRAPPER,
-        "eng/jit/csrc/deepseek/wo_a_fused.cuh": '__device__ void f() { asm("tcgen05.mma.cta_group::1"); }\n',
+        "eng/jit/csrc/deepseek/wo_a_fused.cuh": cuh,
     }
-    found = _scan(tmp_path, tree)
+
+
+def test_a_jit_module_naming_only_its_sources_says_what_a_gated_call_needs(tmp_path: Path) -> None:
+    found = _scan(tmp_path, _wo_a_tree('__device__ void f() { asm("tcgen05.mma.cta_group::1"); }\n'))
     assert _brief(found) == [("gate-excludes-arch", "low", "eng/model.py", 5)]
     assert "wo_a_fused.cuh" in found[0].consequence
 
 
 def test_a_package_s_words_are_no_evidence_for_a_module_below_it(tmp_path: Path) -> None:
-    tree = {
-        "eng/model.py": _GATED_CALL,
-        "eng/ops/attention/__init__.py": "# tcgen05 + TMEM: datacenter Blackwell only\nimport torch\n",
-        "eng/ops/attention/dsv4/__init__.py": "",
-        "eng/ops/attention/dsv4/wo_a.py": _JIT_WRAPPER,
-        "eng/jit/csrc/deepseek/wo_a_fused.cuh": "__device__ float add(float a, float b) { return a + b; }\n",
-    }
-    found = _scan(tmp_path, tree)
+    found = _scan(tmp_path, _wo_a_tree("__device__ float add(float a, float b) { return a + b; }\n"))
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/model.py", 5)]
