@@ -253,3 +253,25 @@ def test_a_jit_module_naming_only_its_sources_says_what_a_gated_call_needs(tmp_p
 def test_a_package_s_words_are_no_evidence_for_a_module_below_it(tmp_path: Path) -> None:
     found = _scan(tmp_path, _wo_a_tree("__device__ float add(float a, float b) { return a + b; }\n"))
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/model.py", 5)]
+
+
+_PTX_RUNTIME = '''"""Assembles the retained PTX programs under ``csrc/kda/ptx/`` for the device."""
+import torch
+
+
+def cubin(name):
+    major, minor = torch.cuda.get_device_capability()
+    if (major, minor) != (10, 3):
+        raise RuntimeError("the retained PTX targets sm_103a")
+    return name
+'''
+
+
+def test_retained_ptx_programs_say_what_their_runtime_needs(tmp_path: Path) -> None:
+    tree = {"eng/kda/ptx_runtime.py": _PTX_RUNTIME, "eng/data/csrc/kda/ptx/shim.cc": "int main();\n"}
+    for name in ("fixed_h64", "varlen_h64"):
+        ptx = ".version 9.0\n.target sm_103a\ntcgen05.alloc.cta_group::1;\n"
+        tree[f"eng/data/csrc/kda/ptx/{name}.ptx"] = ptx
+    found = _scan(tmp_path, tree)
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/kda/ptx_runtime.py", 7)]
+    assert "'tcgen05' in 2 of 2 sources under eng/data/csrc/kda/ptx/" in found[0].consequence

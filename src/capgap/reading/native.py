@@ -27,7 +27,7 @@ from capgap.judging import evidence
 from capgap.judging.records import FileFacts
 from capgap.reading.hintlines import holds_any, lines_holding
 
-NATIVE_SUFFIXES = (".cu", ".cuh")
+NATIVE_SUFFIXES = (".cu", ".cuh", ".ptx")  # (retained PTX programs spell their instructions too)
 _MAX_SOURCES = 12  # sources read per module: a family of generated kernels says it in a few
 _MAX_BYTES = 4 << 20
 # A need counts when this share of the kernels a module compiles spell it: one op's pipeline (its
