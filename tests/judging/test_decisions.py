@@ -1306,3 +1306,25 @@ def test_a_refusal_that_names_nvlink_is_expected(tmp_path: Path) -> None:
         },
     )
     assert _brief(found) == [("gate-excludes-arch", "low", "eng/sp.py", 5)]
+
+
+def test_a_refusal_naming_major_versions_states_what_they_share(tmp_path: Path) -> None:
+    """"supports only compute capability major versions 10 and 11": 10.x and 11.0 share tcgen05,
+    which 12.0 lacks: an expected refusal."""
+    found = _scan(
+        tmp_path,
+        {
+            "eng/mla.py": """
+        import torch
+
+
+        def plan(x):
+            major = torch.cuda.get_device_capability()[0]
+            if major not in (10, 11):
+                raise RuntimeError("cutlass MLA supports only compute capability major versions 10 and 11")
+            return x
+    """
+        },
+    )
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/mla.py", 6)]
+    assert "the refusal naming 10.0, 10.3, 11.0 as what it requires" in found[0].consequence

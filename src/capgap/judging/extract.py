@@ -1613,7 +1613,7 @@ _ARCH_NAMED = re.compile(r"(?<![a-z0-9])sm_?(\d{2}x|\d{2,3})(?=[a-z]?(?:$|[^a-z0
 # `compute capability 10.0`, a product or generation name.
 _REQUIREMENT = re.compile(
     r"(?<![a-z0-9])sm_?(?:\d{2,3}[a-z]?|\d{2}x|\s*[<>]=?\s*\d{2,3})(?![0-9])"
-    r"|compute capabilit(?:y|ies) (?:of )?\(?\d{1,2}[.,] ?\d"
+    r"|compute capabilit(?:y|ies) (?:of )?\(?\d{1,2}[.,] ?\d|\bmajor versions? \d{1,2}\b"
     r"|\b(?:hopper|blackwell|ampere|ada lovelace|[gh]b?[12]00|gb?300|b[23]00)\b",
     re.I,
 )

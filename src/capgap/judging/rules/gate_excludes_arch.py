@@ -1336,7 +1336,9 @@ def _around(d: Decision, f: FileFacts) -> tuple[list[tuple[str, ...]], list[str]
 _NAMED_ARCH = re.compile(
     r"\bsm[_ ]?(?P<sm>\d{2,3})[af]?(?![\dx])|\bsm[_ ]?(?P<smx>\d{1,2})x\b"
     r"|capability (?:of )?(?P<num>\d{2,3})\b|\b(?P<fam>\d{1,2})\.x\b|\b(?P<maj>\d{1,2})\.(?P<min>\d)\b"
-    r"|\b(?P<hopper>hopper)\b",
+    r"|\b(?P<hopper>hopper)\b"
+    # "supports only compute capability major versions 10 and 11"
+    r"|\bmajor versions? (?P<majs>\d{1,2}(?:(?:\s*,|\s+and|\s+or)\s*\d{1,2})*)\b",
     re.I,
 )
 _MMA = ("tcgen05", "wgmma")
@@ -1376,6 +1378,9 @@ def _need_of_named(text: str, target: ArchFacts) -> tuple[tuple[str, ...] | None
         elif hit["smx"] or hit["fam"]:
             major = int(hit["smx"] or hit["fam"])
             ccs = [cc for cc, a in facts.items() if a.major == major]
+        elif hit["majs"]:
+            majors = {int(m) for m in re.findall(r"\d+", hit["majs"])}
+            ccs = [cc for cc, a in facts.items() if a.major in majors]
         elif hit["maj"]:
             ccs = [f"{hit['maj']}.{hit['min']}"]
         else:
