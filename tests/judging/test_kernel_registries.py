@@ -118,3 +118,17 @@ def test_an_unrestricted_fallback_is_what_the_target_gets(tmp_path: Path) -> Non
         },
     )
     assert [f.extra["instead"] for f in found] == ["12.0 gets only the unrestricted TRITON kernel"]
+
+
+def test_a_kernel_only_a_product_of_the_target_s_family_gets_is_no_gap(tmp_path: Path) -> None:
+    # a GB10 (12.1) workaround registered for 12.1 alone: that product's, as a gate naming it is
+    found = _scan(
+        tmp_path,
+        {
+            "eng/ops/__init__.py": _registry(
+                'op="attn.qsa_sm121", backend=KernelBackend.TRITON,\n'
+                "    capabilities=frozenset({CapabilityRequirement.cuda(min_sm=(12, 1), max_sm=(12, 1))})",
+            )
+        },
+    )
+    assert found == []

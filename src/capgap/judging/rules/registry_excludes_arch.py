@@ -3,7 +3,8 @@ archs but not the target (`KernelSpec(op=..., capabilities={CapabilityRequiremen
 (10, 0), max_sm=(10, 9))})`, judging.kernel_specs), so dispatch never gives it the kernel.
 
 No finding when another kernel of the op is registered for the target's archs by a window of its
-own (the target has its own implementation). Otherwise the target gets the op's unrestricted
+own (the target has its own implementation), nor when only GPUs of the target's own major get the
+kernel (a GB10-only workaround is that product's). Otherwise the target gets the op's unrestricted
 kernels (a generic Triton or torch one), or none it declares: medium, a model- or op-specific loss; the
 message says which. Low (expected) when what the kernel loads needs a feature the target lacks
 (its module imports tcgen05, its path says `sm100`), read where the registry points, and said
@@ -53,7 +54,9 @@ def _judge(
     if not _bounded(entry) or admits(entry, arch.major, arch.minor):
         return None
     sibs = [cc for cc, a in all_facts().items() if admits(entry, a.major, a.minor)]
-    if not sibs:
+    if not sibs or all(all_facts()[cc].major == arch.major for cc in sibs):
+        # a kernel only a product of the target's own family gets (a GB10-only workaround for 12.1)
+        # is that product's, as gate-excludes-arch reads such gates: nothing the target was left out of
         return None
     kernel = f"its {entry.backend} kernel" if entry.backend else "its kernel"
     if instead:
