@@ -199,3 +199,48 @@ def test_a_named_value_of_the_target_s_own_beside_a_logged_sibling_pick_is_a_cho
     found = _scan(tmp_path, {"eng/moe.py": code})
     assert [(f.severity, f.extra.get("tuning")) for f in found] == [("low", True)]
     assert all("9.0 gets 'marlin'" in f.consequence for f in found)
+
+
+_FA3_REGISTRY = """
+    import torch
+
+    BACKENDS = {}
+
+    def register_attention_backend(name):
+        def decorator(fn):
+            BACKENDS[name] = fn
+            return fn
+
+        return decorator
+
+    @register_attention_backend("fa3")
+    def create_flashattention_v3_backend(runner):
+        major, minor = torch.cuda.get_device_capability()
+        assert major == 8 or major == 9, "FlashAttention v3 Backend requires SM>=80 and SM<=90."
+        from eng.fa3_backend import FlashAttentionBackend
+
+        return FlashAttentionBackend(runner)
+"""
+
+_FA3_DEFAULT = """
+    import torch
+
+    def overrides(cfg):
+        if torch.cuda.get_device_capability()[0] >= 8:
+            cfg.attention_backend = "fa3"
+        else:
+            cfg.attention_backend = "triton"
+        return cfg
+"""
+
+
+def test_a_picked_backend_whose_registered_factory_refuses_the_target_says_where(tmp_path: Path) -> None:
+    """exaone/olmo2 in sglang: `device_sm >= 80` picks 'fa3' for 12.0; the function registered as
+    'fa3' asserts major 8 or 9. The finding names that assert, the engine's own failure point."""
+    found = _scan(tmp_path, {"eng/registry.py": _FA3_REGISTRY, "eng/model_overrides.py": _FA3_DEFAULT})
+    admits = [f for f in found if f.rule == "gate-admits-unsupported"]
+    assert _brief(admits) == [("gate-admits-unsupported", "high", "eng/model_overrides.py", 4)]
+    assert (
+        "the code registered as 'fa3' (eng/registry.py:15) fails the assert "
+        "'FlashAttention v3 Backend requires SM>=80 and SM<=90.' on 12.0"
+    ) in admits[0].consequence

@@ -188,6 +188,7 @@ def extract(
         facts.either = or_partners(text)
     # what a backend registered by name runs (judging.named)
     facts.registered = by_name.registrations(text, module, path.endswith("__init__.py"))
+    facts.factories = by_name.factories(text) if facts.registered else {}
     facts.kernel_specs = kernel_specs.read(text)  # kernels registered per op with their archs
     return facts
 

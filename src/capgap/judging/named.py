@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from capgap.arch import ArchFacts, all_facts
@@ -26,7 +27,7 @@ from capgap.judging.statements import walk
 from capgap.reading.hintlines import holds_any, lines_with_any
 
 if TYPE_CHECKING:
-    from capgap.judging.records import FileFacts
+    from capgap.judging.records import Decision, FileFacts
     from capgap.judging.registry import Registry
 
 # A value that may name an implementation: `trtllm_mla`, `flashinfer_cutedsl`, `fa4`
@@ -219,13 +220,7 @@ def registrations(text: str, module: str, is_package: bool) -> dict[str, tuple[s
         return out
     lines = text.splitlines()
     imports: dict[str, str] | None = None
-    for i, line in enumerate(lines):
-        hit = _REGISTER.search(line) if "register" in line and line.lstrip().startswith("@") else None
-        if hit is None:
-            continue
-        at = next((j for j in range(i + 1, min(len(lines), i + 8)) if _DEF.match(lines[j])), None)
-        if at is None:
-            continue
+    for name, at in _registered(lines):
         body = callees.def_text(lines, at)
         own = callees.import_map(body, module, is_package)
         used = list(dict.fromkeys(callees._IDENT.findall(body)))
@@ -234,8 +229,36 @@ def registrations(text: str, module: str, is_package: bool) -> dict[str, tuple[s
             imports = imports if imports is not None else callees.import_map(text, module, is_package)
             reached = [imports[n] for n in used if n in imports and _CLASS_NAME.match(n)]
         if reached:
-            out.setdefault(hit[2], tuple(dict.fromkeys(reached))[:_MAX_MODULES])
+            out.setdefault(name, tuple(dict.fromkeys(reached))[:_MAX_MODULES])
     return out
+
+
+def _registered(lines: list[str]) -> Iterator[tuple[str, int]]:
+    """Each name a decorator registers a function under, and the 0-based line of its `def`."""
+    for i, line in enumerate(lines):
+        hit = _REGISTER.search(line) if "register" in line and line.lstrip().startswith("@") else None
+        if hit is None:
+            continue
+        at = next((j for j in range(i + 1, min(len(lines), i + 8)) if _DEF.match(lines[j])), None)
+        if at is not None:
+            yield hit[2], at
+
+
+def factories(text: str) -> dict[str, str]:
+    """Each name a decorator of the file registers a function under -> that function's name (the
+    factory the name builds: what it refuses, it refuses for every path that picks the name)."""
+    if "register" not in text or _REGISTERS_TEXT.search(text) is None:
+        return {}
+    lines = text.splitlines()
+    out: dict[str, str] = {}
+    for name, at in _registered(lines):
+        hit = _DEF_NAME.match(lines[at])
+        if hit is not None:
+            out.setdefault(name, hit[1])
+    return out
+
+
+_DEF_NAME = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)")
 
 
 # An arch a module's code names: `sm120`, `is_sm120`, `SM_100`, `SM12x` (lowercased text)
@@ -426,6 +449,25 @@ class Named:
                 return None
             found = found or (got[0], f"{got[1]} in {f.module}, the code registered as '{name}'")
         return found
+
+    def refusal(self, name: str, target: ArchFacts) -> tuple[FileFacts, Decision, str] | None:
+        """The refusal the function registered as `name` makes on the target: a decision of it
+        whose every outcome the target can reach fails (`create_flashattention_v3_backend`'s
+        `assert (major == 8 and ...) or major == 9`); None when it makes none."""
+        from capgap.judging.reach import reached
+
+        for f in self._reg.files:
+            function = f.factories.get(name)
+            if function is None:
+                continue
+            for d in f.decisions:
+                if d.context.rsplit(".", 1)[-1] != function:
+                    continue
+                r = reached(d, self._reg.context(d.scope, f))
+                mine = r.reach.get(target.cc, ()) if r is not None else ()
+                if mine and all(d.arms[i].action == "error" for i in mine):
+                    return f, d, d.arms[mine[0]].summary
+        return None
 
     def asked(
         self, modules: tuple[str, ...], target: ArchFacts, owners: list[str]

@@ -432,6 +432,8 @@ class FileFacts:
     # the names its decorators register functions under (`@register_attention_backend("trtllm_mla")`)
     # -> the modules each function imports to run (judging.named)
     registered: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # ... and the function each name registers (`"fa3"` -> `create_flashattention_v3_backend`)
+    factories: dict[str, str] = field(default_factory=dict)
     # what its code spells anywhere (names, strings, comments; predicate names aside) that a kernel
     # family needs (`trtllm_gen`), each with where, and the archs it names (`sm120`: "12.0", `SM12x`:
     # "12"): what a backend it is the module of runs (judging.named)

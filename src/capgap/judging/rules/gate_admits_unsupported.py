@@ -105,6 +105,10 @@ def check(
                 + (f" where the other outcome {other}" if other and not picked else "")
             )
             severity = "high" if picked else "medium"
+            refused = _factory_refusal(arm.values, arch, reg) if picked else None
+            if refused is not None:
+                # what the engine's own code does with the name on the target, not what its name hints
+                consequence += f"; {refused}"
             written = _written_for(f, need)
             if written and not picked:
                 # `fmha_sm100/cute/x.py`: every path of the module needs it, the target's other
@@ -119,6 +123,19 @@ def check(
             found = _tile_overflow(r, f, arch, i, with_it, place)
             if found is not None:
                 return found
+    return None
+
+
+def _factory_refusal(values: tuple[str, ...], arch: ArchSpec, reg: Registry | None) -> str | None:
+    """Where the function a picked name is registered to build refuses the target: "the code
+    registered as 'fa3' (attention_registry.py:243) fails the assert '...' on 12.0"."""
+    if reg is None:
+        return None
+    for name in values:
+        got = reg.named.refusal(name, arch.facts)
+        if got is not None:
+            f, d, summary = got
+            return f"the code registered as '{name}' ({f.path}:{d.line}) {summary} on {arch.cc}"
     return None
 
 
