@@ -600,3 +600,29 @@ def test_a_read_in_a_later_operand_of_or_is_no_certain_key_error(tmp_path: Path)
     )
     by_table = {f.symbol: (f.severity, f.extra["access"]) for f in found if f.rule == "table-missing-arch"}
     assert by_table["MIN_SMS"] == ("medium", "guarded")
+
+
+def test_a_table_read_returned_to_the_caller_says_so_not_that_the_path_is_off(tmp_path: Path) -> None:
+    """`return _CONFIGS.get(cap)`: a caller may autotune where the entry is missing (sglang kda.py);
+    the finding says the miss goes back to the caller, not that a path is silently disabled."""
+    found = _scan(
+        tmp_path,
+        {
+            "eng/kda.py": """
+        import torch
+
+        _CONFIGS = {
+            (9, 0): {"BK": 128, "num_warps": 8},
+            (10, 3): {"BK": 64, "num_warps": 8},
+        }
+
+
+        def config(k):
+            return _CONFIGS.get(torch.cuda.get_device_capability(k.device))
+    """
+        },
+    )
+    assert [f.consequence for f in found] == [
+        ".get() returns None on 12.0: returned to the caller, which decides what a missing entry means "
+        "(eng/kda.py:10)"
+    ]

@@ -1546,6 +1546,10 @@ class _Walker:
         if isinstance(stmt, ast.If):
             what = summary(stmt.orelse)
             return f": the check fails{'; falls back: ' + what if what else ''}"
+        if isinstance(stmt, ast.Return):
+            # `return T.get(cap)`: what the miss does is the caller's to decide (a tuned config
+            # missing may mean autotuning, not a path off)
+            return ": returned to the caller, which decides what a missing entry means"
         following = siblings[index + 1 :] if index >= 0 else siblings
         for nxt in following[:3]:
             if isinstance(nxt, ast.If) and re.search(r"is None|not |== 0|is not None", ast.unparse(nxt.test)):
