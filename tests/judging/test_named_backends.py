@@ -203,15 +203,7 @@ def test_a_named_value_of_the_target_s_own_beside_a_logged_sibling_pick_is_a_cho
 
 _FA3_REGISTRY = """
     import torch
-
-    BACKENDS = {}
-
-    def register_attention_backend(name):
-        def decorator(fn):
-            BACKENDS[name] = fn
-            return fn
-
-        return decorator
+""" + _REGISTRY.split("    @register_attention_backend")[0].rstrip("\n") + """
 
     @register_attention_backend("fa3")
     def create_flashattention_v3_backend(runner):
