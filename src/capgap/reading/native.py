@@ -43,6 +43,13 @@ _NEED_WORDS = ("tcgen05", "umma", "tmem", "wgmma", "warpgroup", "multimem")
 _LOCAL_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
 # A thin launcher: what it runs lives in a kernel source (`x_binding.cu`, `x_jit_binding.cu`, `x_ops.cu`).
 _LAUNCHER = re.compile(r"(?:^|_)(?:bindings?|pybind|ops|api|launch|launcher)(?:_common)?\.cuh?$")
+
+
+def _launcher(rel: str) -> bool:
+    """Is the source, by its file name, a launcher or binding (`..._binding.cu`), not a kernel?"""
+    return _LAUNCHER.search(rel.rsplit("/", 1)[-1]) is not None
+
+
 # Each spelling's feature (`TMEM_NCOLS`: the `tmem_` spelling, which the name readers of
 # `evidence` do not take for TMEM, so the mapping is direct).
 _NATIVE_FEATURE: dict[str, tuple[str, ...]] = {
@@ -84,7 +91,7 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
                 _give(f, needs, where)
                 own[f.module] = (list(f.needs), list(f.needs_from))
             continue
-        kernels = [hit for hit in found if not _LAUNCHER.search(hit[0].rsplit("/", 1)[-1])]
+        kernels = [hit for hit in found if not _launcher(hit[0])]
         # a shared header (`include/layout.cuh`) beside kernel sources is not one of them
         kernels = [hit for hit in kernels if hit[0].endswith(".cu")] or kernels
         counted = kernels or found
@@ -98,9 +105,7 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
         needs = [n for n, wheres in counts.items() if _SHARE * len(wheres) >= len(counted)]
         where = [f"{counts[n][0]} ({len(counts[n])} of {len(counted)} sources it names)" for n in needs]
         # a header it names (`..._contract.cuh`, `..._generated_manifest.cuh`) is no kernel source
-        named_kernels = sum(
-            1 for hit in hits if hit[0].endswith(".cu") and not _LAUNCHER.search(hit[0].rsplit("/", 1)[-1])
-        )
+        named_kernels = sum(1 for hit in hits if hit[0].endswith(".cu") and not _launcher(hit[0]))
         if not needs and 2 * named_kernels < len(hits):
             # mostly launchers: the kernels they run are picked elsewhere (a registry), from the
             # family's directory
@@ -213,7 +218,7 @@ class _Reader:
         if home in self.dirs:
             return self.dirs[home]
         under = self.under(home)
-        kernels = [h for h in under if not _LAUNCHER.search(h[0].rsplit("/", 1)[-1])]
+        kernels = [h for h in under if not _launcher(h[0])]
         if kernels and 2 * len(kernels) <= len(under):
             # a generated `<hash>_binding.cu` beside each `<hash>_kernel.cu`: the launchers would
             # outvote what the kernels spell; the kernels are what the family needs
@@ -341,9 +346,7 @@ def _home(hits: list[tuple[str, str]], reader: _Reader) -> str:
     and holding at most _MAX_DIR_SOURCES sources (a csrc root holds thousands). A directory of
     launchers alone (`csrc/attn/jit/`) stands for the family directory above it."""
     home = posixpath.commonpath([rel.rpartition("/")[0] or "." for rel, _ in hits])
-    while home not in ("", ".") and all(
-        _LAUNCHER.search(rel.rsplit("/", 1)[-1]) for rel, _ in reader.under(home)
-    ):
+    while home not in ("", ".") and all(_launcher(rel) for rel, _ in reader.under(home)):
         home = posixpath.dirname(home)
     if home in ("", ".") or not reader.under(home):
         return ""
@@ -396,8 +399,8 @@ def _sample(found: list[tuple[str, str]]) -> list[tuple[str, str]]:
     """At most _MAX_SOURCES distinct sources, kernels before launchers and headers, picked evenly
     over their sorted names (a family's generated kernels are named by hash, in no order of kind)."""
     unique = sorted(dict.fromkeys(found))
-    kernels = [hit for hit in unique if not _LAUNCHER.search(hit[0].rsplit("/", 1)[-1])]
-    rest = [hit for hit in unique if _LAUNCHER.search(hit[0].rsplit("/", 1)[-1])]
+    kernels = [hit for hit in unique if not _launcher(hit[0])]
+    rest = [hit for hit in unique if _launcher(hit[0])]
     if len(kernels) > _MAX_SOURCES:
         kernels = [kernels[i * len(kernels) // _MAX_SOURCES] for i in range(_MAX_SOURCES)]
     return (kernels + rest)[:_MAX_SOURCES]
