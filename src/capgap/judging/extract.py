@@ -187,8 +187,8 @@ def extract(
         facts.tile_configs, facts.calls = tileconfigs.read(text)
         facts.either = or_partners(text)
     # what a backend registered by name runs (judging.named)
-    facts.registered = by_name.registrations(text, module, path.endswith("__init__.py"))
-    facts.factories = by_name.factories(text) if facts.registered else {}
+    facts.registered, factories = by_name.registrations(text, module, path.endswith("__init__.py"))
+    facts.factories = factories if facts.registered else {}
     facts.kernel_specs = kernel_specs.read(text)  # kernels registered per op with their archs
     return facts
 

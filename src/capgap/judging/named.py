@@ -199,7 +199,7 @@ def _strings(node: ast.expr) -> list[str]:
 _REGISTER = re.compile(r"@[\w.]*register\w*\(\s*([\"'])([\w\-.]+)\1\s*\)\s*(?:#.*)?$", re.I)
 _REGISTERS = re.compile(rb"@[\w.]*register\w*\(\s*[\"']")
 _REGISTERS_TEXT = re.compile(r"@[\w.]*register\w*\(\s*[\"']", re.I)  # what each _REGISTER match holds
-_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+\w+")
+_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)")
 
 
 def may_register(low: bytes) -> bool:
@@ -211,16 +211,21 @@ _CLASS_NAME = re.compile(r"[A-Z]\w*[a-z]\w*$")
 _MAX_MODULES = 8
 
 
-def registrations(text: str, module: str, is_package: bool) -> dict[str, tuple[str, ...]]:
+def registrations(
+    text: str, module: str, is_package: bool
+) -> tuple[dict[str, tuple[str, ...]], dict[str, str]]:
     """Each name a decorator of the file registers a function under -> the modules the function
     imports in its body (the backend it builds: lazy imports), else the classes of other modules
-    it uses."""
+    it uses; and each name -> the function itself (the factory the name builds: what it refuses,
+    it refuses for every path that picks the name)."""
     out: dict[str, tuple[str, ...]] = {}
+    functions: dict[str, str] = {}
     if "register" not in text or _REGISTERS_TEXT.search(text) is None:  # (`register_buffer(`: no)
-        return out
+        return out, functions
     lines = text.splitlines()
     imports: dict[str, str] | None = None
-    for name, at in _registered(lines):
+    for name, at, function in _registered(lines):
+        functions.setdefault(name, function)
         body = callees.def_text(lines, at)
         own = callees.import_map(body, module, is_package)
         used = list(dict.fromkeys(callees._IDENT.findall(body)))
@@ -230,35 +235,19 @@ def registrations(text: str, module: str, is_package: bool) -> dict[str, tuple[s
             reached = [imports[n] for n in used if n in imports and _CLASS_NAME.match(n)]
         if reached:
             out.setdefault(name, tuple(dict.fromkeys(reached))[:_MAX_MODULES])
-    return out
+    return out, functions
 
 
-def _registered(lines: list[str]) -> Iterator[tuple[str, int]]:
-    """Each name a decorator registers a function under, and the 0-based line of its `def`."""
+def _registered(lines: list[str]) -> Iterator[tuple[str, int, str]]:
+    """Each name a decorator registers a function under, the 0-based line of its `def` and its name."""
     for i, line in enumerate(lines):
         hit = _REGISTER.search(line) if "register" in line and line.lstrip().startswith("@") else None
         if hit is None:
             continue
-        at = next((j for j in range(i + 1, min(len(lines), i + 8)) if _DEF.match(lines[j])), None)
-        if at is not None:
-            yield hit[2], at
-
-
-def factories(text: str) -> dict[str, str]:
-    """Each name a decorator of the file registers a function under -> that function's name (the
-    factory the name builds: what it refuses, it refuses for every path that picks the name)."""
-    if "register" not in text or _REGISTERS_TEXT.search(text) is None:
-        return {}
-    lines = text.splitlines()
-    out: dict[str, str] = {}
-    for name, at in _registered(lines):
-        hit = _DEF_NAME.match(lines[at])
-        if hit is not None:
-            out.setdefault(name, hit[1])
-    return out
-
-
-_DEF_NAME = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(\w+)")
+        for j in range(i + 1, min(len(lines), i + 8)):
+            if defined := _DEF.match(lines[j]):
+                yield hit[2], j, defined[1]
+                break
 
 
 # An arch a module's code names: `sm120`, `is_sm120`, `SM_100`, `SM12x` (lowercased text)
@@ -404,6 +393,7 @@ class Named:
     def __init__(self, reg: Registry) -> None:
         self._reg = reg
         self._by_name: dict[str, list[tuple[str, ...]]] | None = None
+        self._factories: dict[str, list[tuple[FileFacts, str]]] | None = None
         self._modules: callees.Callees | None = None
 
     def _index(self) -> dict[str, list[tuple[str, ...]]]:
@@ -456,10 +446,12 @@ class Named:
         `assert (major == 8 and ...) or major == 9`); None when it makes none."""
         from capgap.judging.reach import reached
 
-        for f in self._reg.files:
-            function = f.factories.get(name)
-            if function is None:
-                continue
+        if self._factories is None:
+            self._factories = {}
+            for f in self._reg.files:
+                for registered, function in f.factories.items():
+                    self._factories.setdefault(registered, []).append((f, function))
+        for f, function in self._factories.get(name, ()):
             for d in f.decisions:
                 if d.context.rsplit(".", 1)[-1] != function:
                     continue

@@ -141,8 +141,10 @@ def _backend_module(facts: FileFacts, data: bytes, low: bytes) -> FileFacts | No
     if text is None:
         return None
     if registers:
-        facts.registered = by_name.registrations(text, facts.module, facts.path.endswith("__init__.py"))
-        facts.factories = by_name.factories(text) if facts.registered else {}
+        facts.registered, factories = by_name.registrations(
+            text, facts.module, facts.path.endswith("__init__.py")
+        )
+        facts.factories = factories if facts.registered else {}
     spelled_facts(facts, text.lower())
     if not facts.spelled and not facts.registered:
         return None
