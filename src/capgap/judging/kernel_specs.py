@@ -19,6 +19,7 @@ import ast
 import warnings
 
 from capgap.judging.records import KernelSpecEntry
+from capgap.judging.symbolic import call_name
 
 _BOUNDS = ("min_sm", "max_sm")
 _OP_KEYS = ("op", "name")
@@ -66,9 +67,14 @@ def read(text: str) -> list[KernelSpecEntry]:
     return sorted(out, key=lambda e: e.line)
 
 
-def _op(call: ast.Call) -> str | None:
+def _string(call: ast.Call, keys: tuple[str, ...]) -> str | None:
+    """The first of `keys` the call passes a string literal for."""
     strings = {k.arg: k.value.value for k in call.keywords if isinstance(k.value, ast.Constant)}
-    return next((strings[k] for k in _OP_KEYS if isinstance(strings.get(k), str)), None)
+    return next((strings[k] for k in keys if isinstance(strings.get(k), str)), None)
+
+
+def _op(call: ast.Call) -> str | None:
+    return _string(call, _OP_KEYS)
 
 
 def _entry(
@@ -80,9 +86,8 @@ def _entry(
     windows = _windows(given, constants) if given is not None else [(None, None)]  # none: any device
     if windows is None:
         return None  # a window it cannot read: say nothing rather than guess
-    strings = {k.arg: k.value.value for k in call.keywords if isinstance(k.value, ast.Constant)}
     backend = next((_last_name(k.value) for k in call.keywords if k.arg == "backend"), "")
-    target = next((strings[k] for k in _TARGET_KEYS if isinstance(strings.get(k), str)), "")
+    target = _string(call, _TARGET_KEYS) or ""
     line = given.lineno if given is not None else call.lineno
     return KernelSpecEntry(
         op=op,
@@ -179,13 +184,10 @@ def _arch(node: ast.expr) -> Arch | None | bool:
 
 
 def _last_name(node: ast.expr) -> str:
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    if isinstance(node, ast.Name):
-        return node.id
+    """`KernelBackend.JIT` -> "JIT", `KernelSpec` -> "KernelSpec", `"jit"` -> "jit"."""
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value
-    return ""
+    return call_name(node)
 
 
 def admits(entry: KernelSpecEntry, major: int, minor: int) -> bool:
