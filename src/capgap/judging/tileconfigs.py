@@ -49,8 +49,9 @@ class TileConfig:
             "BLOCK_SIZE_N": self.block_n,
             "BLOCK_SIZE_K": self.block_k,
         }
-        if stages or self.num_stages is not None:
-            entry["num_stages"] = stages or self.num_stages  # type: ignore[assignment]
+        stages = stages or self.num_stages
+        if stages is not None:
+            entry["num_stages"] = stages
         return smem.estimate_bytes(entry, dtype, arch) or 0
 
     def describe(self) -> str:
