@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from capgap.findings import Finding
 from capgap.judging import kernel_specs
 
 from .test_decisions import _brief, _scan
@@ -19,6 +20,13 @@ _SM10X = frozenset({CapabilityRequirement.cuda(min_sm=(10, 0), max_sm=(10, 9))})
 
 def _registry(*entries: str) -> str:
     return _SPEC + "\n".join(f"register_kernel(KernelSpec({e}))" for e in entries) + "\n"
+
+
+def _scan_registry(
+    tmp_path: Path, entries: list[str], modules: dict[str, str] | None = None
+) -> list[Finding]:
+    """Scan a tree whose `eng/ops/__init__.py` registers `entries`, beside the kernel `modules`."""
+    return _scan(tmp_path, {"eng/ops/__init__.py": _registry(*entries), **(modules or {})})
 
 
 def test_windows_are_read_through_constants_sets_and_generators() -> None:
@@ -47,13 +55,13 @@ def test_an_unreadable_window_registers_nothing() -> None:
 
 
 def test_a_kernel_for_sibling_archs_only_is_a_medium_gap_when_it_looks_portable(tmp_path: Path) -> None:
-    found = _scan(
+    found = _scan_registry(
         tmp_path,
+        [
+            'op="norm.fanout", backend=KernelBackend.CUTE_DSL, target="eng.ops.fanout:fanout",\n'
+            "    capabilities=_SM10X"
+        ],
         {
-            "eng/ops/__init__.py": _registry(
-                'op="norm.fanout", backend=KernelBackend.CUTE_DSL, target="eng.ops.fanout:fanout",\n'
-                "    capabilities=_SM10X",
-            ),
             "eng/ops/fanout.py": """
         import cutlass.cute as cute
 
@@ -74,13 +82,13 @@ def test_a_kernel_for_sibling_archs_only_is_a_medium_gap_when_it_looks_portable(
 
 
 def test_a_kernel_that_needs_tcgen05_is_expected(tmp_path: Path) -> None:
-    found = _scan(
+    found = _scan_registry(
         tmp_path,
+        [
+            'op="gemm.dual", backend=KernelBackend.CUTE_DSL, target="eng.ops.dual:dual",\n'
+            "    capabilities=_SM10X"
+        ],
         {
-            "eng/ops/__init__.py": _registry(
-                'op="gemm.dual", backend=KernelBackend.CUTE_DSL, target="eng.ops.dual:dual",\n'
-                "    capabilities=_SM10X"
-            ),
             "eng/ops/dual.py": """
         import cutlass.cute.nvgpu.tcgen05 as tcgen05
 
@@ -94,41 +102,35 @@ def test_a_kernel_that_needs_tcgen05_is_expected(tmp_path: Path) -> None:
 
 
 def test_the_target_s_own_kernel_for_the_op_is_no_gap(tmp_path: Path) -> None:
-    found = _scan(
+    found = _scan_registry(
         tmp_path,
-        {
-            "eng/ops/__init__.py": _registry(
-                'op="attn.fp8", backend=KernelBackend.CUTE_DSL, capabilities=_SM10X',
-                'op="attn.fp8", backend=KernelBackend.JIT,\n'
-                "    capabilities=frozenset({CapabilityRequirement.cuda(min_sm=(12, 0), max_sm=(12, 1))})",
-            )
-        },
+        [
+            'op="attn.fp8", backend=KernelBackend.CUTE_DSL, capabilities=_SM10X',
+            'op="attn.fp8", backend=KernelBackend.JIT,\n'
+            "    capabilities=frozenset({CapabilityRequirement.cuda(min_sm=(12, 0), max_sm=(12, 1))})",
+        ],
     )
     assert found == []
 
 
 def test_an_unrestricted_fallback_is_what_the_target_gets(tmp_path: Path) -> None:
-    found = _scan(
+    found = _scan_registry(
         tmp_path,
-        {
-            "eng/ops/__init__.py": _registry(
-                'op="moe.gate", backend=KernelBackend.CUTE_DSL, capabilities=_SM10X',
-                'op="moe.gate", backend=KernelBackend.TRITON, capabilities=CUDA_ONLY',
-            )
-        },
+        [
+            'op="moe.gate", backend=KernelBackend.CUTE_DSL, capabilities=_SM10X',
+            'op="moe.gate", backend=KernelBackend.TRITON, capabilities=CUDA_ONLY',
+        ],
     )
     assert [f.extra["instead"] for f in found] == ["12.0 gets only the unrestricted TRITON kernel"]
 
 
 def test_a_kernel_only_a_product_of_the_target_s_family_gets_is_no_gap(tmp_path: Path) -> None:
     # a GB10 (12.1) workaround registered for 12.1 alone: that product's, as a gate naming it is
-    found = _scan(
+    found = _scan_registry(
         tmp_path,
-        {
-            "eng/ops/__init__.py": _registry(
-                'op="attn.qsa_sm121", backend=KernelBackend.TRITON,\n'
-                "    capabilities=frozenset({CapabilityRequirement.cuda(min_sm=(12, 1), max_sm=(12, 1))})",
-            )
-        },
+        [
+            'op="attn.qsa_sm121", backend=KernelBackend.TRITON,\n'
+            "    capabilities=frozenset({CapabilityRequirement.cuda(min_sm=(12, 1), max_sm=(12, 1))})",
+        ],
     )
     assert found == []
