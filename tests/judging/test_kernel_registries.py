@@ -81,6 +81,16 @@ def test_a_kernel_for_sibling_archs_only_is_a_medium_gap_when_it_looks_portable(
     )
 
 
+def test_a_registry_outside_runtime_code_is_low_as_for_every_rule(tmp_path: Path) -> None:
+    """A registry in a vendored library or a test is rated as every rule rates such code."""
+    entry = 'op="norm.x", backend=KernelBackend.TRITON, capabilities=_SM10X'
+    for path in ("eng/cutlass/ops/__init__.py", "eng/tests/ops/__init__.py"):
+        found = _scan(tmp_path / path.split("/")[1], {path: _registry(entry)})
+        assert [(f.severity, f.extra["where"]) for f in found] == [
+            ("low", "vendored" if "cutlass" in path else "test")
+        ]
+
+
 def test_a_kernel_that_needs_tcgen05_is_expected(tmp_path: Path) -> None:
     found = _scan_registry(
         tmp_path,

@@ -8,7 +8,8 @@ kernel (a GB10-only workaround is that product's). Otherwise the target gets the
 kernels (a generic Triton or torch one), or none it declares: medium, a model- or op-specific loss; the
 message says which. Low (expected) when what the kernel loads needs a feature the target lacks
 (its module imports tcgen05, its path says `sm100`), read where the registry points, and said
-with where; low too in tests, benchmarks and examples.
+with where; low too outside runtime code (tests, benchmarks, examples, vendored libraries), as
+for every rule.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ from capgap.judging.registry import Registry
 from capgap.judging.where import placement
 
 RULE_ID = "registry-excludes-arch"
-_QUIET_WHERE = {"test", "benchmark", "example"}
 
 
 def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry) -> list[Finding]:
@@ -66,7 +66,7 @@ def _judge(
         gets = f"no kernel of the op declares {arch.cc} (a dispatch that checks the windows finds none)"
     place = placement(f.path)
     extra: dict[str, object] = {"module": f.module, **place, "op": entry.op, "instead": gets}
-    severity = "low" if place["where"] in _QUIET_WHERE else "medium"
+    severity = "low" if place["where"] != "runtime" else "medium"
     consequence = f"{entry.op} registers {kernel} for {', '.join(sibs)} only: {gets}"
     needs, where, kernels = _loaded_needs(entry.target, reg)
     theirs = [all_facts()[cc] for cc in sibs]
