@@ -43,6 +43,7 @@ from capgap.judging.statements import (
     capish_key,
     exits,
     flat,
+    forget_walks,
     made_of_constants,
     refuses,
     short,
@@ -166,6 +167,7 @@ def extract(
 ) -> FileFacts:
     """`data`: the bytes `lines` were split from, if they decode as UTF-8 (finds hint lines in C)."""
     facts = FileFacts(path, module)
+    forget_walks()  # the last file's nodes are let go
     _Walker(facts, lines, whole, data).block(tree.body, [], facts.module_scope, None, is_module=True)
     # what the statement cut drops (imports, feature checks, source names) is read on the file's own
     # text, joined and lowercased once

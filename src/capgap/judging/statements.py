@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import re
 from collections import deque
-from collections.abc import Iterator
 
 from capgap.judging.symbolic import call_name
 
@@ -16,10 +15,31 @@ _NOT_CHILDREN = frozenset(("ctx", "op", "ops"))  # Load/Store, Add, Eq...: leave
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
 
 
-def walk(node: ast.AST) -> Iterator[ast.AST]:
-    """`ast.walk` (same nodes, same order) less the expression-context and operator leaves, and
-    without its two generator layers per node: the extractor walks every statement that may read
-    a capability. No caller looks for a context or an operator (a Compare's ops are read from it)."""
+_WALKED: dict[int, tuple[ast.AST, list[ast.AST]]] = {}  # id -> (node, its walk): one per tree
+_WALKED_MAX = 20_000  # subtrees remembered before the memo starts over (memory stays small)
+
+
+def walk(node: ast.AST) -> list[ast.AST]:
+    """`ast.walk`'s nodes, in its order, less the expression-context and operator leaves (no
+    caller looks for a context or an operator; a Compare's ops are read from it). Remembered by
+    node: the extractor and the rules read the same tests and statements many times over."""
+    hit = _WALKED.get(id(node))
+    if hit is not None and hit[0] is node:  # the node is held, so its id is not reused meanwhile
+        return hit[1]
+    if len(_WALKED) >= _WALKED_MAX:
+        _WALKED.clear()
+    out = _walked(node)
+    _WALKED[id(node)] = (node, out)
+    return out
+
+
+def forget_walks() -> None:
+    """Drop the remembered walks: a new file's tree is being read."""
+    _WALKED.clear()
+
+
+def _walked(node: ast.AST) -> list[ast.AST]:
+    out: list[ast.AST] = []
     todo = deque([node])
     fields_of = _CHILD_FIELDS
     while todo:
@@ -34,7 +54,8 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
                 todo.append(value)
             elif isinstance(value, list):
                 todo.extend(item for item in value if isinstance(item, ast.AST))
-        yield node
+        out.append(node)
+    return out
 
 
 def flat(body: list[ast.stmt]) -> list[ast.stmt]:
