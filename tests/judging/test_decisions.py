@@ -934,6 +934,33 @@ def test_vendored_libraries_are_not_the_engine_s_runtime(tmp_path: Path) -> None
     assert [(f.severity, f.extra["where"]) for f in found] == [("low", "vendored")]
 
 
+def test_training_modules_are_backward_code_by_their_names(tmp_path: Path) -> None:
+    """A module or directory named for training (`_train`, `bwd`, `backward`, `loss` as whole
+    words) serves no inference server: rated low as backward code. `post_training/` (serving RL
+    rollouts) and a word that only starts with one (`lossless`) stay runtime."""
+    body = """
+        import torch
+
+        def tag():
+            cc = torch.cuda.get_device_capability()
+            if cc[0] == 10:
+                return fused_tag()
+            return None
+    """
+    paths = {
+        "eng/rmsnorm_train_backend/jit.py": "backward",
+        "eng/ops/flash_bwd.py": "backward",
+        "eng/lm_head_loss/backend.py": "backward",
+        "eng/post_training/rollout.py": "runtime",
+        "eng/ops/lossless.py": "runtime",
+    }
+    for i, (path, where) in enumerate(paths.items()):
+        found = _scan(tmp_path / str(i), {path: body})
+        assert [(f.extra["where"], f.severity) for f in found] == [
+            (where, "low" if where == "backward" else "medium")
+        ], path
+
+
 def test_a_restriction_all_of_blackwell_shares_is_the_generation_s_rule(tmp_path: Path) -> None:
     files = {
         "eng/registry.py": """

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import re
+
 _TEST_DIRS = {"test", "tests", "testing", "unittest", "unittests", "test_utils"}
 _BENCH_DIRS = {"benchmark", "benchmarks", "bench", "benches"}
 _EXAMPLE_DIRS = {"example", "examples", "demo", "demos", "tutorials"}
@@ -13,6 +15,12 @@ _MODEL_DIRS = {"models", "model_overrides", "dits"}
 # Python emitters and tests): their own gates are theirs, not the engine's. A `third_party/` the
 # engine imports and runs is its code, and stays runtime.
 VENDORED_LIBRARIES = {"cutlass", "cccl", "cub", "thrust", "libcudacxx", "cudax", "spdlog", "fmt"}
+# Words of a directory or module name that say it serves training, which a server never runs:
+# backward passes (`flash_bwd_sm90.py`, `fmha_backward.py`), training front ends and backends
+# (`cake_rmsnorm_train_backend/`, `gqa_train.py`), a loss and its gradients (`cake_lm_head_loss/`).
+# Whole words only: `post_training/` (an engine serving RL rollouts) and `lossless` are runtime.
+_TRAINING_WORDS = {"train", "bwd", "backward", "loss"}
+_NAME_WORDS = re.compile(r"[^a-z0-9]+")
 
 
 def where(path: str) -> str:
@@ -26,6 +34,8 @@ def where(path: str) -> str:
         return "benchmark"
     if dirs & _EXAMPLE_DIRS:
         return "example"
+    if any(_TRAINING_WORDS.intersection(_NAME_WORDS.split(part.removesuffix(".py"))) for part in parts):
+        return "backward"
     return "runtime"
 
 
