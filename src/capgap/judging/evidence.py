@@ -167,6 +167,36 @@ def kernel_classes(text: str) -> tuple[list[tuple[str, ...]], list[str]]:
     return needs, where
 
 
+# Spellings that name an arch, not what its code uses: in a message ("Using fp8 KV cache on SM10x",
+# "Auto-enabling AllReduce Fusion on SM90/SM10X") they say which GPUs the authors meant, not why
+# (as judging.remarks reads prose); in a name or a flag (`_sm100_kernel`, "-arch=sm_100a") they
+# name the code's build.
+_ARCH_NAME = re.compile(r"sm_?(?:90|10[0-9])a|_?sm_?(?:90|10[0-9x])\b|_sm(?:90|100)_", re.I)
+# A one-line string literal with a space in it: prose (a message, a log line), not a name or a flag
+_PROSE_STRING = re.compile(r"""(["'])(?:\\.|(?!\1)[^\\\n])*?[ \t](?:\\.|(?!\1)[^\\\n])*?\1""")
+
+
+# unless the message says the path needs the arch ("... requires its packed API, CUDA SM10x, ..."):
+# the authors' word that it cannot run elsewhere, as a refusal's text is
+_REQUIREMENT = re.compile(r"requir|\bneeds?\b|only (?:on|for|supported|runs)", re.I)
+_MESSAGE_BEFORE = 80  # characters before a literal that its message may have begun in
+
+
+def arch_names_unsaid(code: str) -> str:
+    """`code` with the arch names inside its prose strings blanked (same length, lines kept),
+    but for a string that states a requirement."""
+    if "sm" not in code.lower():
+        return code
+
+    def unsaid(string: re.Match[str]) -> str:
+        # (a message runs over several literals: "... requires its " "API, CUDA SM10x, ...")
+        if _REQUIREMENT.search(code, max(0, string.start() - _MESSAGE_BEFORE), string.end()):
+            return string[0]
+        return _ARCH_NAME.sub(lambda a: " " * len(a[0]), string[0])
+
+    return _PROSE_STRING.sub(unsaid, code)
+
+
 def needs_with_evidence(
     text: str, first_line: int | Sequence[int] = 0, limit: int | None = _MAX_CHARS
 ) -> tuple[list[tuple[str, ...]], list[str]]:

@@ -842,7 +842,8 @@ class _Walker:
                 self.decision("skipif", arms, [*chain, node.name], scope, dec.lineno)  # type: ignore[arg-type]
         self._prose.append(self._def_prose(node))
         try:
-            self.block(node.body, [*chain, node.name], local, cls_scope, end=self.end_of(node))
+            with outcomes.reading(node):
+                self.block(node.body, [*chain, node.name], local, cls_scope, end=self.end_of(node))
         finally:
             self._prose.pop()
 
@@ -968,8 +969,10 @@ class _Walker:
         elif all(exits(b) for _, b, _ in links):
             rest = body[last + 1 :]
             span = [(self.end_of(body[last]) + 1, end)]
-            what = outcomes.classify(rest)[1] if rest else "carries on"
-            arms.append((None, span[0][0], rest, span, "positive", f"carries on ({what})" if rest else what))
+            action, what = outcomes.classify(rest) if rest else ("positive", "carries on")
+            # what is left after the guard clauses is the path, unless all it does is refuse
+            action = "reject" if action == "reject" and len(rest) == 1 else "positive"
+            arms.append((None, span[0][0], rest, span, action, f"carries on ({what})" if rest else what))
         else:
             arms.append((None, body[i].lineno, None, [], "nothing", "skips the branch"))
             # `x = "auto"` then `if is_sm100: x = "cutlass"`: skipping the branch keeps "auto"
@@ -1079,7 +1082,7 @@ class _Walker:
             text = self.file_text(span) if span else ""
             plain = _COMMENT.sub("", text)  # "no tcgen05 here" is no need: comments are read as words
             code = _PREDICATE_NAMES.sub("", plain)
-            low = code.lower()
+            low = evidence.arch_names_unsaid(code).lower()
             at: int | list[int] = self.file_line_numbers(span) if len(span) > 1 else span[0][0] if span else 0
             needs, where = evidence.needs_with_evidence(low, at)
             for need, word in _predicate_needs(plain, span[0][0] if span else 0):

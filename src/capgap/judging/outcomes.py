@@ -4,13 +4,16 @@
 False / None / a refusal string, skips the item, adds the GPU to an unsupported list, switches a
 feature off, warns that it is deprecated or unsupported). `nothing`: no statement. `positive`: all
 else (returns True, picks a backend, calls a kernel). Being left out of an error or a reject is
-good for an arch; being left out of a positive outcome is what a gap is.
+good for an arch; being left out of a positive outcome is what a gap is. In a function that
+answers with reasons (a string why not, None for yes) None accepts.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from capgap.judging.statements import short, summary
 from capgap.judging.symbolic import call_name
@@ -112,7 +115,52 @@ def _message(node: ast.expr) -> str:
     return ""
 
 
+# Per function being read: does it answer with reasons (`def why_not(...) -> str | None`: a
+# string says why not, None says yes)? There `return None` accepts.
+_REASONS: list[bool] = [False]
+# "kv_cache_dtype not supported", f"page_size={n}", "not_verify_route:backend"; not a name-like
+# answer (`"sm120"`, `"triton"`): a function of those and None picks, and None is its own answer
+_REASON_WORDS = re.compile(r"\s|=|:")
+
+
+def answers_with_reasons(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Does every return of `fn` (not of its nested defs) give a string or None, with at least one
+    None and one string that reads as a reason? (FlashInfer's `_eagle_verify_..._plan_eligibility`:
+    `return f"page_size={n}"` ... `return None`.)"""
+    strings = nones = 0
+    todo: list[ast.AST] = list(fn.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        if isinstance(node, ast.Return):
+            value = node.value
+            if value is None or (isinstance(value, ast.Constant) and value.value is None):
+                nones += 1
+            elif isinstance(value, ast.JoinedStr) or (
+                isinstance(value, ast.Constant) and isinstance(value.value, str)
+            ):
+                strings += bool(_REASON_WORDS.search(_message(value)))
+            else:
+                return False
+        todo.extend(ast.iter_child_nodes(node))
+    return strings > 0 and nones > 0
+
+
+@contextmanager
+def reading(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[None]:
+    """Branches classified inside `fn` read its returns as it means them (answers_with_reasons)."""
+    _REASONS.append(answers_with_reasons(fn))
+    try:
+        yield
+    finally:
+        _REASONS.pop()
+
+
 def _refusing_value(value: ast.expr | None) -> bool:
+    none = value is None or (isinstance(value, ast.Constant) and value.value is None)
+    if none and _REASONS[-1]:  # where a string says why not, None is no reason: a yes
+        return False
     if value is None:
         return True
     if isinstance(value, ast.Constant):

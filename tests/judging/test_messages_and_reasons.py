@@ -1,0 +1,93 @@
+"""How the words of a message and the returns of a reason function read: an arch named in a log
+line is no evidence of a need (a requirement in words is), a function that answers with reasons
+accepts with None, and what is left after guard clauses is a path unless it only refuses."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from capgap.judging.evidence import arch_names_unsaid
+
+from .test_decisions import _brief, _scan
+
+_FLAG = """
+import torch
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+def configure(cfg):
+    major, _ = torch.cuda.get_device_capability()
+    if cfg.kv == "auto" and major == 10:
+        cfg.kv = "fp8"
+        {said}
+"""
+
+
+def test_an_arch_named_in_a_log_line_is_no_need_but_a_requirement_is(tmp_path: Path) -> None:
+    logs = _FLAG.format(said='logger.info("Using fp8 KV on SM10x")')
+    logged = _scan(tmp_path / "log", {"eng/config.py": logs})
+    assert _brief(logged) == [("gate-excludes-arch", "medium", "eng/config.py", 9)]
+    says = _FLAG.format(said='cfg.why = "its layout needs SM10x"')
+    required = _scan(tmp_path / "req", {"eng/config.py": says})
+    assert _brief(required) == [("gate-excludes-arch", "low", "eng/config.py", 9)]
+    assert required[0].extra["evidence"].startswith("'sm10x'")
+
+
+def test_arch_names_are_blanked_only_inside_prose_strings() -> None:
+    code = 'x = "fp8_e4m3"\nlog("Using fp8 on SM10x")\nflags = ["-arch=sm_100a"]\nrun_sm100_kernel()\n'
+    unsaid = arch_names_unsaid(code)
+    assert len(unsaid) == len(code) and unsaid.count("\n") == code.count("\n")
+    assert "SM10x" not in unsaid
+    assert '"-arch=sm_100a"' in unsaid and "run_sm100_kernel" in unsaid
+    # a message over two literals keeps the requirement its first one states
+    two = 'raise RuntimeError("X requires its "\n    "API, CUDA SM10x, bf16")'
+    assert arch_names_unsaid(two) == two
+
+
+_REASONS = """
+import torch
+
+
+def why_not(page_size, device):
+    if page_size != 64:
+        return f"page_size={page_size}"
+    capability = torch.cuda.get_device_capability(device)
+    if capability[0] == 10:
+        if page_size > 128:
+            return "page size not supported"
+        return None
+    if capability[0] == 12:
+        return None
+    return "FAST_BACKEND requires SM10x or SM12x"
+"""
+
+
+def test_in_a_function_that_answers_with_reasons_none_accepts(tmp_path: Path) -> None:
+    """12.0 has its own branch that says yes (None); the others are refused by a reason."""
+    assert _scan(tmp_path, {"eng/backend.py": _REASONS}) == []
+
+
+def test_a_reason_left_after_the_guards_refuses_the_archs_it_reaches(tmp_path: Path) -> None:
+    """12.0 is refused by the reason the guard clauses leave; 10.0 gets its own yes: a gap."""
+    text = _REASONS.replace("    if capability[0] == 12:\n        return None\n", "")
+    found = _scan(tmp_path, {"eng/backend.py": text})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/backend.py", 8)]
+    assert "12.0 carries on (returns 'FAST_BACKEND requires SM10x or SM12x')" in found[0].message
+
+
+def test_name_like_strings_and_none_are_answers_not_reasons(tmp_path: Path) -> None:
+    """`return "sm120"` ... `return None`: a picker; None is its answer for the rest."""
+    text = """
+    import torch
+
+    def arch_tag():
+        major, _ = torch.cuda.get_device_capability()
+        if major == 10:
+            return "sm100"
+        if major == 12:
+            return "sm120"
+        return None
+    """
+    assert _scan(tmp_path, {"eng/tags.py": text}) == []
