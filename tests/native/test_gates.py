@@ -370,6 +370,16 @@ def test_a_special_case_the_newer_or_kin_gpus_go_without_is_low(tmp_path: Path) 
     b300 = hopper.replace("== 900", "== 1030")
     (got,) = findings(_read(tmp_path / "b300", {"k.cu": b300}), (parse_arch("12.0"),), vendored=False)
     assert got.severity == "low" and "which 10.0 goes without" in got.consequence
+    # 9.0 and 10.0 each take a path of their own (`#if == 900` / `#elif == 1000`); 10.3 compiles
+    # the packed one as 12.0 does: both are special cases, no path the others share is lost
+    own_arm = "    #elif __CUDA_ARCH__ == 1000\n      x[threadIdx.x] = 0.f;\n    #else\n"
+    both = hopper.replace("    #else\n", own_arm)
+    (got,) = findings(_read(tmp_path / "both", {"k.cu": both}), (parse_arch("12.0"),), vendored=False)
+    assert got.severity == "low" and "which datacenter Blackwell (10.x) goes without" in got.consequence
+    # ... but where the other arm serves every 10.x, the target alone goes without it: medium
+    open_ended = both.replace("== 1000", ">= 1000 && __CUDA_ARCH__ < 1100")
+    (got,) = findings(_read(tmp_path / "open", {"k.cu": open_ended}), (parse_arch("12.0"),), vendored=False)
+    assert got.severity == "medium"
     # where the newer GPUs get nothing at all (an `elect.sync` left to sm_90a), they share a loss
     elect = """\
     __device__ bool elect_one() {

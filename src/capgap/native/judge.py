@@ -119,7 +119,13 @@ def _judge(
                 return hit
         return []
 
-    arm_i = min(missed, key=lambda i: (bool(lacking(i)), i))
+    def special_of(i: int) -> str:  # a one-chip arm (`#if __CUDA_ARCH__ == 900`) other GPUs go without
+        if _EXACT.match(g.arms[i].cond.strip()) is None:
+            return ""
+        return _special_case(table, fi, gi, g, i, missed[i], mine, a)
+
+    # the arm to name: one with no evidence that the target lacks what it needs, and no special case
+    arm_i = min(missed, key=lambda i: (bool(lacking(i)), bool(special_of(i)), i))
     arm, owners, lack = g.arms[arm_i], missed[arm_i], lacking(arm_i)
     outcomes = {name: _describe(g, r) for name, r in mine_by.items() if r}
     instead = "; ".join(dict.fromkeys(outcomes.values()))
@@ -170,8 +176,7 @@ def _judge(
             f"{target.cc} computes the same values ({same}) another way (the fallback under line "
             f"{g.arms[min(i for i in mine if i >= 0)].line}): a per-arch micro-optimisation, no lost path"
         )
-    one_chip = severity == "medium" and not body_lost and _EXACT.match(arm.cond.strip()) is not None
-    special = _special_case(table, fi, gi, g, owners, mine, a) if one_chip else ""
+    special = special_of(arm_i) if severity == "medium" and not body_lost else ""
     if special:
         severity = "low"
         consequence = (
@@ -271,17 +276,22 @@ _EXACT = re.compile(r"^(?:defined\s*\(\s*__CUDA_ARCH__\s*\)\s*&&\s*)?\(?\s*__CUD
 
 
 def _special_case(
-    table: Table, fi: int, gi: int, g: Group, owners: list[str], mine: set[int], a: _Archs
+    table: Table, fi: int, gi: int, g: Group, arm_i: int, owners: list[str], mine: set[int], a: _Archs
 ) -> str:
-    """The GPUs that go without an arm as the target does, where that makes the arm a special case
-    of its owners rather than a path the target lacks ("" when none): every 10.x GPU, where only
-    GPUs before Blackwell get it (`#if __CUDA_ARCH__ == 900`), or a GPU of the owners' own
-    generation (`#if __CUDA_ARCH__ == 1030`, which 10.0 goes without). Not asked where the target's
-    kernel body is lost: an empty or trapping kernel is a hole, whoever shares it."""
+    """The GPUs that go without arm `arm_i` as the target does, where that makes the arm a special
+    case of its owners rather than a path the target lacks ("" when none): every 10.x GPU, where
+    only GPUs before Blackwell get it (`#if __CUDA_ARCH__ == 900`; a 10.x GPU may have a special
+    arm of its own, `#elif __CUDA_ARCH__ == 1000`, while another compiles what the target does), or
+    a GPU of the owners' own generation (`#if __CUDA_ARCH__ == 1030`, which 10.0 goes without). Not
+    asked where the target's kernel body is lost: an empty or trapping kernel is a hole, whoever
+    shares it."""
     facts = all_facts()
 
     def without(f: ArchFacts, envs: list[Env]) -> bool:
         return f.cc not in owners and all(set(table.reach(fi, gi, e)) <= mine for e in envs)
+
+    def not_taking(f: ArchFacts, envs: list[Env]) -> bool:
+        return f.cc not in owners and all(arm_i not in table.reach(fi, gi, e) for e in envs)
 
     majors = {facts[cc].major for cc in owners}
     # newer GPUs running real code of their own, not nothing (`elect_one_sync` left unelected on 10.x
@@ -289,7 +299,11 @@ def _special_case(
     runs_code = all(j >= 0 and g.arms[j].body == CODE for j in mine)
     if runs_code and a.arch.facts.major >= 10 and max(majors) < 10:
         blackwell = [(f, envs) for f, envs in a.all if f.major == 10]
-        if blackwell and all(without(f, envs) for f, envs in blackwell):
+        if (
+            blackwell
+            and all(not_taking(f, envs) for f, envs in blackwell)
+            and any(without(f, envs) for f, envs in blackwell)
+        ):
             return "datacenter Blackwell (10.x)"
     if len(majors) == 1:
         kin = [f.cc for f, envs in a.all if f.major in majors and without(f, envs)]
