@@ -75,3 +75,24 @@ def test_fix_says_what_still_blocks_the_table_it_fixes(tmp_path: Path) -> None:
         "SYMM_MEM_ALL_REDUCE_MAX_SIZES: still off after this fix: eng/symm.py:15 "
         "`if handle.multicast_ptr == 0:` (it needs NVLS multicast, which 12.0 lacks)"
     ) in " ".join(res.err.split())
+
+
+def test_a_table_the_fix_writes_too_is_no_blocker_of_it() -> None:
+    """A root table's blockers name the tables keyed by what it gives; where the same fix writes
+    one of them as well, it is no longer in the way."""
+    from types import SimpleNamespace
+
+    from capgap.findings import Finding
+    from capgap.semantic.fixrun import _blockers
+
+    def blocker(source: str) -> dict[str, object]:
+        return {"path": "eng/jit.py", "line": 3, "source": source, "why": "keyed by what _ARCH gives"}
+
+    root = Finding(
+        rule="table-missing-arch", severity="medium", path="eng/jit.py", line=4, symbol="_ARCH",
+        present=("10.0",), missing="12.0", consequence="", message="", arch="12.0", source="",
+        extra={"blockers": [blocker("_FLAGS"), blocker("_BANDS")]},
+    )  # fmt: skip
+    entry = lambda symbol: SimpleNamespace(edit=SimpleNamespace(path="eng/jit.py", symbol=symbol))  # noqa: E731
+    plan = SimpleNamespace(entries=[entry("_ARCH"), entry("_FLAGS")])
+    assert [b["source"] for b in _blockers([root], plan)] == ["_BANDS"]  # type: ignore[arg-type]

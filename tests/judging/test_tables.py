@@ -471,7 +471,7 @@ def test_a_multicast_check_in_another_function_or_for_another_configuration_is_n
 
 def test_a_table_keyed_by_what_another_gives_is_judged_at_the_first_lookup(tmp_path: Path) -> None:
     # on 12.0 `_TARGET_BY_CAPABILITY.get()` already came back empty: `_FLAGS[...]`'s KeyError is
-    # not what 12.0 meets, and both entries are one fix
+    # not what 12.0 meets, and both entries are one fix (issue 14, point 9: a chain, one finding)
     found = _scan(
         tmp_path,
         {
@@ -493,13 +493,22 @@ def test_a_table_keyed_by_what_another_gives_is_judged_at_the_first_lookup(tmp_p
     """
         },
     )
+    # one gap: the first lookup's table rates it and names the other as a blocker of its fix
     assert _tables(found) == [
-        ("table-missing-arch", "medium", "eng/jit/concat.py", 3),
+        ("table-missing-arch", "low", "eng/jit/concat.py", 3),
         ("table-missing-arch", "medium", "eng/jit/concat.py", 4),
     ]
     flags, targets = found
     assert flags.extra["follows"] == "_TARGET_BY_CAPABILITY (line 4)"
     assert targets.extra["also"] == ["_FLAGS (line 3)"]
+    assert targets.extra["blockers"] == [
+        {
+            "path": "eng/jit/concat.py",
+            "line": 3,
+            "source": "_FLAGS",
+            "why": "keyed by what _TARGET_BY_CAPABILITY gives: it needs an entry for 12.0 too",
+        }
+    ]
     assert "the fix also needs an entry in _FLAGS (line 3)" in targets.consequence
 
 

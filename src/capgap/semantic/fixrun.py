@@ -214,7 +214,12 @@ def _blockers(findings: list[Finding], plan: FixPlan) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for f in findings:
         if (f.path, f.symbol) in fixed:
-            out += [{"table": f.symbol, **b} for b in f.extra.get("blockers", [])]
+            # (a table keyed by what this one gives is no blocker where the fix writes it too)
+            out += [
+                {"table": f.symbol, **b}
+                for b in f.extra.get("blockers", [])
+                if (b["path"], b["source"]) not in fixed
+            ]
     return out
 
 

@@ -29,7 +29,6 @@ from capgap.judging.tablereads import LIFTED
 from capgap.judging.where import placement
 
 RULE_ID = "table-missing-arch"
-_SEVERITY = ("low", "medium", "high")
 _ACCESS_RANK = {"subscript": 0, "guarded": 1, "get": 1, "in": 2, "try": 3}
 _STRONG_STYLES = {"dotted-str", "sm-str", "tuple"}
 # Names of tables that list what is refused, not what is supported (REFUSED_CAPABILITY_REASONS).
@@ -77,8 +76,9 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry)
 def _first_lookups(found: list[tuple[TableDef, Finding]]) -> list[Finding]:
     """A table keyed by what another table of its module gives (`_FLAGS = {"sm100a": ...}` beside
     `_TARGET_BY_CAPABILITY = {(10, 0): "sm100a"}`) is reached only after that lookup succeeded: on
-    a target the first table lacks, it is judged there. Its finding says so and rates no worse;
-    the first one names it as the other entry its fix needs."""
+    a target the first table lacks, it is one gap with it, judged there (issue 14: one finding per
+    chain). Its own finding says so, at low; the first one names it among its blockers, as the
+    other entry its fix needs."""
     out = [finding for _, finding in found]
     for i, (table, finding) in enumerate(found):
         names = {k.text.strip("\"'") for k in table.keys}
@@ -88,20 +88,26 @@ def _first_lookups(found: list[tuple[TableDef, Finding]]) -> list[Finding]:
                 continue
             follows = f"{first.name} (line {first.line})"
             extra = {**finding.extra, "follows": follows}
-            severity = min(finding.severity, head.severity, key=_SEVERITY.index)
-            if severity == "low" and "evidence" in head.extra:
+            if "evidence" in head.extra:
                 extra.setdefault("evidence", head.extra["evidence"])
             out[i] = replace(
                 out[i],
-                severity=severity,
+                severity="low",  # one gap: the first table's finding rates it and names this one
                 extra=extra,
                 consequence=f"{out[i].consequence}; reached only with what {follows} gives, "
                 f"which lacks {finding.arch} too: judged there, one fix with it",
             )
             also = [*out[j].extra.get("also", []), f"{table.name} (line {table.line})"]
+            blocker = {
+                "path": finding.path,
+                "line": table.line,
+                "source": table.name,
+                "why": f"keyed by what {first.name} gives: it needs an entry for {finding.arch} too",
+            }
+            blockers = [*out[j].extra.get("blockers", []), blocker]
             out[j] = replace(
                 out[j],
-                extra={**out[j].extra, "also": also},
+                extra={**out[j].extra, "also": also, "blockers": blockers},
                 consequence=f"{out[j].consequence}; the fix also needs an entry in {table.name} "
                 f"(line {table.line}), keyed by what this table gives",
             )
