@@ -117,3 +117,65 @@ def test_a_comparison_with_an_arch_the_facts_lack_still_tells_known_archs_apart(
     )
     assert [f for f in found if f.severity != "low"] == []
 
+
+
+_FUSED_MODEL = """
+    import torch
+
+    from eng.ops.fused import fused_rope_gemm
+
+
+    def _fused_arch_supported() -> bool:
+        return torch.cuda.get_device_capability()[0] == 10
+
+
+    class Layer:
+        def __init__(self, cfg):
+            self.use_fused = (
+                cfg.enabled
+                and _fused_arch_supported()
+                and cfg.rank == 1024
+            )
+
+        def forward(self, o, w):
+            fuse = (
+                self.use_fused and 0 < o.shape[0] <= 64
+            )
+            if o.shape[0] > 1:
+                o = o.float()
+            if fuse:
+                return fused_rope_gemm(o, w)
+            return o @ w
+"""
+
+
+def test_a_flag_kept_in_a_local_leads_to_what_its_branch_runs(tmp_path: Path) -> None:
+    """`self.use_fused` is read into `fuse = (self.use_fused and ...)` (over lines), and `if fuse:`
+    runs a JIT module whose CUDA source needs tcgen05: the exclusion is expected."""
+    files = {
+        "eng/models/model.py": _FUSED_MODEL,
+        "eng/ops/fused.py": """
+        from eng.jit.utils import load_jit
+
+        def _jit_module():
+            return load_jit("fused", cuda_files=["fused.cuh"])
+
+        def fused_rope_gemm(x, w):
+            return _jit_module().run(x, w)
+    """,
+        "eng/jit/csrc/fused.cuh": """
+        // fused rope + GEMM on TMEM accumulators
+        __global__ void fused_kernel() {
+          asm volatile("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [%0], 32;" :: "r"(0));
+        }
+    """,
+    }
+    found = _scan(tmp_path / "tcgen05", files)
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/models/model.py", 12)]
+    assert "fused.cuh (1 of 1 sources it names) in eng.ops.fused" in found[0].extra["evidence"]
+    # the same kernel written with mma.sync alone: nothing says 12.0 could not run it
+    cuh = files["eng/jit/csrc/fused.cuh"]
+    cuh = cuh.replace("tcgen05.alloc.cta_group::1", "mma.sync").replace("TMEM accumulators", "registers")
+    files["eng/jit/csrc/fused.cuh"] = cuh
+    portable = _scan(tmp_path / "portable", files)
+    assert _brief(portable) == [("gate-excludes-arch", "medium", "eng/models/model.py", 12)]

@@ -92,6 +92,7 @@ _REFUSAL_LINE = re.compile(r"^\s*(?:raise\s+\w+\((?:\s*f?[\"']|\s*$)|\w+\.append
 _REFUSAL_LINES = 4  # a refusal's message, over a few lines
 _EXITS = re.compile(r"^\s*(?:return\b|raise\b)")  # the last line of a branch that leaves
 _KEPT_LINES = 40  # where a plain name that keeps a predicate's answer is read
+_KEPT_OPENING = 4  # lines up to the `x = (` that a kept expression continues
 _MAX_CONSUMERS = 4
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 # Decorators that list the capabilities a function supports (FlashInfer's supported_compute_capability).
@@ -555,6 +556,24 @@ def _reads_unnegated(line: str, name: str) -> bool:
             return True
         at = line.find(name, at + 1)
     return False
+
+
+def _kept_in(lines: list[str], i: int) -> re.Match[str] | None:
+    """The assignment that keeps what line `i` (0-based) reads: its own (`supported = is_x(...)`),
+    or one a few lines up that opens a parenthesis the line continues (`fuse = (` / `    self.flag
+    and n <= 64` / `)`)."""
+    head = lines[i].lstrip()
+    kept = _KEPT_IN.match(head)
+    if kept is not None:
+        return kept
+    indent = len(lines[i]) - len(head)
+    for j in range(i - 1, max(-1, i - _KEPT_OPENING), -1):
+        above = lines[j].lstrip()
+        if len(lines[j]) - len(above) >= indent:
+            continue  # a line of the same parenthesis
+        opened = _KEPT_IN.match(above)
+        return opened if opened is not None and above.rstrip().endswith("(") else None
+    return None
 
 
 def _asks_unnegated(line: str, name: str) -> bool:
@@ -1309,8 +1328,8 @@ class _Walker:
             if name not in line or own[0] <= i + 1 <= own[1]:
                 continue
             head = line.lstrip()
-            kept = _KEPT_IN.match(head) if name.endswith("(") and own[1] > 0 else None
-            if kept is not None and _asks_unnegated(head, bare):
+            kept = _kept_in(lines, i) if own[1] > 0 else None
+            if kept is not None and _asks_unnegated(line, bare):
                 # `self.flint_decode = _flint_kernels(cfg)`, `supported = is_x_supported(...)`: the
                 # branches that test what keeps it (a plain name in the lines of its function)
                 near = None if kept[1].startswith("self.") else (i + 1, i + 1 + _KEPT_LINES)
