@@ -1,6 +1,7 @@
 """How the words of a message and the returns of a reason function read: an arch named in a log
 line is no evidence of a need (a requirement in words is), a function that answers with reasons
-accepts with None, and what is left after guard clauses is a path unless it only refuses."""
+accepts with None, what is left after guard clauses is a path unless it only refuses, and what
+follows a checking call that raises for the target is not reached."""
 
 from __future__ import annotations
 
@@ -91,3 +92,25 @@ def test_name_like_strings_and_none_are_answers_not_reasons(tmp_path: Path) -> N
         return None
     """
     assert _scan(tmp_path, {"eng/tags.py": text}) == []
+
+
+def test_what_follows_a_check_that_raises_for_the_target_is_not_reached(tmp_path: Path) -> None:
+    """`decode_arch(cc)` called as a statement raises for 12.0: the M=64 tile choice below it is
+    never 12.0's to miss; the check itself is the finding."""
+    text = """
+    def decode_arch(cc):
+        if cc not in ((10, 0), (10, 3)):
+            raise ValueError(f"MLA decode requires SM100 or SM103, got {cc}")
+        return f"sm_{cc[0]}{cc[1]}"
+
+
+    def tilers(heads, cc):
+        decode_arch(cc)
+        if heads <= 64 and cc == (10, 0):
+            return (64, 128)
+        return (128, 128)
+    """
+    found = _scan(tmp_path / "checked", {"eng/mla.py": text})
+    assert [f.line for f in found] == [2]
+    unchecked = _scan(tmp_path / "unchecked", {"eng/mla.py": text.replace("        decode_arch(cc)\n", "")})
+    assert [f.line for f in unchecked] == [2, 8]

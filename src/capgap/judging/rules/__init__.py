@@ -57,6 +57,7 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
         place = placement(f.path)
         found = [(d, reached(d, reg.context(d.scope, f))) for d in f.decisions]
         _introduce(found)
+        _checked(found, f.checks)
         for decision, r in found:
             if r is None:
                 continue
@@ -90,6 +91,28 @@ def _introduce(found: list[tuple[Decision, Reached | None]]) -> None:
 
 
 _CONTROL = {"chain", "guards", "assert"}  # decisions whose arms are blocks of statements (a flag's are not)
+
+
+def _checked(found: list[tuple[Decision, Reached | None]], checks: list[tuple[str, int, int, str]]) -> None:
+    """Archs a checking call turns away never reach what follows it in the caller: a function of
+    the module called as a statement (`get_mla_decode_arch(cc)` at the top of a function) whose
+    decision raises for an arch, whatever else it asks, leaves that arch nowhere below the call."""
+    for caller, line, last, callee in checks:
+        raising: set[str] = set()
+        for d, g in found:
+            if g is None or d.context != callee or d.kind not in _CONTROL:
+                continue
+            raising |= {cc for cc, arms in g.reach.items() if arms and all(_errs(d, i) for i in arms)}
+        if not raising:
+            continue
+        for d, g in found:
+            if g is not None and d.context == caller and line < d.line <= last:
+                for cc in raising:
+                    g.reach[cc] = ()
+
+
+def _errs(d: Decision, arm: int) -> bool:
+    return d.arms[arm].action == "error"
 
 
 def _narrow(r: Reached, found: list[tuple[Decision, Reached | None]]) -> None:
