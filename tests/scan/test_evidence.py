@@ -9,7 +9,7 @@ from capgap.judging import evidence
 
 # The needs as first written, one alternation each: the reference the spellings must match.
 REFERENCE = (
-    (("wgmma",), r"wgmma|warpgroup|sm_?90a|flash_?attn_?3|\bfa3\b|_fa3_|_sm90\b|_sm90_"),
+    (("wgmma",), r"wgmma|warpgroup|sm_?90a|flash_?attn_?3|\bfa3(?:\b|_)|_fa3_|_sm90\b|_sm90_"),
     (
         ("tcgen05",),
         r"tcgen05|\btmem\b|\btmem_|_tmem|\bumma\b|sm_?100a|_sm100\b|_sm100_|sm10x|trtllm_?gen|flashinfer_trtllm|cutlass_mla",

@@ -39,7 +39,7 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
             "sm_?90a",
             "flash_?attn_?v?3",
             "flash_?attention_?v?3",
-            r"fa3(?<=\bfa3)\b",
+            r"fa3(?<=\bfa3)(?:\b|_)",  # `fa3`, `fa3_available`
             "_fa3_",
             r"_sm90(?:\b|_)",
         ),

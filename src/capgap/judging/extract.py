@@ -12,6 +12,7 @@ from typing import Protocol, TypeGuard
 from capgap.judging import (
     backends,
     callees,
+    classbounds,
     evidence,
     kernel_specs,
     libraries,
@@ -193,6 +194,9 @@ def extract(
     facts.registered, factories = by_name.registrations(text, module, path.endswith("__init__.py"))
     facts.factories = factories if facts.registered else {}
     facts.kernel_specs = kernel_specs.read(text)  # kernels registered per op with their archs
+    classbounds.read_checks(facts, text)  # `cap > cls.MAX`: how a base class reads the bounds
+    if facts.class_bounds:
+        classbounds.add_needs(facts, low if isinstance(low, str) else text.lower())
     return facts
 
 
@@ -682,6 +686,7 @@ class _Walker:
             if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 self.function(stmt, chain, scope, cls_scope, is_module)
             elif isinstance(stmt, ast.ClassDef):
+                classbounds.read_class(self.facts, stmt, self.statement_text(stmt))
                 inner = Scope({}, scope)
                 self._prose.append(self._def_prose(stmt))
                 try:
@@ -874,8 +879,18 @@ class _Walker:
 
     def _def_prose(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> surroundings.Opening:
         """The sentences naming archs in a def's or class's docstring and leading comments, and
-        the needs they state."""
-        return surroundings.opening(self._own_lines(), node)
+        the needs they state; and what a function's own name says it decides (`fa3_available`:
+        FlashAttention-3, wgmma), unless the name spells an arch (`is_sm100_supported` says which
+        GPU, not why)."""
+        found = surroundings.opening(self._own_lines(), node)
+        if isinstance(node, ast.ClassDef) or _SPELLS_ARCH.search(node.name):
+            return found
+        needs, seen = evidence.needs_with_evidence(node.name.lower())
+        for need, word in zip(needs, seen, strict=True):
+            if need not in found.needs:
+                found.needs.append(need)
+                found.needs_from.append(f"{word} in the name of {node.name}()")
+        return found
 
     def assign(
         self,

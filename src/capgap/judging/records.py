@@ -396,6 +396,20 @@ class KernelSpecEntry:
     source: str
 
 
+@dataclass(frozen=True)
+class ClassBound:
+    """`CUDA_MAXIMUM_COMPUTE_CAPABILITY = (9, 0)` in a class body: a bound on the GPUs an operator
+    class serves, which a method of a base class compares the device with (`cls.NAME`)."""
+
+    cls: str
+    name: str
+    value: tuple[int, int]
+    line: int
+    source: str
+    needs: tuple[tuple[str, ...], ...] = ()  # what the class's module evidently needs
+    needs_from: tuple[str, ...] = ()
+
+
 @dataclass
 class FileFacts:
     path: str  # relative to the target root
@@ -453,4 +467,8 @@ class FileFacts:
     # the caller's last line, the callee); where the callee raises for an arch, what follows is
     # never reached there (judging.rules)
     checks: list[tuple[str, int, int, str]] = field(default_factory=list)
+    # class-level capability bounds (judging.classbounds), and how this module's methods compare
+    # the device with such a name: name -> "upper" (`cap > cls.NAME`) or "lower" (`cap < cls.NAME`)
+    class_bounds: list[ClassBound] = field(default_factory=list)
+    bound_checks: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (side, line)
     skipped: str = ""  # reason, when the file could not be read or parsed

@@ -88,6 +88,7 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
     useful = facts.builds or facts.tables or facts.uses or facts.helpers or facts.decisions or facts.aliases
     useful = useful or facts.registered  # a registry of backends by name (judging.named)
     useful = useful or facts.kernel_specs  # kernels registered per op with their archs
+    useful = useful or facts.class_bounds or facts.bound_checks  # operators' capability bounds
     # a module of constants another module's tests read (`SUPPORTED_CUDA_ARCHS = ((9, 0), ...)`)
     useful = useful or any(CAPISH.search(name) for name in facts.module_scope.names)
     # a wrapper whose functions call a kernel library (`deep_gemm.mega_mhc(...)`): what its callers run

@@ -256,6 +256,7 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     jobs = workers.default_jobs(options.jobs)
     findings += forked.in_two(lambda part: rules.gate_findings(part, options.archs, reg), files, _gates, jobs)
     findings += rules.registry_findings(files, options.archs, reg)
+    findings += rules.class_bound_findings(files, options.archs)
     findings += rules.build_findings(files, options.archs)
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
     keep_until_exit(files)

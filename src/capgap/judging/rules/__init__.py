@@ -13,6 +13,7 @@ from capgap.judging.records import Decision, FileFacts
 from capgap.judging.registry import Registry
 from capgap.judging.rules import (
     build_missing_arch,
+    class_bounds,
     gate_admits_unsupported,
     gate_excludes_arch,
     kernel_body_missing_arch,
@@ -43,6 +44,11 @@ def table_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Reg
 
 def registry_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry) -> list[Finding]:
     return registry_excludes_arch.findings(files, archs, reg)
+
+
+def class_bound_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Finding]:
+    """gate-excludes-arch for capability bounds written as class attributes (rules.class_bounds)."""
+    return class_bounds.findings(files, archs)
 
 
 def build_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Finding]:

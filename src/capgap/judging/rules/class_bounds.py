@@ -1,0 +1,101 @@
+"""gate-excludes-arch, for bounds written as class attributes: an operator class caps the GPUs it
+serves (`CUDA_MAXIMUM_COMPUTE_CAPABILITY = (9, 0)`) and a method of a base class refuses a device
+past the cap (`if device_capability > cls.CUDA_MAXIMUM_COMPUTE_CAPABILITY: reasons.append(...)`).
+
+Reported at the class's own assignment when the bound leaves the target out while known GPUs
+within the class's window keep the operator: medium; low (expected) when the class's module
+evidently needs what the target lacks (`torch.ops.flash_attn_3`: FlashAttention-3, wgmma), and
+outside runtime code. A bound copied from another class (`= FwOp.CUDA_MAXIMUM_COMPUTE_CAPABILITY`)
+is that class's finding.
+"""
+
+from __future__ import annotations
+
+from capgap.arch import ArchSpec, all_facts
+from capgap.findings import Finding
+from capgap.judging import evidence
+from capgap.judging.records import ClassBound, FileFacts
+from capgap.judging.rules.gate_excludes_arch import RULE_ID
+from capgap.judging.where import placement
+
+
+def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Finding]:
+    sides: Sides = {n: (f.path, side, line) for f in files for n, (side, line) in f.bound_checks.items()}
+    out: list[Finding] = []
+    for f in files:
+        own = {(b.cls, b.name): b for b in f.class_bounds}
+        for bound in f.class_bounds:
+            if bound.name not in sides:
+                continue  # no method compares a device with it: a number, not a gate we can read
+            where, side, line = sides[bound.name]
+            if side != "upper":
+                continue  # a floor leaves newer GPUs in
+            low = _floor(own, bound, sides)
+            for arch in archs:
+                target = (arch.facts.major, arch.facts.minor)
+                if target <= bound.value:
+                    continue
+                kept = [cc for cc, a in all_facts().items() if low <= (a.major, a.minor) <= bound.value]
+                if kept:
+                    out.append(_finding(f, bound, arch, kept, f"{where}:{line}"))
+    return out
+
+
+Sides = dict[str, tuple[str, str, int]]  # bound name -> (where compared, "upper" / "lower", line)
+
+
+def _floor(own: dict[tuple[str, str], ClassBound], bound: ClassBound, sides: Sides) -> tuple[int, int]:
+    """The class's own lower bound, if it writes one beside the cap."""
+    floors = [b.value for (cls, name), b in own.items() if cls == bound.cls and _side(sides, name) == "lower"]
+    return max(floors) if floors else (0, 0)
+
+
+def _side(sides: Sides, name: str) -> str:
+    return sides[name][1] if name in sides else ""
+
+
+def _finding(f: FileFacts, bound: ClassBound, arch: ArchSpec, kept: list[str], compared: str) -> Finding:
+    place = placement(f.path)
+    lack = evidence.lacking(list(bound.needs), arch.facts)
+    cap = f"{bound.value[0]}.{bound.value[1]}"
+    instead = f"the operator refuses {arch.cc} where {compared} compares the device with {bound.name}"
+    extra: dict[str, object] = {
+        "module": f.module,
+        "context": bound.cls,
+        "decision": "class-bound",
+        "admits": kept,
+        "needs": [evidence.describe(n) for n in bound.needs],
+        "instead": instead,
+        **place,
+    }
+    if lack:
+        seen = bound.needs_from[list(bound.needs).index(lack[0])]
+        extra["evidence"] = seen
+        severity = "low"
+        consequence = (
+            f"expected: {bound.cls}'s module needs {evidence.describe(lack[0])} (read from {seen}), which "
+            f"{arch.cc} lacks; {instead}"
+        )
+    else:
+        severity = "medium"
+        consequence = (
+            f"{bound.cls} serves GPUs up to {cap} ({', '.join(kept)}); {instead}, and nothing in its "
+            f"module needs what {arch.cc} lacks"
+        )
+    if place["where"] != "runtime":
+        severity = "low"
+    return Finding(
+        rule=RULE_ID,
+        severity=severity,
+        path=f.path,
+        line=bound.line,
+        symbol=f"{bound.cls}.{bound.name}",
+        present=tuple(kept),
+        missing=arch.cc,
+        consequence=consequence,
+        message=f"{bound.cls}.{bound.name} = {cap} caps the operator: {', '.join(kept)} keep it, "
+        f"{arch.cc} is refused",
+        arch=arch.cc,
+        source=bound.source,
+        extra=extra,
+    )
