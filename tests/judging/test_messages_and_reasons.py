@@ -114,3 +114,25 @@ def test_what_follows_a_check_that_raises_for_the_target_is_not_reached(tmp_path
     assert [f.line for f in found] == [2]
     unchecked = _scan(tmp_path / "unchecked", {"eng/mla.py": text.replace("        decode_arch(cc)\n", "")})
     assert [f.line for f in unchecked] == [2, 8]
+
+
+def test_a_call_kept_in_an_assignment_that_raises_is_judged_in_the_callee(tmp_path: Path) -> None:
+    """`n, m = constraints(cc)` raises for 12.0 inside `constraints`: one finding, there, not a
+    second one reading the tuple as a flag."""
+    text = """
+    def constraints(cc):
+        major, minor = cc
+        if major == 8:
+            return 4, 2
+        elif major == 9:
+            return 8, 8
+        else:
+            raise ValueError(f"Unsupported compute capability: {major}.{minor}")
+
+
+    def divide(total, cc):
+        n, m = constraints(cc)
+        return [x for x in range(n, total, m)]
+    """
+    found = _scan(tmp_path, {"eng/split.py": text})
+    assert [(f.line, f.severity) for f in found] == [(5, "medium")]

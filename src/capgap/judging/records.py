@@ -462,8 +462,8 @@ class FileFacts:
     either: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # the kernels it registers for ops with the CUDA archs each declares (judging.kernel_specs)
     kernel_specs: list[KernelSpecEntry] = field(default_factory=list)
-    # `get_mla_decode_arch(cc)` alone on a line of a function's body, before its decisions: a call
-    # of a function of this module kept for its checks, as (the caller's qualname, the call's line,
+    # `get_mla_decode_arch(cc)` or `n, m = get_arch_constraints(cc)` in a function's body: a call of
+    # a function of this module that may raise for an arch, as (the caller's qualname, the call's line,
     # the caller's last line, the callee); where the callee raises for an arch, what follows is
     # never reached there (judging.rules)
     checks: list[tuple[str, int, int, str]] = field(default_factory=list)

@@ -101,8 +101,9 @@ _CONTROL = {"chain", "guards", "assert"}  # decisions whose arms are blocks of s
 
 def _checked(found: list[tuple[Decision, Reached | None]], checks: list[tuple[str, int, int, str]]) -> None:
     """Archs a checking call turns away never reach what follows it in the caller: a function of
-    the module called as a statement (`get_mla_decode_arch(cc)` at the top of a function) whose
-    decision raises for an arch, whatever else it asks, leaves that arch nowhere below the call."""
+    the module called at the top of a function (`get_mla_decode_arch(cc)`, `n, m =
+    get_arch_constraints(cc)`) whose decision raises for an arch, whatever else it asks, leaves
+    that arch nowhere from the call on (the call's own flag, `n, m` set, is judged in the callee)."""
     for caller, line, last, callee in checks:
         raising: set[str] = set()
         for d, g in found:
@@ -112,7 +113,7 @@ def _checked(found: list[tuple[Decision, Reached | None]], checks: list[tuple[st
         if not raising:
             continue
         for d, g in found:
-            if g is not None and d.context == caller and line < d.line <= last:
+            if g is not None and d.context == caller and line <= d.line <= last:
                 for cc in raising:
                     g.reach[cc] = ()
 
