@@ -70,8 +70,8 @@ def test_a_class_that_caps_the_gpus_it_serves_leaves_the_newer_out(tmp_path: Pat
 
 
 def test_a_function_s_name_says_what_it_decides(tmp_path: Path) -> None:
-    """`fa3_available()` keeps FlashAttention-3 (wgmma) to Hopper: expected; a name that spells an
-    arch (`is_sm90_ok`) says which GPU, not why."""
+    """`fa3_available()` (FlashAttention-3, `fa3` before an underscore) keeps wgmma to Hopper:
+    expected; a name that says nothing of a kernel leaves the exclusion a gap."""
     text = """
     import torch
 
@@ -84,3 +84,4 @@ def test_a_function_s_name_says_what_it_decides(tmp_path: Path) -> None:
     assert "fa3_available" in named[0].extra["evidence"]
     plain = _scan(tmp_path / "plain", {"eng/dispatch.py": text.format(name="fast_path_ok")})
     assert (plain[0].line, plain[0].severity) == (4, "medium")
+

@@ -878,18 +878,8 @@ class _Walker:
 
     def _def_prose(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> surroundings.Opening:
         """The sentences naming archs in a def's or class's docstring and leading comments, and
-        the needs they state; and what a function's own name says it decides (`fa3_available`:
-        FlashAttention-3, wgmma), unless the name spells an arch (`is_sm100_supported` says which
-        GPU, not why)."""
-        found = surroundings.opening(self._own_lines(), node)
-        if isinstance(node, ast.ClassDef) or _SPELLS_ARCH.search(node.name):
-            return found
-        needs, seen = evidence.needs_with_evidence(node.name.lower())
-        for need, word in zip(needs, seen, strict=True):
-            if need not in found.needs:
-                found.needs.append(need)
-                found.needs_from.append(f"{word} in the name of {node.name}()")
-        return found
+        the needs they state."""
+        return surroundings.opening(self._own_lines(), node)
 
     def assign(
         self,
