@@ -324,6 +324,28 @@ def test_the_cache_answers_an_unchanged_tree_and_rereads_a_changed_file(tmp_path
     assert [f.to_json() for f in cold.findings] == [f.to_json() for f in changed.findings]
 
 
+def test_another_capgap_judges_an_unchanged_native_tree_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The native findings kept for an unchanged tree are those of the capgap that made them: an
+    edited or upgraded one (its code stamp differs) judges the tree again."""
+    from capgap.native import analyzer, judge
+    from capgap.scan.analyzers import ScanOptions
+    from capgap.targets import resolve_target
+
+    root = _tree(tmp_path / "t", {"config.h": CONFIG_H, "kernels.cu": KERNELS_CU})
+    options = ScanOptions(archs=(parse_arch("12.0"),))
+    analyzer.analyze(resolve_target(str(root)), options)
+    judged: list[int] = []
+    real = judge.findings
+    monkeypatch.setattr(judge, "findings", lambda *a, **k: judged.append(1) or real(*a, **k))
+    analyzer.analyze(resolve_target(str(root)), options)
+    assert judged == []  # the same capgap: the last answer stands
+    monkeypatch.setattr(analyzer, "code_stamp", lambda: "another-build")
+    analyzer.analyze(resolve_target(str(root)), options)
+    assert judged == [1]
+
+
 def test_a_long_chain_of_macros_is_no_crash(tmp_path: Path) -> None:
     chain = "".join(f"#define M{i} M{i + 1}\n" for i in range(3000)) + "#define M3000 __CUDA_ARCH__\n"
     src = chain + "__global__ void k(int* x) {\n#if M0 == 1000\n  x[0] = 1;\n#endif\n}\n"

@@ -19,6 +19,7 @@ from capgap.native import host
 from capgap.native.judge import where
 from capgap.native.reader import MAX_BYTES, NATIVE_SUFFIXES
 from capgap.native.records import NativeFacts
+from capgap.reading.cache import code_stamp
 from capgap.scan.analyzers import AnalyzerResult, ScanOptions
 
 if TYPE_CHECKING:
@@ -192,7 +193,8 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
                 stats[rel] = os.stat(path)
             except OSError as exc:  # a dangling link or a loop of links
                 gone.append(Skipped(rel, f"unreadable: {exc.strerror or exc}"))
-        key = ",".join(a.cc + a.suffix for a in options.archs)
+        # the findings of this capgap: an upgraded or edited one judges an unchanged tree again
+        key = ",".join(a.cc + a.suffix for a in options.archs) + "@" + code_stamp()
         hits = {rel: cache.lookup(rel, st) for rel, st in stats.items()}
         unchanged = (
             cache.path is not None and set(stats) == set(cache.files) and all(h for h, _ in hits.values())
