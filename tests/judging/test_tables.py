@@ -635,3 +635,23 @@ def test_a_table_read_returned_to_the_caller_says_so_not_that_the_path_is_off(tm
         ".get() returns None on 12.0: returned to the caller, which decides what a missing entry means "
         "(eng/kda.py:10)"
     ]
+
+
+def test_a_table_of_one_gpu_s_overrides_is_tuning_its_kin_go_without(tmp_path: Path) -> None:
+    """`{"sm_103a": ...}` is B300's override, which B200 goes without as 12.0 does: low, tuning;
+    a table of the whole family (`"sm100f"`) or of two generations is no such override."""
+    text = """
+    import torch
+
+    ROUTE_BODIES = {KEYS}
+
+
+    def body(n):
+        major, minor = torch.cuda.get_device_capability()
+        return ROUTE_BODIES.get(f"sm_{major}{minor}a", {}).get(n, "shared")
+    """
+    one = _scan(tmp_path / "one", {"eng/routes.py": text.replace("{KEYS}", '{"sm_103a": {1: "wide"}}')})
+    assert [(f.rule, f.severity, f.extra.get("tuning")) for f in one] == [("table-missing-arch", "low", True)]
+    assert "a per-GPU override: 10.0 goes without an entry as 12.0 does" in one[0].consequence
+    two = text.replace("{KEYS}", '{"sm_90a": {1: "narrow"}, "sm_103a": {1: "wide"}}')
+    assert [f.severity for f in _scan(tmp_path / "two", {"eng/routes.py": two})] == ["medium"]

@@ -31,6 +31,7 @@ from capgap.judging.where import placement
 RULE_ID = "table-missing-arch"
 _ACCESS_RANK = {"subscript": 0, "guarded": 1, "get": 1, "in": 2, "try": 3}
 _STRONG_STYLES = {"dotted-str", "sm-str", "tuple"}
+_FAMILY_KEY = re.compile(r"\d{2,3}f\b", re.I)  # `sm100f`, `sm_100f`: the family
 # Names of tables that list what is refused, not what is supported (REFUSED_CAPABILITY_REASONS).
 _DENY_NAME = re.compile(
     r"(?:^|_)(?:refuse[ds]?|refusals?|deny|denied|denylist|blocked|blocklist|blacklist(?:ed)?|unsupported"
@@ -188,6 +189,23 @@ def _blockers(uses: list[tuple[FileFacts, TableUse]], arch: ArchSpec) -> list[di
     return out
 
 
+def _one_sku(table: TableDef, arch: ArchSpec) -> str:
+    """The GPUs of the one generation a table keys, absent from it ("" unless every key is a GPU of
+    one other generation and one of that generation's GPUs is not keyed): `{"sm_103a": ...}` is
+    B300's override, which a B200 goes without as the target does."""
+    if table.style == "major-int" or any(_FAMILY_KEY.search(k.text) for k in table.keys):
+        return ""  # `{10: ...}`, `"sm100f"`: keys that stand for every 10.x GPU
+    majors = {int(k.cc.split(".")[0]) for k in table.keys if k.cc}
+    if len(majors) != 1 or any(not k.cc for k in table.keys):
+        return ""
+    (major,) = majors
+    if major == arch.facts.major:
+        return ""
+    keyed = {k.cc for k in table.keys}
+    absent = [cc for cc, a in all_facts().items() if a.major == major and cc not in keyed]
+    return ", ".join(absent)
+
+
 def _table_finding(
     f: FileFacts,
     table: TableDef,
@@ -218,6 +236,14 @@ def _table_finding(
         severity = "low"
         extra["evidence"], about = expected
         consequence = f"expected: {table.name} is about {about}, which {arch.cc} lacks; {consequence}"
+    elif _one_sku(table, arch):
+        kin = _one_sku(table, arch)
+        severity = "low"
+        extra["tuning"] = True
+        consequence = (
+            f"a per-GPU override: {kin} goes without an entry as {arch.cc} does, so what is missing is "
+            f"no path of a generation; {consequence}"
+        )
     elif said:
         severity = "low"
         extra["evidence"] = f"the comment beside it: '{said}'"
