@@ -136,3 +136,25 @@ def test_a_call_kept_in_an_assignment_that_raises_is_judged_in_the_callee(tmp_pa
     """
     found = _scan(tmp_path, {"eng/split.py": text})
     assert [(f.line, f.severity) for f in found] == [(5, "medium")]
+
+
+def test_a_guard_clause_another_test_follows_leaves_the_path_to_that_test(tmp_path: Path) -> None:
+    """`if major == 11: raise` lets 12.0 past, into `elif major >= 10:`, which sends it to the
+    tcgen05 kernel: one finding, at the test that picks the path, not at the guard too."""
+    text = """
+    import torch
+
+    def grouped_gemm(a):
+        major, minor = torch.cuda.get_device_capability(a.device)
+        if major == 11 and minor == 0:
+            raise ValueError("SM110 is not supported")
+        if major == 9:
+            return _gemm_wgmma_sm90(a)
+        elif major >= 10:
+            from .blackwell import gemm_tcgen05_sm100
+            return gemm_tcgen05_sm100(a)
+        else:
+            raise ValueError("unsupported")
+    """
+    found = _scan(tmp_path, {"eng/gemm.py": text})
+    assert [(f.rule, f.line) for f in found if f.severity != "low"] == [("gate-admits-unsupported", 9)]

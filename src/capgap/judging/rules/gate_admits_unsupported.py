@@ -53,6 +53,16 @@ _DIRECT = (
 )
 
 
+def _decided_below(r: Reached, arm: int, cc: str) -> bool:
+    """Is `arm` the rest of a function past its guard clauses, in which a later decision of the
+    function that tests the arch is reached by `cc`? That decision says which path `cc` gets."""
+    d = r.decision
+    if d.kind != "guards" or arm != len(d.arms) - 1:
+        return False
+    first, last = d.arms[arm].body
+    return any(first <= p.decision.line <= last and p.reach.get(cc) for p in r.peers)
+
+
 def check(
     r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str], reg: Registry | None = None
 ) -> Finding | None:
@@ -66,6 +76,8 @@ def check(
         others = [cc for cc in facts if i not in r.reach[cc]]
         if not others:
             continue  # every arch gets here: the decision is not about this path
+        if _decided_below(r, i, target.cc):
+            continue  # past a guard clause (`if major == 11: raise`), a later test decides the path
         probed = _probed(d, f, i)
         pairs = [*zip(arm.needs, arm.evidence, strict=False), *_probe_needs(d, f, i, probed), *_handed(arm)]
         for need, seen in pairs:
