@@ -17,12 +17,12 @@ from capgap.judging import evidence
 from capgap.judging.records import ClassBound, FileFacts
 
 _CAPABILITY_NAME = re.compile(r"capab|(?:^|_)sm(?:_|$)|(?:^|_)cc(?:_|$)|arch", re.I)
-# `device_capability > cls.CUDA_MAXIMUM_COMPUTE_CAPABILITY`, and the same written the other way;
-# each led by what is sure to be there (the operator, `cls.`), the operand on the other side read
-# from a few characters around it (a leading `(\w+)` is tried at every position of the text)
-_COMPARED = re.compile(r"(<=|>=|<|>)[ \t]*(?:cls|self|type\(self\))\.([A-Z][A-Z0-9_]*)\b")
-_COMPARED_BACK = re.compile(r"\b(?:cls|self)\.([A-Z][A-Z0-9_]*)[ \t]*(<=|>=|<|>)[ \t]*(\w+)")
-_LEFT = re.compile(r"(\w+)[ \t]*$")
+# `device_capability > cls.CUDA_MAXIMUM_COMPUTE_CAPABILITY`, and the same written the other way:
+# found from each `cls.` / `self.` (a `find` jumps between them), the operator and the operand on
+# the other side read from a few characters around it
+_NAME = re.compile(r"[A-Z][A-Z0-9_]*\b")
+_BEFORE = re.compile(r"(\w+)[ \t]*(<=|>=|<|>)[ \t]*$")
+_AFTER = re.compile(r"[ \t]*(<=|>=|<|>)[ \t]*(\w+)")
 _AROUND = 80
 
 
@@ -63,16 +63,23 @@ def add_needs(facts: FileFacts, low: str) -> None:
 def read_checks(facts: FileFacts, text: str) -> None:
     """How the module's methods compare a capability with a class's bound: `cap > cls.MAX` makes
     MAX an upper bound, `cap < cls.MIN` a lower one."""
-    if "cls." not in text and "self." not in text:
-        return
-    for hit in _COMPARED.finditer(text):
-        left = _LEFT.search(text, max(0, hit.start() - _AROUND), hit.start())
-        op, name = hit[1], hit[2]
-        if left is not None and _CAPABILITY_NAME.search(left[1]) and _CAPABILITY_NAME.search(name):
-            side = "upper" if op.startswith(">") else "lower"
-            facts.bound_checks.setdefault(name, (side, text.count("\n", 0, hit.start()) + 1))
-    for hit in _COMPARED_BACK.finditer(text):
-        name, op, right = hit[1], hit[2], hit[3]
-        if _CAPABILITY_NAME.search(right) and _CAPABILITY_NAME.search(name):
-            side = "upper" if op.startswith("<") else "lower"
-            facts.bound_checks.setdefault(name, (side, text.count("\n", 0, hit.start()) + 1))
+    for prefix in ("cls.", "self."):
+        at = text.find(prefix)
+        while at != -1:
+            name = _NAME.match(text, at + len(prefix))
+            if name is not None and _CAPABILITY_NAME.search(name[0]):
+                side = _side(text, at, name)
+                if side:
+                    facts.bound_checks.setdefault(name[0], (side, text.count("\n", 0, at) + 1))
+            at = text.find(prefix, at + len(prefix))
+
+
+def _side(text: str, at: int, name: re.Match[str]) -> str:
+    """"upper" for `cap > cls.NAME` / `cls.NAME < cap`, "lower" for the other way, "" else."""
+    before = _BEFORE.search(text, max(0, at - _AROUND), at)
+    if before is not None and _CAPABILITY_NAME.search(before[1]):
+        return "upper" if before[2].startswith(">") else "lower"
+    after = _AFTER.match(text, name.end())
+    if after is not None and _CAPABILITY_NAME.search(after[2]):
+        return "upper" if after[1].startswith("<") else "lower"
+    return ""

@@ -94,6 +94,7 @@ _REFUSAL_LINES = 4  # a refusal's message, over a few lines
 _EXITS = re.compile(r"^\s*(?:return\b|raise\b)")  # the last line of a branch that leaves
 _KEPT_LINES = 40  # where a plain name that keeps a predicate's answer is read
 _KEPT_OPENING = 4  # lines up to the `x = (` that a kept expression continues
+_RETURNS_STRING = re.compile(r"^\s*return\s+[rbuf]*[\"'(]")  # `return f"page_size={n}"`, `return (`
 _MAX_CONSUMERS = 4
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 # Decorators that list the capabilities a function supports (FlashInfer's supported_compute_capability).
@@ -619,6 +620,8 @@ class _Walker:
         # (named.values) and the names it assigns a setting from (_passed); per function, its callers' lines
         self._values: by_name.Memo = {}
         self._calls: dict[str, list[int]] = {}
+        # does any function of the file return a string literal (outcomes.answers_with_reasons)?
+        self._returns_strings = any("return" in line and _RETURNS_STRING.match(line) for line in lines)
 
     @staticmethod
     def _span(node: ast.AST) -> tuple[int, int]:
@@ -871,7 +874,7 @@ class _Walker:
                 self.facts.checks.append((qualname, stmt.lineno, self.end_of(node), value.func.id))
         self._prose.append(self._def_prose(node))
         try:
-            with outcomes.reading(node):
+            with outcomes.reading(node, self._returns_strings):
                 self.block(node.body, [*chain, node.name], local, cls_scope, end=self.end_of(node))
         finally:
             self._prose.pop()

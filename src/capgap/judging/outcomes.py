@@ -148,9 +148,10 @@ def answers_with_reasons(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
 
 
 @contextmanager
-def reading(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[None]:
-    """Branches classified inside `fn` read its returns as it means them (answers_with_reasons)."""
-    _REASONS.append(answers_with_reasons(fn))
+def reading(fn: ast.FunctionDef | ast.AsyncFunctionDef, may_reason: bool = True) -> Iterator[None]:
+    """Branches classified inside `fn` read its returns as it means them (answers_with_reasons).
+    `may_reason`: False where the file returns no string literal at all (nothing to walk for)."""
+    _REASONS.append(may_reason and answers_with_reasons(fn))
     try:
         yield
     finally:
