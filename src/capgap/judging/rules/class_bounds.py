@@ -18,6 +18,8 @@ from capgap.judging.records import ClassBound, FileFacts
 from capgap.judging.rules.gate_excludes_arch import RULE_ID
 from capgap.judging.where import placement
 
+Sides = dict[str, tuple[str, str, int]]  # bound name -> (where compared, "upper" / "lower", line)
+
 
 def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Finding]:
     sides: Sides = {n: (f.path, side, line) for f in files for n, (side, line) in f.bound_checks.items()}
@@ -39,9 +41,6 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
                 if kept:
                     out.append(_finding(f, bound, arch, kept, f"{where}:{line}"))
     return out
-
-
-Sides = dict[str, tuple[str, str, int]]  # bound name -> (where compared, "upper" / "lower", line)
 
 
 def _floor(own: dict[tuple[str, str], ClassBound], bound: ClassBound, sides: Sides) -> tuple[int, int]:
@@ -79,8 +78,8 @@ def _finding(f: FileFacts, bound: ClassBound, arch: ArchSpec, kept: list[str], c
     else:
         severity = "medium"
         consequence = (
-            f"{bound.cls} serves GPUs up to {cap} ({', '.join(kept)}); {instead}, and nothing in its "
-            f"module needs what {arch.cc} lacks"
+            f"{bound.cls} serves GPUs up to {cap}; {instead}, and nothing in its module needs what "
+            f"{arch.cc} lacks"
         )
     if place["where"] != "runtime":
         severity = "low"
@@ -93,7 +92,7 @@ def _finding(f: FileFacts, bound: ClassBound, arch: ArchSpec, kept: list[str], c
         present=tuple(kept),
         missing=arch.cc,
         consequence=consequence,
-        message=f"{bound.cls}.{bound.name} = {cap} caps the operator: {', '.join(kept)} keep it, "
+        message=f"{bound.cls}.{bound.name} = {cap} caps the operator: GPUs up to {cap} keep it, "
         f"{arch.cc} is refused",
         arch=arch.cc,
         source=bound.source,
