@@ -104,16 +104,19 @@ def _checked(found: list[tuple[Decision, Reached | None]], checks: list[tuple[st
     the module called at the top of a function (`get_mla_decode_arch(cc)`, `n, m =
     get_arch_constraints(cc)`) whose decision raises for an arch, whatever else it asks, leaves
     that arch nowhere from the call on (the call's own flag, `n, m` set, is judged in the callee)."""
+    if not checks:
+        return
+    by_context: dict[str, list[tuple[Decision, Reached]]] = {}
+    for d, g in found:
+        if g is not None:
+            by_context.setdefault(d.context, []).append((d, g))
     for caller, line, last, callee in checks:
         raising: set[str] = set()
-        for d, g in found:
-            if g is None or d.context != callee or d.kind not in _CONTROL:
-                continue
-            raising |= {cc for cc, arms in g.reach.items() if arms and all(_errs(d, i) for i in arms)}
-        if not raising:
-            continue
-        for d, g in found:
-            if g is not None and d.context == caller and line <= d.line <= last:
+        for d, g in by_context.get(callee, []):
+            if d.kind in _CONTROL:
+                raising |= {cc for cc, arms in g.reach.items() if arms and all(_errs(d, i) for i in arms)}
+        for d, g in by_context.get(caller, []) if raising else []:
+            if line <= d.line <= last:
                 for cc in raising:
                     g.reach[cc] = ()
 
