@@ -867,10 +867,10 @@ class _Walker:
                     ]
                 )
                 self.decision("skipif", arms, [*chain, node.name], scope, dec.lineno)  # type: ignore[arg-type]
+        qualname = ".".join([*chain, node.name])
         for stmt in node.body:  # `check_arch(cc)`, `n, m = constraints(cc)`: calls that may raise
             value = stmt.value if isinstance(stmt, (ast.Expr, ast.Assign, ast.AnnAssign)) else None
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
-                qualname = ".".join([*chain, node.name])
                 self.facts.checks.append((qualname, stmt.lineno, self.end_of(node), value.func.id))
         self._prose.append(self._def_prose(node))
         try:

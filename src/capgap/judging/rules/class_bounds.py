@@ -25,27 +25,24 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
     sides: Sides = {n: (f.path, side, line) for f in files for n, (side, line) in f.bound_checks.items()}
     out: list[Finding] = []
     for f in files:
-        own = {(b.cls, b.name): b for b in f.class_bounds}
         for bound in f.class_bounds:
             if bound.name not in sides:
                 continue  # no method compares a device with it: a number, not a gate we can read
             where, side, line = sides[bound.name]
             if side != "upper":
                 continue  # a floor leaves newer GPUs in
-            low = _floor(own, bound, sides)
-            for arch in archs:
-                target = (arch.facts.major, arch.facts.minor)
-                if target <= bound.value:
-                    continue
-                kept = [cc for cc, a in all_facts().items() if low <= (a.major, a.minor) <= bound.value]
-                if kept:
+            low = _floor(f.class_bounds, bound, sides)
+            kept = [cc for cc, a in all_facts().items() if low <= (a.major, a.minor) <= bound.value]
+            for arch in archs if kept else ():
+                if (arch.facts.major, arch.facts.minor) > bound.value:
                     out.append(_finding(f, bound, arch, kept, f"{where}:{line}"))
     return out
 
 
-def _floor(own: dict[tuple[str, str], ClassBound], bound: ClassBound, sides: Sides) -> tuple[int, int]:
+def _floor(bounds: list[ClassBound], bound: ClassBound, sides: Sides) -> tuple[int, int]:
     """The class's own lower bound, if it writes one beside the cap."""
-    floors = [b.value for (cls, name), b in own.items() if cls == bound.cls and _side(sides, name) == "lower"]
+    own = {b.name: b.value for b in bounds if b.cls == bound.cls}  # the last assignment holds
+    floors = [value for name, value in own.items() if _side(sides, name) == "lower"]
     return max(floors) if floors else (0, 0)
 
 

@@ -236,8 +236,7 @@ def _table_finding(
         severity = "low"
         extra["evidence"], about = expected
         consequence = f"expected: {table.name} is about {about}, which {arch.cc} lacks; {consequence}"
-    elif _one_sku(table, arch):
-        kin = _one_sku(table, arch)
+    elif kin := _one_sku(table, arch):
         severity = "low"
         extra["tuning"] = True
         consequence = (
