@@ -13,7 +13,7 @@ import re
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import evidence
+from capgap.judging import evidence, newer
 from capgap.judging.reach import arms_taken
 from capgap.judging.rules import gate_excludes_arch
 from capgap.native import bodies, expr, helpers, hostadmits
@@ -183,6 +183,10 @@ def _finding(
             f"expected: that path needs {evidence.describe(lack[0])} (read from {seen}), which "
             f"{target.cc} lacks; {target.cc} gets {instead}"
         )
+    elif written := newer.written_for_newer([cc for o in missed.values() for cc in o], target):
+        severity = "low"  # `if (sm >= 120)` on a B200: the later GPUs' path
+        extra["evidence"] = written
+        consequence = f"expected: a path {written}; {target.cc} gets {instead}"
     else:
         severity = "medium"
         consequence = (

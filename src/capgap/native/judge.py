@@ -21,7 +21,7 @@ from typing import Any
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.boundedread import read_prefix
 from capgap.findings import Finding
-from capgap.judging import evidence
+from capgap.judging import evidence, newer
 from capgap.judging.rules import gate_excludes_arch, kernel_body_missing_arch
 from capgap.judging.where import VENDORED_LIBRARIES, placement
 from capgap.native import admits, bodies
@@ -177,7 +177,16 @@ def _judge(
             f"{g.arms[min(i for i in mine if i >= 0)].line}): a per-arch micro-optimisation, no lost path"
         )
     special = special_of(arm_i) if severity == "medium" and not body_lost else ""
-    if special:
+    written = (
+        ""
+        if severity != "medium" or body_lost
+        else newer.written_for_newer([cc for owners_of in missed.values() for cc in owners_of], target)
+    )
+    if written:
+        severity = "low"  # `#if __CUDA_ARCH__ >= 1200` compiled for a B200: the later GPUs' code
+        extra["evidence"] = written
+        consequence = f"expected: code {written}; {target.cc} compiles {instead}"
+    elif special:
         severity = "low"
         consequence = (
             f"a special case of {', '.join(owners)}, which {special} goes without as {target.cc} does: "

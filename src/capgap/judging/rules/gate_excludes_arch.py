@@ -16,7 +16,7 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import callees, callers, choices, decider, evidence, fixups, prose, remarks
+from capgap.judging import callees, callers, choices, decider, evidence, fixups, newer, prose, remarks
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, pure, reached
 from capgap.judging.records import Arm, Decision, FileFacts
@@ -901,6 +901,11 @@ def check(
             f"expected: that path needs {need} (read from {extra['evidence']}), which {arch.cc} lacks; "
             f"{arch.cc} {instead}"
         )
+    elif written := newer.written_for_newer(left_out_of, target):
+        # `is_sm120` read on a B200, `family(100)` on an L40S: the path of later GPUs, not a floor
+        severity = "low"
+        extra["evidence"] = written
+        consequence = f"expected: a path {written}; {arch.cc} {instead}"
     elif (carved := _carved(r, decider, f, arch.cc, reg)) is not None:
         # `has_device_capability(90) and not family(120)`: the authors name the target's family to
         # keep it out, where every other GPU since Hopper gets through
@@ -912,9 +917,7 @@ def check(
         )
     elif own := (
         (
-            choices.own_choice(
-                taken, said_mine, arm.values, [d.arms[i].values for i in mine]
-            )
+            choices.own_choice(taken, said_mine, arm.values, [d.arms[i].values for i in mine])
             if checked is None
             else ""
         )

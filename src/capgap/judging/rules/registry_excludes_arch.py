@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from capgap.arch import ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import evidence
+from capgap.judging import evidence, newer
 from capgap.judging.kernel_specs import admits
 from capgap.judging.records import FileFacts, KernelSpecEntry
 from capgap.judging.registry import Registry
@@ -77,6 +77,10 @@ def _judge(
         extra["evidence"] = seen
         what = f"{entry.target} needs {evidence.describe(lack[0])} (read from {seen})"
         consequence = f"expected: {what}; {consequence}"
+    elif written := newer.written_for_newer(sibs, arch.facts):
+        severity = "low"  # a kernel registered for 12.x only, read on a B200: theirs, not a floor
+        extra["evidence"] = written
+        consequence = f"expected: a kernel {written}; {consequence}"
     elif kernels:
         extra["evidence"] = kernels
         consequence += (

@@ -20,7 +20,7 @@ from typing import Any
 
 from capgap.arch import ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import evidence, keyed
+from capgap.judging import evidence, keyed, newer
 from capgap.judging.keys import covers, key_for
 from capgap.judging.records import FileFacts, TableDef, TableUse
 from capgap.judging.registry import Registry
@@ -189,6 +189,18 @@ def _blockers(uses: list[tuple[FileFacts, TableUse]], arch: ArchSpec) -> list[di
     return out
 
 
+def _newer_keys(table: TableDef, arch: ArchSpec) -> str:
+    """Why a table keyed only by GPUs newer than the target is theirs ("" when it may not be; a
+    key standing for a whole major, `{10: ...}`, is read as that major's GPUs)."""
+    if any(not k.cc for k in table.keys):
+        return ""
+    keyed = {k.cc for k in table.keys}
+    if table.style == "major-int" or any(_FAMILY_KEY.search(k.text) for k in table.keys):
+        majors = {int(cc.split(".")[0]) for cc in keyed}
+        keyed = {cc for cc, a in all_facts().items() if a.major in majors}
+    return newer.written_for_newer(keyed, arch.facts)
+
+
 def _one_sku(table: TableDef, arch: ArchSpec) -> str:
     """The GPUs of the one generation a table keys, absent from it ("" unless every key is a GPU of
     one other generation and one of that generation's GPUs is not keyed): `{"sm_103a": ...}` is
@@ -236,6 +248,10 @@ def _table_finding(
         severity = "low"
         extra["evidence"], about = expected
         consequence = f"expected: {table.name} is about {about}, which {arch.cc} lacks; {consequence}"
+    elif written := _newer_keys(table, arch):
+        severity = "low"  # `{(9, 0): ..., (10, 0): ...}` read on an L40S: tuned for later GPUs
+        extra["evidence"] = written
+        consequence = f"expected: a table {written}; {consequence}"
     elif kin := _one_sku(table, arch):
         severity = "low"
         extra["tuning"] = True

@@ -1,0 +1,47 @@
+"""Paths written for GPUs newer than the target: `is_sm120` read on a B200, `family(100)` or
+`is_sm90` on an L40S, a kernel registered for 12.x only, a table keyed by Hopper and Blackwell.
+
+Every GPU that gets such a path came after the target, and a newer GPU of another generation goes
+without it as the target does: the path was written for those GPUs (their instructions, their
+shared memory, their measured tuning), when the target already had the path it runs, not as a
+floor the target falls below. A floor (`has_device_capability(90)`, which every GPU since Hopper
+passes) is no such path: an L40S shut out of FP8 by it is judged as any exclusion is.
+
+Only for targets older than what the code names, so a target newer than the code (the case
+capgap is built for) is never judged here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from capgap.arch import ArchFacts, all_facts
+
+
+def _key(cc: str) -> tuple[int, int]:
+    major, _, minor = cc.partition(".")
+    return int(major), int(minor or 0)
+
+
+def left_alike(owners: Iterable[str], target: ArchFacts) -> list[str]:
+    """The newer GPUs of other generations that go without the path as the target does ([] unless
+    every owner is newer than the target and of another generation, and some such GPU is left out
+    too)."""
+    owners = set(owners)
+    mine = (target.major, target.minor)
+    if not owners or any(_key(cc) <= mine or _key(cc)[0] == target.major for cc in owners):
+        return []
+    newer = [cc for cc, a in all_facts().items() if _key(cc) > mine and a.major != target.major]
+    return [cc for cc in newer if cc not in owners]
+
+
+def written_for_newer(owners: Iterable[str], target: ArchFacts) -> str:
+    """Why a path only newer GPUs get is no loss of the target's ("" when it may be one)."""
+    owners = sorted(set(owners), key=_key)
+    left = left_alike(owners, target)
+    if not left:
+        return ""
+    return (
+        f"written for GPUs newer than {target.cc} ({', '.join(owners)}), not a floor it falls "
+        f"below: {', '.join(left)} go without it too"
+    )
