@@ -87,3 +87,44 @@ def test_a_table_of_newer_gpus_only_is_low_on_an_older_target(tmp_path: Path) ->
     assert on_ada[0].consequence.startswith("expected: a table written for GPUs newer than 8.9 (9.0, 10.0)")
     on_rtx = _scan(tmp_path / "rtx", {"eng/ar.py": table}, arch="12.0")
     assert _brief(on_rtx) == [("table-missing-arch", "medium", "eng/ar.py", 3)]
+
+
+def test_an_arm_the_target_s_generation_shares_is_its_own(tmp_path: Path) -> None:
+    # `elif major == 10:` is B200's arm whether or not B300 (older than the 12.x owners) shares it
+    found = _scan(
+        tmp_path,
+        {
+            "eng/attn.py": """
+        import torch
+
+        from eng.utils import is_cuda, is_hip
+
+        _is_cuda = is_cuda()
+        if _is_cuda:
+            CUDA_CAPABILITY = torch.cuda.get_device_capability()
+        _is_hip = is_hip()
+
+        def blocks(lq):
+            if _is_hip:
+                bm, bn = (128, 64)
+            else:
+                if _is_cuda and CUDA_CAPABILITY[0] == 12:
+                    if lq <= 128:
+                        bm, bn = (64, 128)
+                    else:
+                        bm, bn = (32, 32)
+                elif _is_cuda and CUDA_CAPABILITY[0] == 10:
+                    if lq <= 256:
+                        bm, bn = (64, 64)
+                    else:
+                        bm, bn = (16, 64)
+                elif _is_cuda and CUDA_CAPABILITY[0] >= 9:
+                    bm, bn = (128, 64)
+                else:
+                    bm, bn = (64, 64)
+            return bm, bn
+    """
+        },
+        arch="10.0",
+    )
+    assert found == []

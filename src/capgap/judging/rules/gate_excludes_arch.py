@@ -52,7 +52,11 @@ def _generic_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
     if _oldest(r, arm) or _fallback_pick(a.summary):
         return True  # (an else that only picks a portable fallback is one, whoever else reaches it)
     first = min(owners, key=_cc_key)
-    return any(arm in r.reach[cc] for cc in all_facts() if _cc_key(cc) < _cc_key(first))
+    # (the target's own generation sharing its arm, `elif major == 10:` read on a B200, is no older GPU)
+    mine = _cc_key(target)[0]
+    return any(
+        arm in r.reach[cc] for cc in all_facts() if _cc_key(cc) < _cc_key(first) and _cc_key(cc)[0] != mine
+    )
 
 
 def _shared(r: Reached, arm: int, owners: list[str], target: str) -> bool:
