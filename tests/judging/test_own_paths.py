@@ -124,3 +124,26 @@ def test_a_tuple_of_as_many_knobs_set_another_way_is_tuning(tmp_path: Path) -> N
     """
     found = _scan(tmp_path, {"eng/tiles.py": body})
     assert _brief(found) == [("gate-excludes-arch", "low", "eng/tiles.py", 5)]
+
+
+def test_an_arm_that_runs_what_only_the_target_has_is_its_own(tmp_path: Path) -> None:
+    # Blackwell is given Triton because FA3 is Hopper's wgmma kernel: an H100's FA3 is its own path
+    body = """
+    import torch
+
+
+    def is_blackwell():
+        return torch.cuda.get_device_capability()[0] >= 10
+
+
+    def draft_backend(self):
+        if is_blackwell():
+            return self._create_triton_decode_backend()
+        return self._create_fa3_decode_backend()
+    """
+    assert _scan(tmp_path / "h100", {"eng/draft.py": body}, arch="9.0") == []
+    # where the target's arm runs nothing of its own, the floor that shuts it out is judged
+    portable = body.replace("_create_fa3_decode_backend", "_create_torch_decode_backend")
+    assert _brief(_scan(tmp_path / "again", {"eng/draft.py": portable}, arch="9.0")) == [
+        ("gate-excludes-arch", "medium", "eng/draft.py", 9)
+    ]

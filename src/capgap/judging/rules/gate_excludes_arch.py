@@ -47,7 +47,7 @@ def _generic_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
     a = r.decision.arms[arm]
     if a.action != "positive":
         return True
-    if _written_for(r, arm, owners, target):
+    if _written_for(r, arm, owners, target) or _needs_what_only_it_has(a, owners, target):
         return False
     if _oldest(r, arm) or _fallback_pick(a.summary):
         return True  # (an else that only picks a portable fallback is one, whoever else reaches it)
@@ -57,6 +57,14 @@ def _generic_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
     return any(
         arm in r.reach[cc] for cc in all_facts() if _cc_key(cc) < _cc_key(first) and _cc_key(cc)[0] != mine
     )
+
+
+def _needs_what_only_it_has(a: Arm, owners: list[str], target: str) -> bool:
+    """Does the target's arm run what the target has and none of the owners has (FA3's wgmma kernels,
+    the arm an H100 takes where Blackwell is given Triton)? That is its own path, no fallback."""
+    mine = facts_of(target)
+    theirs = [facts_of(cc) for cc in owners]
+    return any(not evidence.lacking([n], mine) and not evidence.had_by(n, theirs) for n in a.needs)
 
 
 def _shared(r: Reached, arm: int, owners: list[str], target: str) -> bool:
