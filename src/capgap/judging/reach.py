@@ -10,6 +10,8 @@ their own" is a comparison of sets.
 
 from __future__ import annotations
 
+import ast
+import itertools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
@@ -45,14 +47,73 @@ def reached(decision: Decision, ctx: Context) -> Reached | None:
     syms: list[Sym | None] = [None if arm.test is None else evaluate(arm.test, ctx) for arm in decision.arms]
     if not any(s is not None and s.kind == "pred" for s in syms):
         return None
-    tests: list[Test | None] = [None if s is None else tri(s) for s in syms]
-    reach = {
-        cc: arms_taken(True if test is None else _safe(test, arch) for test in tests)
-        for cc, arch in all_facts().items()
-    }
+    shared = _shared_conditions(decision, ctx)
+    if shared:
+        reach = _reach_per_setting(decision, ctx, shared)
+    else:
+        reach = _reach([None if s is None else tri(s) for s in syms])
     if len(set(reach.values())) == 1:
         return None
     return Reached(decision, syms, reach)
+
+
+def _reach(tests: list[Test | None]) -> dict[str, tuple[int, ...]]:
+    return {
+        cc: arms_taken(True if test is None else _safe(test, arch) for test in tests)
+        for cc, arch in all_facts().items()
+    }
+
+
+_MAX_SHARED = 3  # settings of the shared conditions tried: 2 ** 3
+
+
+def _shared_conditions(decision: Decision, ctx: Context) -> list[str]:
+    """Conditions no arch decides that two or more arms test alike (`is_cuda` in `if is_cuda and
+    is_sm100: ... elif is_cuda and sm >= 80: ...`): one value for the whole chain, not one per arm,
+    so an arch whose own arm is the earlier one never reaches the later one."""
+    seen: dict[str, int] = {}
+    for arm in decision.arms:
+        for part in {ast.dump(p) for p in _conjuncts(arm.test)}:
+            seen[part] = seen.get(part, 0) + 1
+    shared = [part for part, count in seen.items() if count > 1]
+    if not shared:
+        return []
+    undecided = [
+        part for part in shared if evaluate(_part_of(decision, part), ctx).kind == "unknown"
+    ]
+    return undecided[:_MAX_SHARED]
+
+
+def _conjuncts(test: ast.expr | None) -> list[ast.expr]:
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return list(test.values)
+    return [test] if test is not None else []
+
+
+def _part_of(decision: Decision, dumped: str) -> ast.expr:
+    return next(p for arm in decision.arms for p in _conjuncts(arm.test) if ast.dump(p) == dumped)
+
+
+def _reach_per_setting(decision: Decision, ctx: Context, shared: list[str]) -> dict[str, tuple[int, ...]]:
+    """What each arch reaches under every setting of the shared conditions, together."""
+    out: dict[str, set[int]] = {cc: set() for cc in all_facts()}
+    for setting in itertools.product((True, False), repeat=len(shared)):
+        values = dict(zip(shared, setting, strict=True))
+        tests: list[Test | None] = []
+        for arm in decision.arms:
+            if arm.test is None:
+                tests.append(None)
+                continue
+            parts = _conjuncts(arm.test)
+            if any(values.get(ast.dump(p)) is False for p in parts):
+                tests.append(lambda a: False)
+                continue
+            kept = [p for p in parts if ast.dump(p) not in values]
+            test = kept[0] if len(kept) == 1 else ast.BoolOp(op=ast.And(), values=kept) if kept else None
+            tests.append(None if test is None else tri(evaluate(test, ctx)))
+        for cc, arms in _reach(tests).items():
+            out[cc].update(arms)
+    return {cc: tuple(sorted(arms)) for cc, arms in out.items()}
 
 
 def arms_taken(answers: Iterable[bool | None], none: int | None = None) -> tuple[int, ...]:

@@ -64,7 +64,15 @@ def _needs_what_only_it_has(a: Arm, owners: list[str], target: str) -> bool:
     the arm an H100 takes where Blackwell is given Triton)? That is its own path, no fallback."""
     mine = facts_of(target)
     theirs = [facts_of(cc) for cc in owners]
-    return any(not evidence.lacking([n], mine) and not evidence.had_by(n, theirs) for n in a.needs)
+    return any(
+        set(n) <= _MMA_FAMILIES and not evidence.lacking([n], mine) and not evidence.had_by(n, theirs)
+        for n in a.needs
+    )
+
+
+# A generation's own tensor-core instructions: an arm that runs kernels of one is that generation's
+# (a dtype it names, `fp4`, is no kernel family: `dtype.startswith("fp4")` checks a setting)
+_MMA_FAMILIES = {"wgmma", "tcgen05"}
 
 
 def _shared(r: Reached, arm: int, owners: list[str], target: str) -> bool:
