@@ -6,12 +6,27 @@ import hashlib
 import marshal
 import os
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 FEATURES = ("wgmma", "tcgen05", "tma", "clusters", "fp8_tensor_cores", "fp4_tensor_cores")
+
+
+# Instructions whose PTX target decides where a kernel builds, beyond the features above (PTX ISA 9.0
+# target requirements; each checked with nvcc 13.0, `-gencode arch=compute_X,code=sm_X`, 2026-12-02):
+PTX_FLOORS: dict[str, Callable[[ArchFacts], bool]] = {
+    # griddepcontrol (programmatic dependent launch), elect.sync, setmaxnreg, mbarrier.try_wait:
+    # refused for sm_89
+    "ptx_sm90": lambda a: a.number >= 90,
+    # packed FP32 fma/mul/add .f32x2: refused for sm_90a, built for sm_100a through sm_121a
+    "ptx_sm100": lambda a: a.number >= 100,
+    # redux.sync.{min,max}.f32: built for sm_100a, sm_100f and sm_103a only (refused for sm_90a,
+    # sm_110a/f, sm_120/120a/120f and sm_121a)
+    "redux_f32": lambda a: a.major == 10,
+}
 
 
 @dataclass(frozen=True)
@@ -41,6 +56,9 @@ class ArchFacts:
         return self.major * 10 + self.minor
 
     def has(self, feature: str) -> bool:
+        floor = PTX_FLOORS.get(feature)
+        if floor is not None:
+            return floor(self)
         value = getattr(self, feature)
         if isinstance(value, str):  # nvlink: "none" | "some" | "typical"
             return value != "none"

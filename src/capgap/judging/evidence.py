@@ -72,6 +72,31 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
     (("fp8_tensor_cores",), _spellings(r"fp8(?<=\bfp8)\b", "_fp8", "fp8_", "e4m3", "e5m2")),
     (("nvls_multicast",), _spellings("multicast", "multimem", r"nvls(?<=\bnvls)\b", "_nvls", "nvls_")),
     (("nvswitch",), _spellings("mnnvl", "nvswitch")),
+    # PTX of sm_90 and newer (arch.facts PTX_FLOORS): programmatic dependent launch asked for or
+    # waited on, `elect_one()` (elect.sync), register reallocation
+    (
+        ("ptx_sm90",),
+        _spellings(
+            "griddepcontrol",
+            "is_arch_support_pdl",
+            "supports_pdl",
+            # the word `pdl` in a name: `launch_pdl=True`, `ENABLE_PDL`, `pdl_sync()`, `use_pdl`
+            r"pdl(?<![a-z0-9]pdl)(?![a-z0-9])",
+            "programmatic_?stream_?serialization",
+            "cudagriddependencysynchronize",  # the CUDA device API of PDL
+            "cudatriggerprogrammaticlaunchcompletion",
+            "gdc_wait",  # Triton's PDL wait / launch_dependents (`USE_GDC`)
+            "gdc_launch_dependents",
+            r"mbarrier\.try_wait",
+            "elect_one",
+            r"elect\.sync",
+            "setmaxnreg",
+            "setmaxregister",
+        ),
+    ),
+    # packed FP32 arithmetic (`fma.rn.ftz.f32x2`, `__ffma2_rn`): sm_100 and newer
+    (("ptx_sm100",), _spellings("f32x2", "ffma2", "fmul2", "fadd2")),
+    (("redux_f32",), _spellings(r"redux\.sync\.(?:min|max)[.a-z]*\.f32")),
     # `if not is_fully_connected(ids): return None`, `is_full_nvlink`: a path that then needs GPUs
     # joined by NVLink, which GeForce / RTX PRO boards have none of
     (("nvlink",), _spellings("is_fully_connected", "nvlink")),
@@ -134,9 +159,17 @@ def has(arch: ArchFacts, feature: str) -> bool:
     return arch.has(feature)
 
 
+_PTX_WORDS = {
+    "ptx_sm90": "sm_90 PTX (griddepcontrol, elect.sync, setmaxnreg)",
+    "ptx_sm100": "packed FP32 (f32x2) PTX of sm_100 and newer",
+    "redux_f32": "redux.sync on f32 (sm_100a/sm_103a only)",
+}
+
+
 def describe(feats: tuple[str, ...]) -> str:
     return " or ".join(
-        _SMEM.sub(r"more than \1 KB of shared memory per block", f)
+        _PTX_WORDS.get(f)
+        or _SMEM.sub(r"more than \1 KB of shared memory per block", f)
         .replace("_tensor_cores", " tensor cores")
         .replace("nvls_", "NVLS ")
         .replace("nvlink", "NVLink")

@@ -78,9 +78,7 @@ def _shared_conditions(decision: Decision, ctx: Context) -> list[str]:
     shared = [part for part, count in seen.items() if count > 1]
     if not shared:
         return []
-    undecided = [
-        part for part in shared if evaluate(_part_of(decision, part), ctx).kind == "unknown"
-    ]
+    undecided = [part for part in shared if evaluate(_part_of(decision, part), ctx).kind == "unknown"]
     return undecided[:_MAX_SHARED]
 
 

@@ -48,6 +48,14 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[tuple[bytes, bool], ...]], ...] = (
                             (b"flashmla", False))),
     (("nvls_multicast",), ((b"multimem", False), (b"multicast", False), (b"nvls", True))),
     (("nvswitch",), ((b"mnnvl", False), (b"nvswitch", False))),
+    # PTX whose target floor decides where it builds (capgap.arch.facts PTX_FLOORS)
+    (("ptx_sm90",), ((b"griddepcontrol", False), (b"elect.sync", False), (b"mbarrier.try_wait", False),
+                     (b"cudagriddependencysynchronize", False),
+                     (b"cudatriggerprogrammaticlaunchcompletion", False))),
+    (("ptx_sm100",), ((b"f32x2", False), (b"ffma2", False), (b"fmul2", False), (b"fadd2", False))),
+    (("redux_f32",), ((b"redux.sync.max.f32", False), (b"redux.sync.min.f32", False),
+                      (b"redux.sync.max.abs.f32", False), (b"redux.sync.max.nan.f32", False),
+                      (b"redux.sync.max.abs.nan.f32", False), (b"redux.sync.min.abs.f32", False))),
 )  # fmt: skip
 _QUALIFIERS = (b"__global__", b"CUTLASS_GLOBAL", b"__device__", b"CUTLASS_DEVICE", b"CUTE_DEVICE",
                b"CUTLASS_HOST_DEVICE", b"CUTE_HOST_DEVICE")  # fmt: skip

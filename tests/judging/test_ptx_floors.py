@@ -1,0 +1,54 @@
+"""PTX whose target decides where it builds (arch.facts PTX_FLOORS, each checked with nvcc 13.0):
+sm_90's griddepcontrol / elect.sync / setmaxnreg, sm_100's packed FP32, the SM100 family's
+redux.sync on f32. Read as needs, in Python and in native code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from capgap.arch import facts_for
+from capgap.judging import evidence
+from capgap.native import bodies
+
+from .test_decisions import _brief, _scan
+
+
+def test_each_floor_admits_the_gpus_nvcc_builds_it_for() -> None:
+    ccs = ("8.0", "8.9", "9.0", "10.0", "10.3", "11.0", "12.0", "12.1")
+
+    def who(feature: str) -> list[str]:
+        return [cc for cc in ccs if facts_for(cc).has(feature)]
+
+    assert who("ptx_sm90") == ["9.0", "10.0", "10.3", "11.0", "12.0", "12.1"]
+    assert who("ptx_sm100") == ["10.0", "10.3", "11.0", "12.0", "12.1"]
+    assert who("redux_f32") == ["10.0", "10.3"]
+
+
+def test_the_floors_are_spelled_in_python_and_native_code() -> None:
+    assert evidence.needs_in("self.use_pdl = true") == [("ptx_sm90",)]
+    assert evidence.needs_in("if cute.arch.elect_one():") == [("ptx_sm90",)]
+    assert evidence.needs_in("if ENABLE_PDL: pdl_sync()".lower()) == [("ptx_sm90",)]
+    assert evidence.needs_in("updl = 1; pdls = 0") == []  # not the word
+    assert evidence.needs_in('asm("redux.sync.max.abs.f32 %0, %1, 0xffffffff;")') == [("redux_f32",)]
+    assert evidence.needs_in('asm("redux.sync.max.u32 %0, %1, 0xffffffff;")') == []  # any sm_80+
+    assert bodies.needs(b"d = __ffma2_rn(a, b, c);", 7, "")[0] == (("ptx_sm100",),)
+    assert evidence.describe(("ptx_sm90",)) == "sm_90 PTX (griddepcontrol, elect.sync, setmaxnreg)"
+
+
+_PDL = """
+import torch
+
+
+def launch_options():
+    opts = {}
+    if torch.cuda.get_device_capability()[0] >= 9:
+        opts["launch_pdl"] = True
+    return opts
+"""
+
+
+def test_a_floor_at_hopper_for_pdl_is_expected_on_ada(tmp_path: Path) -> None:
+    found = _scan(tmp_path / "ada", {"eng/launch.py": _PDL}, arch="8.9")
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/launch.py", 6)]
+    assert "needs sm_90 PTX (griddepcontrol, elect.sync, setmaxnreg)" in found[0].consequence
+    assert _scan(tmp_path / "rtx", {"eng/launch.py": _PDL}, arch="12.0") == []
