@@ -1,4 +1,4 @@
-"""PTX whose target decides where it builds (arch.facts PTX_FLOORS, each checked with nvcc 13.0):
+"""PTX whose target decides where it builds (arch.facts DERIVED, each checked with nvcc 13.0):
 sm_90's griddepcontrol / elect.sync / setmaxnreg, sm_100's packed FP32, the SM100 family's
 redux.sync on f32. Read as needs, in Python and in native code."""
 
@@ -52,3 +52,21 @@ def test_a_floor_at_hopper_for_pdl_is_expected_on_ada(tmp_path: Path) -> None:
     assert _brief(found) == [("gate-excludes-arch", "low", "eng/launch.py", 6)]
     assert "needs sm_90 PTX (griddepcontrol, elect.sync, setmaxnreg)" in found[0].consequence
     assert _scan(tmp_path / "rtx", {"eng/launch.py": _PDL}, arch="12.0") == []
+
+
+def test_collectives_between_gpus_are_expected_where_every_product_has_one_gpu(tmp_path: Path) -> None:
+    one_gpu = [cc for cc in ("8.7", "8.9", "11.0", "12.0", "12.1") if not facts_for(cc).has("multi_gpu")]
+    assert one_gpu == ["8.7", "11.0", "12.1"]  # Jetson Orin and Thor, DGX Spark
+    fusion = """
+    import torch
+
+
+    def enable_fusion(cfg):
+        if torch.cuda.get_device_capability() in ((9, 0), (10, 0)):
+            cfg.fuse_allreduce_rms = True
+        return cfg
+    """
+    on_spark = _scan(tmp_path / "spark", {"eng/cfg.py": fusion}, arch="12.1")
+    assert [f.severity for f in on_spark] == ["low"]
+    assert "needs more than one GPU in a system" in on_spark[0].consequence
+    assert [f.severity for f in _scan(tmp_path / "rtx", {"eng/cfg.py": fusion}, arch="12.0")] == ["medium"]

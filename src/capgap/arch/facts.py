@@ -15,9 +15,10 @@ from typing import Any
 FEATURES = ("wgmma", "tcgen05", "tma", "clusters", "fp8_tensor_cores", "fp4_tensor_cores")
 
 
-# Instructions whose PTX target decides where a kernel builds, beyond the features above (PTX ISA 9.0
-# target requirements; each checked with nvcc 13.0, `-gencode arch=compute_X,code=sm_X`, 2026-12-02):
-PTX_FLOORS: dict[str, Callable[[ArchFacts], bool]] = {
+# What code may need beyond the features above, derived: instructions whose PTX target decides where a
+# kernel builds (PTX ISA 9.0 target requirements; each checked with nvcc 13.0, `-gencode
+# arch=compute_X,code=sm_X`, 2026-12-02), and a system of more than one GPU.
+DERIVED: dict[str, Callable[[ArchFacts], bool]] = {
     # griddepcontrol (programmatic dependent launch), elect.sync, setmaxnreg, mbarrier.try_wait:
     # refused for sm_89
     "ptx_sm90": lambda a: a.number >= 90,
@@ -26,7 +27,11 @@ PTX_FLOORS: dict[str, Callable[[ArchFacts], bool]] = {
     # redux.sync.{min,max}.f32: built for sm_100a, sm_100f and sm_103a only (refused for sm_90a,
     # sm_110a/f, sm_120/120a/120f and sm_121a)
     "redux_f32": lambda a: a.major == 10,
+    # more than one GPU in a system: not where every product is a one-GPU device, as the datasheets
+    # cited for their NVLink say (Jetson modules: one integrated GPU; DGX Spark: one GB10)
+    "multi_gpu": lambda a: a.sources.get("nvlink") not in _ONE_GPU_SOURCES,
 }
+_ONE_GPU_SOURCES = {"datasheet-jetson", "datasheet-dgx-spark"}
 
 
 @dataclass(frozen=True)
@@ -56,7 +61,7 @@ class ArchFacts:
         return self.major * 10 + self.minor
 
     def has(self, feature: str) -> bool:
-        floor = PTX_FLOORS.get(feature)
+        floor = DERIVED.get(feature)
         if floor is not None:
             return floor(self)
         value = getattr(self, feature)

@@ -72,7 +72,7 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
     (("fp8_tensor_cores",), _spellings(r"fp8(?<=\bfp8)\b", "_fp8", "fp8_", "e4m3", "e5m2")),
     (("nvls_multicast",), _spellings("multicast", "multimem", r"nvls(?<=\bnvls)\b", "_nvls", "nvls_")),
     (("nvswitch",), _spellings("mnnvl", "nvswitch")),
-    # PTX of sm_90 and newer (arch.facts PTX_FLOORS): programmatic dependent launch asked for or
+    # PTX of sm_90 and newer (arch.facts DERIVED): programmatic dependent launch asked for or
     # waited on, `elect_one()` (elect.sync), register reallocation
     (
         ("ptx_sm90",),
@@ -97,6 +97,11 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
     # packed FP32 arithmetic (`fma.rn.ftz.f32x2`, `__ffma2_rn`): sm_100 and newer
     (("ptx_sm100",), _spellings("f32x2", "ffma2", "fmul2", "fadd2")),
     (("redux_f32",), _spellings(r"redux\.sync\.(?:min|max)[.a-z]*\.f32")),
+    # collectives between GPUs: nothing to run on a one-GPU system (a Jetson, a DGX Spark)
+    (
+        ("multi_gpu",),
+        _spellings("all_?reduce", "all_?gather", "reduce_?scatter", "all_?to_?all", "all2all", "symm_?mem"),
+    ),
     # `if not is_fully_connected(ids): return None`, `is_full_nvlink`: a path that then needs GPUs
     # joined by NVLink, which GeForce / RTX PRO boards have none of
     (("nvlink",), _spellings("is_fully_connected", "nvlink")),
@@ -163,6 +168,7 @@ _PTX_WORDS = {
     "ptx_sm90": "sm_90 PTX (griddepcontrol, elect.sync, setmaxnreg)",
     "ptx_sm100": "packed FP32 (f32x2) PTX of sm_100 and newer",
     "redux_f32": "redux.sync on f32 (sm_100a/sm_103a only)",
+    "multi_gpu": "more than one GPU in a system",
 }
 
 

@@ -48,7 +48,7 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[tuple[bytes, bool], ...]], ...] = (
                             (b"flashmla", False))),
     (("nvls_multicast",), ((b"multimem", False), (b"multicast", False), (b"nvls", True))),
     (("nvswitch",), ((b"mnnvl", False), (b"nvswitch", False))),
-    # PTX whose target floor decides where it builds (capgap.arch.facts PTX_FLOORS)
+    # PTX whose target floor decides where it builds (capgap.arch.facts DERIVED)
     (("ptx_sm90",), ((b"griddepcontrol", False), (b"elect.sync", False), (b"mbarrier.try_wait", False),
                      (b"cudagriddependencysynchronize", False),
                      (b"cudatriggerprogrammaticlaunchcompletion", False))),
