@@ -236,3 +236,12 @@ def test_a_picked_backend_whose_registered_factory_refuses_the_target_says_where
         "the code registered as 'fa3' (eng/registry.py:15) fails the assert "
         "'FlashAttention v3 Backend requires SM>=80 and SM<=90.' on 12.0"
     ) in admits[0].consequence
+
+
+def test_a_picked_backend_whose_registered_factory_lets_the_target_in_is_no_gap(tmp_path: Path) -> None:
+    """The same pick read on an L40S: the 'fa3' factory's own assert admits major 8 (the fork's
+    SM80 kernels), the engine's word that the backend runs there, whatever 'fa3' upstream needs."""
+    tree = {"eng/registry.py": _FA3_REGISTRY, "eng/model_overrides.py": _FA3_DEFAULT}
+    found = _scan(tmp_path / "ada", tree, arch="8.9")
+    assert [f for f in found if f.rule == "gate-admits-unsupported"] == []
+    assert [f.rule for f in _scan(tmp_path / "rtx", tree, arch="12.0")].count("gate-admits-unsupported") == 1

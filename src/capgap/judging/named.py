@@ -444,6 +444,27 @@ class Named:
         """The refusal the function registered as `name` makes on the target: a decision of it
         whose every outcome the target can reach fails (`create_flashattention_v3_backend`'s
         `assert (major == 8 and ...) or major == 9`); None when it makes none."""
+        for f, d, mine in self._factory_checks(name, target):
+            if mine and all(d.arms[i].action == "error" for i in mine):
+                return f, d, d.arms[mine[0]].summary
+        return None
+
+    def accepts(self, name: str, target: ArchFacts) -> tuple[FileFacts, Decision] | None:
+        """The arch check of the function registered as `name` that may let the target through
+        where it fails other archs (sglang's fa3 `assert (major == 8 and not mla) or major == 9` on
+        an 8.9: the engine's own word that its kernels run there); None when it has no such check."""
+        if self.refusal(name, target) is not None:
+            return None
+        for f, d, mine in self._factory_checks(name, target):
+            if any(d.arms[i].action != "error" for i in mine):
+                return f, d
+        return None
+
+    def _factory_checks(
+        self, name: str, target: ArchFacts
+    ) -> Iterator[tuple[FileFacts, Decision, tuple[int, ...]]]:
+        """The decisions of the functions registered as `name` that fail some arch, with the arms
+        the target reaches."""
         from capgap.judging.reach import reached
 
         if self._factories is None:
@@ -456,10 +477,11 @@ class Named:
                 if d.context.rsplit(".", 1)[-1] != function:
                     continue
                 r = reached(d, self._reg.context(d.scope, f))
-                mine = r.reach.get(target.cc, ()) if r is not None else ()
-                if mine and all(d.arms[i].action == "error" for i in mine):
-                    return f, d, d.arms[mine[0]].summary
-        return None
+                if r is None or not any(
+                    arms and all(d.arms[i].action == "error" for i in arms) for arms in r.reach.values()
+                ):
+                    continue
+                yield f, d, r.reach.get(target.cc, ())
 
     def asked(
         self, modules: tuple[str, ...], target: ArchFacts, owners: list[str]

@@ -18,6 +18,7 @@ Native gates are judged by `capgap.native.admits` (preprocessor) and `capgap.nat
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import replace
 from typing import Any
@@ -78,6 +79,8 @@ def check(
             continue  # every arch gets here: the decision is not about this path
         if _decided_below(r, i, target.cc):
             continue  # past a guard clause (`if major == 11: raise`), a later test decides the path
+        if _names_generation(arm.test, target.major, target.number):
+            continue  # `assert major == 8 or major == 9`: the authors name the target's generation
         probed = _probed(d, f, i)
         pairs = [*zip(arm.needs, arm.evidence, strict=False), *_probe_needs(d, f, i, probed), *_handed(arm)]
         for need, seen in pairs:
@@ -98,6 +101,8 @@ def check(
                 continue
             if any(need in g.needs for g in f.guards):
                 continue  # the module checks the feature at run time (`if handle.multicast_ptr == 0:`)
+            if _picked(seen, arm.summary) and _factory_accepts(arm.values, arch, reg):
+                continue  # the code registered under the name checks the arch and lets the target in
             other = next((d.arms[j].summary for j in range(len(d.arms)) if j not in r.reach[target.cc]), "")
             what = evidence.describe(need)
             # the arm selects, by name, what the target cannot run (`attention_backend = "fa3"`):
@@ -149,6 +154,39 @@ def _factory_refusal(values: tuple[str, ...], arch: ArchSpec, reg: Registry | No
             f, d, summary = got
             return f"the code registered as '{name}' ({f.path}:{d.line}) {summary} on {arch.cc}"
     return None
+
+
+_ARCH_WORD = re.compile(r"major|capab|arch|\bcc\b|\bsm|_sm|device_sm|\bcap\b|_cap\b", re.I)
+
+
+def _names_generation(test: ast.expr | None, major: int, number: int) -> bool:
+    """Does the test let GPUs in by naming the target's major or arch as such (`major == 8`, `cap in
+    (80, 89)`, `(8, 9)`), not by a bound (`>= 80`) that happens to hold for it?"""
+    if test is None:
+        return False
+    for node in ast.walk(test):
+        if not isinstance(node, ast.Compare) or not all(isinstance(op, (ast.Eq, ast.In)) for op in node.ops):
+            continue
+        if not _ARCH_WORD.search(ast.unparse(node.left)):
+            continue  # `head_dim == 8` names no GPU
+        for side in node.comparators:
+            values = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+            for v in values:
+                if (
+                    isinstance(v, ast.Constant)
+                    and v.value in (major, number)
+                    and not isinstance(v.value, bool)
+                ):
+                    return True
+                if isinstance(v, ast.Tuple) and [getattr(e, "value", None) for e in v.elts][:1] == [major]:
+                    return True
+    return False
+
+
+def _factory_accepts(values: tuple[str, ...], arch: ArchSpec, reg: Registry | None) -> bool:
+    """Does the function a picked name is registered to build check the arch and let the target
+    through (sglang's fa3 factory asserts major 8 or 9: its SM80 kernels run on an 8.9)?"""
+    return reg is not None and any(reg.named.accepts(name, arch.facts) is not None for name in values)
 
 
 def _written_for(f: FileFacts, need: tuple[str, ...]) -> str:
