@@ -147,3 +147,45 @@ def test_an_arm_that_runs_what_only_the_target_has_is_its_own(tmp_path: Path) ->
     assert _brief(_scan(tmp_path / "again", {"eng/draft.py": portable}, arch="9.0")) == [
         ("gate-excludes-arch", "medium", "eng/draft.py", 9)
     ]
+
+
+def test_an_outcome_answering_with_the_target_s_own_test_is_its_own(tmp_path: Path) -> None:
+    # vLLM's supports_trtllm_attention read on a B200: past `if Hopper or 12.x: return not prefill`
+    # it answers `family(100)`, which holds for it and for none of those GPUs
+    body = """
+    from eng import envs
+    from eng.platforms import current_platform
+
+
+    def supports_trtllm_attention(is_prefill):
+        if envs.BATCH_INVARIANT:
+            return False
+        if current_platform.is_device_capability(90) or current_platform.is_device_capability_family(120):
+            return not is_prefill
+        return current_platform.is_device_capability_family(100)
+    """
+    assert _scan(tmp_path / "b200", {"eng/trt.py": body}, arch="10.0") == []
+
+
+def test_a_later_decision_giving_the_target_its_own_yes_is_its_own_path(tmp_path: Path) -> None:
+    body = """
+    from eng.platforms import current_platform
+
+
+    def _nvfp4_kv_on_fa2():
+        return current_platform.is_device_capability(90) or current_platform.is_device_capability_family(120)
+
+
+    def supports_kv_cache_dtype(kv_cache_dtype):
+        if kv_cache_dtype is not None and kv_cache_dtype.startswith("nvfp4"):
+            if _nvfp4_kv_on_fa2():
+                # the slot-mapping writer has no scale search
+                return kv_cache_dtype == "nvfp4"
+            return (
+                current_platform.is_device_capability_family(100)
+                and supports_trtllm_attention(is_prefill=True)
+                and supports_trtllm_attention(is_prefill=False)
+            )
+        return True
+    """
+    assert _scan(tmp_path / "b200", {"eng/kv.py": body}, arch="10.0") == []

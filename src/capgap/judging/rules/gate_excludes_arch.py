@@ -22,6 +22,7 @@ from capgap.judging.reach import Reached, pure, reached
 from capgap.judging.records import Arm, Decision, FileFacts
 from capgap.judging.registry import Registry
 from capgap.judging.statements import short
+from capgap.judging.symbolic import evaluate, tri
 from capgap.judging.validations import Verdict
 
 RULE_ID = "gate-excludes-arch"
@@ -49,6 +50,8 @@ def _generic_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
         return True
     if _written_for(r, arm, owners, target) or _needs_what_only_it_has(a, owners, target):
         return False
+    if _decided_later(r, arm, owners, target):
+        return False
     if _oldest(r, arm) or _fallback_pick(a.summary):
         return True  # (an else that only picks a portable fallback is one, whoever else reaches it)
     first = min(owners, key=_cc_key)
@@ -57,6 +60,46 @@ def _generic_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
     return any(
         arm in r.reach[cc] for cc in all_facts() if _cc_key(cc) < _cc_key(first) and _cc_key(cc)[0] != mine
     )
+
+
+def _decided_later(r: Reached, arm: int, owners: list[str], target: str) -> bool:
+    """Is `arm` the rest of a function past its guard clauses, where a later decision gives the
+    target an answer of its own that no owner can reach (`if fa2_only(): return x == "nvfp4"` then
+    `return family(100) and supports_trtllm()`: a B200 carries on to its own yes)?"""
+    d = r.decision
+    if d.kind != "guards" or arm != len(d.arms) - 1:
+        return False
+    first, last = d.arms[arm].body
+    for peer in r.peers:
+        if not first <= peer.decision.line <= last:
+            continue
+        for k in peer.reach.get(target, ()):
+            theirs = any(k in peer.reach.get(cc, ()) for cc in owners)
+            if (
+                not theirs
+                and peer.decision.arms[k].action == "positive"
+                and peer.value(k, target) is not False
+            ):
+                return True
+    return False
+
+
+def _answers_for_itself(
+    d: Decision, j: int, owners: list[str], target: ArchFacts, f: FileFacts, reg: Registry | None
+) -> bool:
+    """Does the target's outcome answer with a test of the arch that may hold for the target and
+    holds for no owner (`return is_device_capability_family(100)` past `if cap == 90: return not
+    prefill`: a B200's own yes)?"""
+    if reg is None or d.arms[j].action != "positive":
+        return False
+    expr = _outcome_expr(d.arms[j].summary)
+    if expr is None:
+        return False
+    sym = evaluate(expr, reg.context(d.scope, f))
+    if sym.kind != "pred":
+        return False
+    test = tri(sym)
+    return test(target) is not False and all(test(facts_of(cc)) is False for cc in owners)
 
 
 def _needs_what_only_it_has(a: Arm, owners: list[str], target: str) -> bool:
@@ -702,6 +745,7 @@ def check(
         # (an outcome the owners may take too is no path of the target's own: `if spec: ...
         # elif is_sm100: ...` inside `if is_blackwell:`, both may take the first arm)
         and all(_generic_for(r, j, sibs, target.cc) for j in mine if not _shared(r, j, sibs, target.cc))
+        and not any(_answers_for_itself(d, j, sibs, target, f, reg) for j in mine)
         # a path only a sibling of the target's own family gets (a GB10-only tweak for 12.0) is
         # that product's tuning, not a path the target was left out of
         and any(facts_of(cc).major != target.major for cc in sibs)
