@@ -961,6 +961,32 @@ def test_training_modules_are_backward_code_by_their_names(tmp_path: Path) -> No
         ], path
 
 
+def test_modules_for_other_devices_are_not_judged_as_cuda_code(tmp_path: Path) -> None:
+    """`platforms/rocm.py`, `models/<name>/amd/`, `rocm_aiter_fa.py`: what they call a capability is
+    another device's; their findings are low and leave the default text output. `chip_select.py`
+    (a word that holds `hip`) stays runtime."""
+    body = """
+        import torch
+
+        def tag():
+            cc = torch.cuda.get_device_capability()
+            if cc[0] == 10:
+                return fused_tag()
+            return None
+    """
+    paths = {
+        "eng/platforms/rocm.py": "other-device",
+        "eng/models/inkling/amd/moe.py": "other-device",
+        "eng/backends/rocm_aiter_fa.py": "other-device",
+        "eng/layers/chip_select.py": "runtime",
+    }
+    for i, (path, where) in enumerate(paths.items()):
+        found = _scan(tmp_path / str(i), {path: body})
+        assert [(f.extra["where"], f.severity) for f in found] == [
+            (where, "low" if where != "runtime" else "medium")
+        ], path
+
+
 def test_a_restriction_all_of_blackwell_shares_is_the_generation_s_rule(tmp_path: Path) -> None:
     files = {
         "eng/registry.py": """

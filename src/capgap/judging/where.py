@@ -20,6 +20,9 @@ VENDORED_LIBRARIES = {"cutlass", "cccl", "cub", "thrust", "libcudacxx", "cudax",
 # (`cake_rmsnorm_train_backend/`, `gqa_train.py`), a loss and its gradients (`cake_lm_head_loss/`).
 # Whole words only: `post_training/` (an engine serving RL rollouts) and `lossless` are runtime.
 _TRAINING_WORDS = {"train", "bwd", "backward", "loss"}
+# Words of a directory or module name that say it serves another kind of device, whose
+# "capability" is no CUDA compute capability: vLLM's `platforms/rocm.py`, `models/<name>/amd/`.
+_OTHER_DEVICE_WORDS = {"amd", "rocm", "hip", "xpu", "npu", "tpu", "hpu", "musa", "neuron", "ascend", "gaudi"}
 _NAME_WORDS = re.compile(r"[^a-z0-9]+")
 
 
@@ -34,8 +37,11 @@ def where(path: str) -> str:
         return "benchmark"
     if dirs & _EXAMPLE_DIRS:
         return "example"
-    if any(_TRAINING_WORDS.intersection(_NAME_WORDS.split(part.removesuffix(".py"))) for part in parts):
+    words = [set(_NAME_WORDS.split(part.removesuffix(".py"))) for part in parts]
+    if any(_TRAINING_WORDS & w for w in words):
         return "backward"
+    if any(_OTHER_DEVICE_WORDS & w for w in words):
+        return "other-device"
     return "runtime"
 
 

@@ -19,7 +19,8 @@ from capgap.scan.run import ScanReport
 from capgap.scan.subsystems import SUBSYSTEMS, subsystem
 
 WHERE = ("runtime", "test", "all")
-NOT_RUNTIME = {"test", "benchmark", "example", "vendored"}  # judging/where.py; "backward" is runtime code
+# judging/where.py; "backward" is runtime code
+NOT_RUNTIME = {"test", "benchmark", "example", "vendored", "other-device"}
 TOP_PER_SUBSYSTEM = 5  # the opening block stays short; further highs are listed by file
 # why a finding was hidden -> the flag that shows it, in the order the filters apply
 SHOWN_BY = {"where": "--where all", "model": "dropping --model", "low": "--all", "max": "--max 0"}
