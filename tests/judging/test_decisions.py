@@ -934,19 +934,31 @@ def test_vendored_libraries_are_not_the_engine_s_runtime(tmp_path: Path) -> None
     assert [(f.severity, f.extra["where"]) for f in found] == [("low", "vendored")]
 
 
+_SM100_TAG = """
+    import torch
+
+    def tag():
+        cc = torch.cuda.get_device_capability()
+        if cc[0] == 10:
+            return fused_tag()
+        return None
+"""
+
+
+def _where_and_severity(tmp_path: Path, paths: dict[str, str]) -> None:
+    """The same 10.x-only gate in each of `paths`: the `extra.where` each path gets, rated low
+    unless it is runtime code."""
+    for i, (path, where) in enumerate(paths.items()):
+        found = _scan(tmp_path / str(i), {path: _SM100_TAG})
+        assert [(f.extra["where"], f.severity) for f in found] == [
+            (where, "medium" if where == "runtime" else "low")
+        ], path
+
+
 def test_training_modules_are_backward_code_by_their_names(tmp_path: Path) -> None:
     """A module or directory named for training (`_train`, `bwd`, `backward`, `loss` as whole
     words) serves no inference server: rated low as backward code. `post_training/` (serving RL
     rollouts) and a word that only starts with one (`lossless`) stay runtime."""
-    body = """
-        import torch
-
-        def tag():
-            cc = torch.cuda.get_device_capability()
-            if cc[0] == 10:
-                return fused_tag()
-            return None
-    """
     paths = {
         "eng/rmsnorm_train_backend/jit.py": "backward",
         "eng/ops/flash_bwd.py": "backward",
@@ -954,37 +966,20 @@ def test_training_modules_are_backward_code_by_their_names(tmp_path: Path) -> No
         "eng/post_training/rollout.py": "runtime",
         "eng/ops/lossless.py": "runtime",
     }
-    for i, (path, where) in enumerate(paths.items()):
-        found = _scan(tmp_path / str(i), {path: body})
-        assert [(f.extra["where"], f.severity) for f in found] == [
-            (where, "low" if where == "backward" else "medium")
-        ], path
+    _where_and_severity(tmp_path, paths)
 
 
 def test_modules_for_other_devices_are_not_judged_as_cuda_code(tmp_path: Path) -> None:
     """`platforms/rocm.py`, `models/<name>/amd/`, `rocm_aiter_fa.py`: what they call a capability is
     another device's; their findings are low and leave the default text output. `chip_select.py`
     (a word that holds `hip`) stays runtime."""
-    body = """
-        import torch
-
-        def tag():
-            cc = torch.cuda.get_device_capability()
-            if cc[0] == 10:
-                return fused_tag()
-            return None
-    """
     paths = {
         "eng/platforms/rocm.py": "other-device",
         "eng/models/inkling/amd/moe.py": "other-device",
         "eng/backends/rocm_aiter_fa.py": "other-device",
         "eng/layers/chip_select.py": "runtime",
     }
-    for i, (path, where) in enumerate(paths.items()):
-        found = _scan(tmp_path / str(i), {path: body})
-        assert [(f.extra["where"], f.severity) for f in found] == [
-            (where, "low" if where != "runtime" else "medium")
-        ], path
+    _where_and_severity(tmp_path, paths)
 
 
 def test_a_restriction_all_of_blackwell_shares_is_the_generation_s_rule(tmp_path: Path) -> None:
