@@ -70,3 +70,25 @@ def test_collectives_between_gpus_are_expected_where_every_product_has_one_gpu(t
     assert [f.severity for f in on_spark] == ["low"]
     assert "needs more than one GPU in a system" in on_spark[0].consequence
     assert [f.severity for f in _scan(tmp_path / "rtx", {"eng/cfg.py": fusion}, arch="12.0")] == ["medium"]
+
+
+def test_a_path_of_sm100_family_cubins_is_expected_on_thor_but_not_a_jit_tcgen05_kernel(
+    tmp_path: Path,
+) -> None:
+    # 11.0 has tcgen05, but runs no cubin built for sm_100a/100f (TRT-LLM-gen): it needs its own build
+    cubins = """
+    import torch
+
+
+    def moe_backend():
+        if torch.cuda.get_device_capability()[0] == 10:
+            return "flashinfer_trtllm"
+        return "triton"
+    """
+    on_thor = _scan(tmp_path / "thor", {"eng/moe.py": cubins}, arch="11.0")
+    assert [f.severity for f in on_thor] == ["low"]
+    assert "code built for the SM100 family (sm_100a/sm_100f/sm_103a)" in on_thor[0].consequence
+    jit = cubins.replace('"flashinfer_trtllm"', "run_tcgen05_kernel()").replace(
+        '"triton"', "run_simt_kernel()"
+    )
+    assert [f.severity for f in _scan(tmp_path / "jit", {"eng/moe.py": jit}, arch="11.0")] == ["medium"]

@@ -30,6 +30,9 @@ DERIVED: dict[str, Callable[[ArchFacts], bool]] = {
     # more than one GPU in a system: not where every product is a one-GPU device, as the datasheets
     # cited for their NVLink say (Jetson modules: one integrated GPU; DGX Spark: one GB10)
     "multi_gpu": lambda a: a.sources.get("nvlink") not in _ONE_GPU_SOURCES,
+    # code built for the SM100 family (sm_100a/100f/103a cubins: TRT-LLM-gen, DeepGEMM): tcgen05
+    # runs on 11.0 only from a build for sm_110a/f (nvcc 13.0 --list-gpu-code)
+    "sm100_build": lambda a: a.major == 10,
 }
 _ONE_GPU_SOURCES = {"datasheet-jetson", "datasheet-dgx-spark"}
 

@@ -169,6 +169,7 @@ _PTX_WORDS = {
     "ptx_sm100": "packed FP32 (f32x2) PTX of sm_100 and newer",
     "redux_f32": "redux.sync on f32 (sm_100a/sm_103a only)",
     "multi_gpu": "more than one GPU in a system",
+    "sm100_build": "code built for the SM100 family (sm_100a/sm_100f/sm_103a)",
 }
 
 

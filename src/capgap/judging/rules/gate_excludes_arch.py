@@ -102,6 +102,32 @@ def _answers_for_itself(
     return test(target) is not False and all(test(facts_of(cc)) is False for cc in owners)
 
 
+# Words for code built for the SM100 family only: arch-specific targets, and the libraries that ship
+# (or JIT-compile) kernels for sm_90a/sm_100a/sm_103a alone (TRT-LLM-gen cubins, CUTLASS MLA,
+# DeepGEMM, FlashMLA). A CuTe-DSL kernel named `Sm100...` is compiled for the GPU it runs on: not one.
+_SM100_BUILD = re.compile(r"trtllm|cutlass_mla|deep_?gemm|flash_?mla|sm_?10[03][af](?![a-z0-9])", re.I)
+
+
+def _built_for_owners(
+    target: ArchFacts,
+    owners: list[str],
+    *seen_lists: list[str],
+    arm: Arm | None = None,
+    reg: Registry | None = None,
+) -> str:
+    """Where the path runs code built for the owners' family that a target with the same
+    instructions cannot load ("" otherwise): only a target that has tcgen05 outside the SM100
+    family (11.0), left out of a path every owner of which is of that family."""
+    if not target.tcgen05 or not owners or any(facts_of(cc).major != 10 for cc in owners):
+        return ""
+    if target.major == 10:
+        return ""
+    seen = [w for lst in seen_lists for w in lst]
+    if reg is not None and arm is not None and arm.reaches:
+        seen += reg.callees.needs(arm.reaches)[1]
+    return next((w for w in seen if _SM100_BUILD.search(w)), "")
+
+
 def _needs_what_only_it_has(a: Arm, owners: list[str], target: str) -> bool:
     """Does the target's arm run what the target has and none of the owners has (FA3's wgmma kernels,
     the arm an H100 takes where Blackwell is given Triton)? That is its own path, no fallback."""
@@ -835,6 +861,12 @@ def check(
         needs, seen_in = _unported(needs, seen_in, target, reg, d)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
+    if not lack and (
+        built := _built_for_owners(target, sibs, said(arm_i)[1], _around(d, f)[1], arm=arm, reg=reg)
+    ):
+        # a Jetson Thor has tcgen05, but runs no cubin built for the SM100 family (trtllm-gen,
+        # `sm_100a` targets, DeepGEMM's kernels): it needs a build of its own
+        lack, seen = [("sm100_build",)], built
     if not lack and (variant := _generation_variant(r, mine, sibs, target)):
         # `if is_sm90 and es: es_fp8_mm() elif es: es_sm100_mxfp8_mm() else: fp8_mm()`: the chain
         # gives each generation its kernel; the target is routed as datacenter Blackwell is
