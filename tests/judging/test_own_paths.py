@@ -189,3 +189,22 @@ def test_a_later_decision_giving_the_target_its_own_yes_is_its_own_path(tmp_path
         return True
     """
     assert _scan(tmp_path / "b200", {"eng/kv.py": body}, arch="10.0") == []
+
+
+def test_an_if_that_only_gives_reasons_is_a_restriction_in_a_reason_function(tmp_path: Path) -> None:
+    # vLLM's supports_combination: for NVFP4 on 8.x/9.0/12.x, FA2 prefill turns some shapes away;
+    # a B200, which skips that branch, loses nothing
+    body = """
+    import torch
+
+
+    def supports_combination(head_size, kv_cache_dtype, has_sink):
+        major = torch.cuda.get_device_capability()[0]
+        if kv_cache_dtype.startswith("nvfp4") and major in (8, 9, 12):
+            if head_size == 64:
+                return "fa2 prefill misreads an NVFP4 KV cache at head_size 64"
+            if has_sink:
+                return "the sink prefill wrapper cannot read an NVFP4 KV cache"
+        return None
+    """
+    assert _scan(tmp_path / "b200", {"eng/combo.py": body}, arch="10.0") == []

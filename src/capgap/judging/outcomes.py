@@ -54,6 +54,8 @@ def classify(body: list[ast.stmt]) -> tuple[str, str]:
         return "reject", what
     if isinstance(last, ast.Continue):
         return "reject", what
+    if all(_only_reasons(s) for s in stmts):
+        return "reject", what
     if all(_only_logs(s) for s in stmts):  # "X is not fully optimized yet": a log line changes no path
         return "nothing", what
     if all(_switches_off(s) or _logs_refusal(s) or _denies(s) or _validates(s) for s in stmts):
@@ -156,6 +158,31 @@ def reading(fn: ast.FunctionDef | ast.AsyncFunctionDef, may_reason: bool = True)
         yield
     finally:
         _REASONS.pop()
+
+
+def _only_reasons(stmt: ast.stmt) -> bool:
+    """In a function that answers with reasons, an `if` whose branches only give reasons: `if
+    head_size == 64: return "fa2 prefill misreads an NVFP4 KV cache"` is a restriction, no path,
+    whatever its words."""
+    if not _REASONS[-1] or not isinstance(stmt, ast.If):
+        return False
+    for branch in (stmt.body, stmt.orelse):
+        if all(isinstance(x, ast.If) for x in branch):
+            if not all(_only_reasons(x) for x in branch):
+                return False
+            continue
+        last = [x for x in branch if not _is_docstring(x)][-1:]
+        if not (last and isinstance(last[0], ast.Return) and _a_reason(last[0].value)):
+            return False
+    return True
+
+
+def _a_reason(value: ast.expr | None) -> bool:
+    """A string that reads as a reason (`f"page_size={n}"`, "fa2 prefill misreads ..."), or a
+    refusal of any other kind."""
+    if isinstance(value, ast.JoinedStr) or (isinstance(value, ast.Constant) and isinstance(value.value, str)):
+        return bool(_REASON_WORDS.search(_message(value)))
+    return _refusing_value(value)
 
 
 def _refusing_value(value: ast.expr | None) -> bool:
