@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from capgap.arch.facts import FEATURES, ArchFacts, all_facts, facts_for, known_ccs, source_texts
+from capgap.arch.facts import FEATURES, ArchFacts, all_facts, cc_key, facts_for, known_ccs, source_texts
 from capgap.arch.spelling import RENAMED, ArchSpec, closest, parse_arch, try_parse_arch
 
 __all__ = [
@@ -11,6 +11,7 @@ __all__ = [
     "ArchFacts",
     "ArchSpec",
     "all_facts",
+    "cc_key",
     "closest",
     "facts_for",
     "known_ccs",

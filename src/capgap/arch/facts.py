@@ -64,9 +64,9 @@ class ArchFacts:
         return self.major * 10 + self.minor
 
     def has(self, feature: str) -> bool:
-        floor = DERIVED.get(feature)
-        if floor is not None:
-            return floor(self)
+        derived = DERIVED.get(feature)
+        if derived is not None:
+            return derived(self)
         value = getattr(self, feature)
         if isinstance(value, str):  # nvlink: "none" | "some" | "typical"
             return value != "none"
@@ -131,6 +131,12 @@ def _parse(data: bytes) -> dict[str, Any]:
     else:  # pragma: no cover - exercised on 3.10 only
         import tomli as tomllib
     return tomllib.loads(data.decode("utf-8"))
+
+
+def cc_key(cc: str) -> tuple[int, int]:
+    """The order of a compute capability: "12.0" -> (12, 0), "9" -> (9, 0)."""
+    major, _, minor = cc.partition(".")
+    return int(major), int(minor or 0)
 
 
 @lru_cache(maxsize=1)

@@ -15,12 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from capgap.arch import ArchFacts, all_facts
-
-
-def _key(cc: str) -> tuple[int, int]:
-    major, _, minor = cc.partition(".")
-    return int(major), int(minor or 0)
+from capgap.arch import ArchFacts, all_facts, cc_key
 
 
 def left_alike(owners: Iterable[str], target: ArchFacts) -> list[str]:
@@ -29,15 +24,15 @@ def left_alike(owners: Iterable[str], target: ArchFacts) -> list[str]:
     too)."""
     owners = set(owners)
     mine = (target.major, target.minor)
-    if not owners or any(_key(cc) <= mine or _key(cc)[0] == target.major for cc in owners):
+    if not owners or any(cc_key(cc) <= mine or cc_key(cc)[0] == target.major for cc in owners):
         return []
-    newer = [cc for cc, a in all_facts().items() if _key(cc) > mine and a.major != target.major]
+    newer = [cc for cc, a in all_facts().items() if (a.major, a.minor) > mine and a.major != target.major]
     return [cc for cc in newer if cc not in owners]
 
 
 def written_for_newer(owners: Iterable[str], target: ArchFacts) -> str:
     """Why a path only newer GPUs get is no loss of the target's ("" when it may be one)."""
-    owners = sorted(set(owners), key=_key)
+    owners = sorted(set(owners), key=cc_key)
     left = left_alike(owners, target)
     if not left:
         return ""

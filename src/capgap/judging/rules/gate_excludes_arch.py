@@ -14,7 +14,7 @@ import ast
 import re
 from typing import Any
 
-from capgap.arch import ArchFacts, ArchSpec, all_facts
+from capgap.arch import ArchFacts, ArchSpec, all_facts, cc_key
 from capgap.findings import Finding
 from capgap.judging import callees, callers, choices, decider, evidence, fixups, newer, prose, remarks
 from capgap.judging.basis import decision_text
@@ -54,11 +54,11 @@ def _generic_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
         return False
     if _oldest(r, arm) or _fallback_pick(a.summary):
         return True  # (an else that only picks a portable fallback is one, whoever else reaches it)
-    first = min(owners, key=_cc_key)
+    first = min(owners, key=cc_key)
     # (the target's own generation sharing its arm, `elif major == 10:` read on a B200, is no older GPU)
-    mine = _cc_key(target)[0]
+    mine = cc_key(target)[0]
     return any(
-        arm in r.reach[cc] for cc in all_facts() if _cc_key(cc) < _cc_key(first) and _cc_key(cc)[0] != mine
+        arm in r.reach[cc] for cc in all_facts() if cc_key(cc) < cc_key(first) and cc_key(cc)[0] != mine
     )
 
 
@@ -108,24 +108,15 @@ def _answers_for_itself(
 _SM100_BUILD = re.compile(r"trtllm|cutlass_mla|deep_?gemm|flash_?mla|sm_?10[03][af](?![a-z0-9])", re.I)
 
 
-def _built_for_owners(
-    target: ArchFacts,
-    owners: list[str],
-    *seen_lists: list[str],
-    arm: Arm | None = None,
-    reg: Registry | None = None,
-) -> str:
-    """Where the path runs code built for the owners' family that a target with the same
-    instructions cannot load ("" otherwise): only a target that has tcgen05 outside the SM100
-    family (11.0), left out of a path every owner of which is of that family."""
-    if not target.tcgen05 or not owners or any(facts_of(cc).major != 10 for cc in owners):
-        return ""
-    if target.major == 10:
-        return ""
-    seen = [w for lst in seen_lists for w in lst]
-    if reg is not None and arm is not None and arm.reaches:
-        seen += reg.callees.needs(arm.reaches)[1]
-    return next((w for w in seen if _SM100_BUILD.search(w)), "")
+def _loads_no_sm100_build(target: ArchFacts, owners: list[str]) -> bool:
+    """Is the target one with tcgen05 outside the SM100 family (11.0), left out of a path every
+    owner of which is of that family? Code built for that family does not load there."""
+    return (
+        target.tcgen05
+        and target.major != 10
+        and bool(owners)
+        and all(facts_of(cc).major == 10 for cc in owners)
+    )
 
 
 def _needs_what_only_it_has(a: Arm, owners: list[str], target: str) -> bool:
@@ -723,11 +714,6 @@ def facts_of(cc: str) -> ArchFacts:
     return all_facts()[cc]
 
 
-def _cc_key(cc: str) -> tuple[int, int]:
-    major, minor = cc.split(".")
-    return int(major), int(minor)
-
-
 _ANSWERS = {"returns True", "returns False", "carries on (returns True)", "carries on (returns False)"}
 _YES = {"returns True", "carries on (returns True)"}
 
@@ -861,12 +847,14 @@ def check(
         needs, seen_in = _unported(needs, seen_in, target, reg, d)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
-    if not lack and (
-        built := _built_for_owners(target, sibs, said(arm_i)[1], _around(d, f)[1], arm=arm, reg=reg)
-    ):
+    if not lack and _loads_no_sm100_build(target, sibs):
         # a Jetson Thor has tcgen05, but runs no cubin built for the SM100 family (trtllm-gen,
         # `sm_100a` targets, DeepGEMM's kernels): it needs a build of its own
-        lack, seen = [("sm100_build",)], built
+        words = said(arm_i)[1] + _around(d, f)[1]
+        words += reg.callees.needs(arm.reaches)[1] if reg is not None and arm.reaches else []
+        built = next((w for w in words if _SM100_BUILD.search(w)), "")
+        if built:
+            lack, seen = [("sm100_build",)], built
     if not lack and (variant := _generation_variant(r, mine, sibs, target)):
         # `if is_sm90 and es: es_fp8_mm() elif es: es_sm100_mxfp8_mm() else: fp8_mm()`: the chain
         # gives each generation its kernel; the target is routed as datacenter Blackwell is
