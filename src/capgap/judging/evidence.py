@@ -164,7 +164,8 @@ def has(arch: ArchFacts, feature: str) -> bool:
     return arch.has(feature)
 
 
-_PTX_WORDS = {
+# how the derived facts (arch.facts DERIVED) read in a finding
+_DERIVED_WORDS = {
     "ptx_sm90": "sm_90 PTX (griddepcontrol, elect.sync, setmaxnreg)",
     "ptx_sm100": "packed FP32 (f32x2) PTX of sm_100 and newer",
     "redux_f32": "redux.sync on f32 (sm_100a/sm_103a only)",
@@ -175,7 +176,7 @@ _PTX_WORDS = {
 
 def describe(feats: tuple[str, ...]) -> str:
     return " or ".join(
-        _PTX_WORDS.get(f)
+        _DERIVED_WORDS.get(f)
         or _SMEM.sub(r"more than \1 KB of shared memory per block", f)
         .replace("_tensor_cores", " tensor cores")
         .replace("nvls_", "NVLS ")

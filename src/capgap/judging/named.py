@@ -453,12 +453,10 @@ class Named:
         """The arch check of the function registered as `name` that may let the target through
         where it fails other archs (sglang's fa3 `assert (major == 8 and not mla) or major == 9` on
         an 8.9: the engine's own word that its kernels run there); None when it has no such check."""
-        if self.refusal(name, target) is not None:
-            return None
-        for f, d, mine in self._factory_checks(name, target):
-            if any(d.arms[i].action != "error" for i in mine):
-                return f, d
-        return None
+        checks = list(self._factory_checks(name, target))
+        if any(mine and all(d.arms[i].action == "error" for i in mine) for _, d, mine in checks):
+            return None  # a refusal (`refusal`): it turns the target away
+        return next(((f, d) for f, d, mine in checks if any(d.arms[i].action != "error" for i in mine)), None)
 
     def _factory_checks(
         self, name: str, target: ArchFacts

@@ -14,6 +14,7 @@ import ast
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TypeGuard
 
 from capgap.judging.statements import short, summary
 from capgap.judging.symbolic import call_name
@@ -139,10 +140,8 @@ def answers_with_reasons(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
             value = node.value
             if value is None or (isinstance(value, ast.Constant) and value.value is None):
                 nones += 1
-            elif isinstance(value, ast.JoinedStr) or (
-                isinstance(value, ast.Constant) and isinstance(value.value, str)
-            ):
-                strings += bool(_REASON_WORDS.search(_message(value)))
+            elif _a_string(value):
+                strings += _reads_as_reason(value)
             else:
                 return False
         todo.extend(ast.iter_child_nodes(node))
@@ -180,9 +179,18 @@ def _only_reasons(stmt: ast.stmt) -> bool:
 def _a_reason(value: ast.expr | None) -> bool:
     """A string that reads as a reason (`f"page_size={n}"`, "fa2 prefill misreads ..."), or a
     refusal of any other kind."""
-    if isinstance(value, ast.JoinedStr) or (isinstance(value, ast.Constant) and isinstance(value.value, str)):
-        return bool(_REASON_WORDS.search(_message(value)))
-    return _refusing_value(value)
+    return _reads_as_reason(value) if _a_string(value) else _refusing_value(value)
+
+
+def _a_string(value: ast.expr | None) -> TypeGuard[ast.expr]:
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, str)
+    return isinstance(value, ast.JoinedStr)
+
+
+def _reads_as_reason(value: ast.expr) -> bool:
+    """Does a string say why not (`f"page_size={n}"`), not name an answer (`"sm120"`)?"""
+    return bool(_REASON_WORDS.search(_message(value)))
 
 
 def _refusing_value(value: ast.expr | None) -> bool:

@@ -37,6 +37,15 @@ class Reached:
     def archs_reaching(self, arm: int) -> list[str]:
         return [cc for cc, arms in self.reach.items() if arm in arms]
 
+    def peers_below(self, arm: int) -> list[Reached]:
+        """The later decisions of the function inside `arm` when it is the rest of a block past
+        guard clauses ([] for any other arm): what they give an arch is decided there."""
+        d = self.decision
+        if d.kind != "guards" or arm != len(d.arms) - 1:
+            return []
+        first, last = d.arms[arm].body
+        return [p for p in self.peers if first <= p.decision.line <= last]
+
     def value(self, arm: int, cc: str) -> bool | None:
         sym = self.syms[arm]
         return None if sym is None else _safe(tri(sym), all_facts()[cc])
@@ -47,9 +56,10 @@ def reached(decision: Decision, ctx: Context) -> Reached | None:
     syms: list[Sym | None] = [None if arm.test is None else evaluate(arm.test, ctx) for arm in decision.arms]
     if not any(s is not None and s.kind == "pred" for s in syms):
         return None
-    shared = _shared_conditions(decision, ctx)
+    parts = [[(ast.dump(p), p) for p in _conjuncts(arm.test)] for arm in decision.arms]
+    shared = _shared_conditions(parts, ctx)
     if shared:
-        reach = _reach_per_setting(decision, ctx, shared)
+        reach = _reach_per_setting(syms, parts, shared, ctx)
     else:
         reach = _reach([None if s is None else tri(s) for s in syms])
     if len(set(reach.values())) == 1:
@@ -65,20 +75,22 @@ def _reach(tests: list[Test | None]) -> dict[str, tuple[int, ...]]:
 
 
 _MAX_SHARED = 3  # settings of the shared conditions tried: 2 ** 3
+Parts = list[list[tuple[str, ast.expr]]]  # each arm's conjuncts, with their ast.dump
 
 
-def _shared_conditions(decision: Decision, ctx: Context) -> list[str]:
+def _shared_conditions(parts: Parts, ctx: Context) -> list[str]:
     """Conditions no arch decides that two or more arms test alike (`is_cuda` in `if is_cuda and
     is_sm100: ... elif is_cuda and sm >= 80: ...`): one value for the whole chain, not one per arm,
     so an arch whose own arm is the earlier one never reaches the later one."""
     seen: dict[str, int] = {}
-    for arm in decision.arms:
-        for part in {ast.dump(p) for p in _conjuncts(arm.test)}:
-            seen[part] = seen.get(part, 0) + 1
-    shared = [part for part, count in seen.items() if count > 1]
-    if not shared:
-        return []
-    undecided = [part for part in shared if evaluate(_part_of(decision, part), ctx).kind == "unknown"]
+    node: dict[str, ast.expr] = {}
+    for arm_parts in parts:
+        for dumped, part in arm_parts:
+            node.setdefault(dumped, part)
+        for dumped in {d for d, _ in arm_parts}:
+            seen[dumped] = seen.get(dumped, 0) + 1
+    shared = [dumped for dumped, count in seen.items() if count > 1]
+    undecided = [dumped for dumped in shared if evaluate(node[dumped], ctx).kind == "unknown"]
     return undecided[:_MAX_SHARED]
 
 
@@ -88,30 +100,35 @@ def _conjuncts(test: ast.expr | None) -> list[ast.expr]:
     return [test] if test is not None else []
 
 
-def _part_of(decision: Decision, dumped: str) -> ast.expr:
-    return next(p for arm in decision.arms for p in _conjuncts(arm.test) if ast.dump(p) == dumped)
-
-
-def _reach_per_setting(decision: Decision, ctx: Context, shared: list[str]) -> dict[str, tuple[int, ...]]:
+def _reach_per_setting(
+    syms: list[Sym | None], parts: Parts, shared: list[str], ctx: Context
+) -> dict[str, tuple[int, ...]]:
     """What each arch reaches under every setting of the shared conditions, together."""
+    rest: list[Test | None] = []  # each arm's test less the shared conditions (None: none left)
+    for sym, arm_parts in zip(syms, parts, strict=True):
+        if sym is None or not any(dumped in shared for dumped, _ in arm_parts):
+            rest.append(None if sym is None else tri(sym))
+            continue
+        kept = [part for dumped, part in arm_parts if dumped not in shared]
+        test = kept[0] if len(kept) == 1 else ast.BoolOp(op=ast.And(), values=kept) if kept else None
+        rest.append(None if test is None else tri(evaluate(test, ctx)))
     out: dict[str, set[int]] = {cc: set() for cc in all_facts()}
     for setting in itertools.product((True, False), repeat=len(shared)):
-        values = dict(zip(shared, setting, strict=True))
-        tests: list[Test | None] = []
-        for arm in decision.arms:
-            if arm.test is None:
-                tests.append(None)
-                continue
-            parts = _conjuncts(arm.test)
-            if any(values.get(ast.dump(p)) is False for p in parts):
-                tests.append(lambda a: False)
-                continue
-            kept = [p for p in parts if ast.dump(p) not in values]
-            test = kept[0] if len(kept) == 1 else ast.BoolOp(op=ast.And(), values=kept) if kept else None
-            tests.append(None if test is None else tri(evaluate(test, ctx)))
+        off = {dumped for dumped, on in zip(shared, setting, strict=True) if not on}
+        tests = [
+            _NEVER if any(d in off for d, _ in arm_parts) else t
+            for t, arm_parts in zip(rest, parts, strict=True)
+        ]
         for cc, arms in _reach(tests).items():
             out[cc].update(arms)
     return {cc: tuple(sorted(arms)) for cc, arms in out.items()}
+
+
+def _never(arch: ArchFacts) -> bool:
+    return False
+
+
+_NEVER: Test = _never
 
 
 def arms_taken(answers: Iterable[bool | None], none: int | None = None) -> tuple[int, ...]:

@@ -57,11 +57,7 @@ _DIRECT = (
 def _decided_below(r: Reached, arm: int, cc: str) -> bool:
     """Is `arm` the rest of a function past its guard clauses, in which a later decision of the
     function that tests the arch is reached by `cc`? That decision says which path `cc` gets."""
-    d = r.decision
-    if d.kind != "guards" or arm != len(d.arms) - 1:
-        return False
-    first, last = d.arms[arm].body
-    return any(first <= p.decision.line <= last and p.reach.get(cc) for p in r.peers)
+    return any(p.reach.get(cc) for p in r.peers_below(arm))
 
 
 def check(

@@ -66,13 +66,7 @@ def _decided_later(r: Reached, arm: int, owners: list[str], target: str) -> bool
     """Is `arm` the rest of a function past its guard clauses, where a later decision gives the
     target an answer of its own that no owner can reach (`if fa2_only(): return x == "nvfp4"` then
     `return family(100) and supports_trtllm()`: a B200 carries on to its own yes)?"""
-    d = r.decision
-    if d.kind != "guards" or arm != len(d.arms) - 1:
-        return False
-    first, last = d.arms[arm].body
-    for peer in r.peers:
-        if not first <= peer.decision.line <= last:
-            continue
+    for peer in r.peers_below(arm):
         for k in peer.reach.get(target, ()):
             theirs = any(k in peer.reach.get(cc, ()) for cc in owners)
             if (
