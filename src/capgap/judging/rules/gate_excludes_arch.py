@@ -237,6 +237,60 @@ def _legacy_path(r: Reached, arm: int, mine: tuple[int, ...]) -> bool:
     return any(a.major == 10 and set(r.reach[cc]) == set(mine) for cc, a in all_facts().items())
 
 
+def _sized_down_for_smaller(r: Reached, arm: int, target: ArchFacts) -> bool:
+    """Does the arm only set sizes (tiles, stages, warps: numbers) for GPUs that all have less
+    shared memory per block than the target (`if major >= 12: bn, warps, stages = (32, 4, 2)`,
+    "SM120's 100 KB cannot hold BN=64")? It shrinks the kernel to fit them; the target, with room
+    for the larger default, loses nothing by keeping it."""
+    owners = r.archs_reaching(arm)
+    if not owners or not _sizes_only(r.decision.arms[arm].summary):
+        return False
+    return all(facts_of(cc).smem_per_block_kb < target.smem_per_block_kb for cc in owners)
+
+
+# an outcome that only sets numbers: `sets bn, warps, stages = (64, 4, 3) if G == 2 else (32, 4, 2)`,
+# `if Lq <= 128: BLOCK_M, BLOCK_N = (64, 128) elif ...`, `gives 16`; no call, string or error
+_GIVES = re.compile(r"^(?:gives|returns|sets [\w.]+(?:, [\w.]+)* =) (.*)$")
+_SET_IN_BRANCH = re.compile(r"(?<![=<>!])=(?!=) *(\([^()]*\)|[^\s,:]+)")
+_CALL_OR_ACT = re.compile(r"\w\(|\b(?:calls|raises|logs|skips)\b")
+
+
+def _sizes_only(summary: str) -> bool:
+    summary = _unwrapped(summary)
+    if _value(summary):
+        return True
+    if _CALL_OR_ACT.search(summary):
+        return False
+    if summary.startswith("if "):  # a nested decision, cut short: each value it sets is a number
+        given = [v for v in _SET_IN_BRANCH.findall(summary) if not v.endswith("...")]
+        return bool(given) and all(_numbers_only(v) for v in given)
+    what = _GIVES.match(summary)
+    return what is not None and _numbers_only(what[1])
+
+
+def _numbers_only(text: str) -> bool:
+    """Numbers, tuples of them, constants' names, and a choice between such (`64 if G == 2 else 32`)."""
+    if "..." in text:
+        return False
+    try:
+        node = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return False
+
+    def numeric(n: ast.expr) -> bool:
+        if isinstance(n, ast.IfExp):
+            return numeric(n.body) and numeric(n.orelse)
+        if isinstance(n, (ast.Tuple, ast.List)):
+            return bool(n.elts) and all(numeric(e) for e in n.elts)
+        if isinstance(n, (ast.UnaryOp, ast.BinOp)):
+            return all(numeric(c) for c in ast.iter_child_nodes(n) if isinstance(c, ast.expr))
+        if isinstance(n, ast.Constant):
+            return isinstance(n.value, (int, float)) and not isinstance(n.value, bool)
+        return isinstance(n, ast.Name) and bool(_CONSTANT.match(n.id))
+
+    return numeric(node)
+
+
 def _past_special_case(
     r: Reached,
     owners: list[str],
@@ -758,6 +812,7 @@ def check(
         and not _fallback_pick(d.arms[i].summary)
         and not _given_elsewhere(r, i, target.cc)
         and not _legacy_path(r, i, mine)
+        and not _sized_down_for_smaller(r, i, target)
     }
     # an answer or a reordering only GPUs before Blackwell get (a Hopper-measured shortcut), with all
     # of 10.x left out as the target is: nothing newer carried it forward, so at most tuning (low)
