@@ -13,15 +13,15 @@ _CALLER = """
 import torch
 
 
-def _warm_router(model):
-    from eng.kernels.router_gemm import warm
+def _run_router(model):
+    from eng.kernels.router_gemm import run
 
-    warm(model)
+    run(model)
 
 
-def warmup(model):
+def route(model):
     if torch.cuda.get_device_capability()[0] == 10:
-        _warm_router(model)
+        _run_router(model)
 """
 
 _TCGEN05 = '''
@@ -30,7 +30,7 @@ import cutlass
 from cutlass.cute.nvgpu import tcgen05
 
 
-def warm(model):
+def run(model):
     return tcgen05
 '''
 
@@ -43,22 +43,22 @@ def _router_kernel(x):
     pass
 
 
-def warm(model):
+def run(model):
     return _router_kernel
 """
 
 
 def test_a_path_whose_callee_imports_tcgen05_is_expected(tmp_path: Path) -> None:
-    found = _scan(tmp_path, {"eng/warmup.py": _CALLER, "eng/kernels/router_gemm.py": _TCGEN05})
-    assert _brief(found) == [("gate-excludes-arch", "low", "eng/warmup.py", 11)]
+    found = _scan(tmp_path, {"eng/router.py": _CALLER, "eng/kernels/router_gemm.py": _TCGEN05})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/router.py", 11)]
     assert found[0].extra["evidence"] == (
         "'tcgen05' imported at line 3 in eng.kernels.router_gemm, which it calls"
     )
 
 
 def test_a_path_whose_callee_runs_portable_kernels_stays_a_loss(tmp_path: Path) -> None:
-    found = _scan(tmp_path, {"eng/warmup.py": _CALLER, "eng/kernels/router_gemm.py": _TRITON})
-    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/warmup.py", 11)]
+    found = _scan(tmp_path, {"eng/router.py": _CALLER, "eng/kernels/router_gemm.py": _TRITON})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/router.py", 11)]
     assert (
         found[0].extra["evidence"].startswith("its own @triton.jit code (line 4) in eng.kernels.router_gemm")
     )
@@ -66,8 +66,8 @@ def test_a_path_whose_callee_runs_portable_kernels_stays_a_loss(tmp_path: Path) 
 
 
 def test_without_the_callee_module_the_path_is_judged_as_before(tmp_path: Path) -> None:
-    found = _scan(tmp_path, {"eng/warmup.py": _CALLER})
-    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/warmup.py", 11)]
+    found = _scan(tmp_path, {"eng/router.py": _CALLER})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/router.py", 11)]
     assert "evidence" not in found[0].extra
 
 

@@ -1078,6 +1078,15 @@ def check(
             f"a choice between implementations: {', '.join(sibs)} {theirs_words}, {arch.cc} gets '{own}' "
             f"of its own; worth measuring on {arch.cc}"
         )
+    elif warm := _warm_up(d, f):
+        # `if is_device_capability_family(100): mixed_batch_attention_warmup()`: what the target
+        # runs is decided where the path is chosen (judged there); a warm-up only readies it
+        severity = "low"
+        extra["evidence"] = warm
+        consequence = (
+            f"a warm-up ({warm}) of a path chosen elsewhere: whether {arch.cc} loses the path is "
+            f"judged where it is chosen; {arch.cc} {instead}"
+        )
     elif all(d.arms[i].action == "error" for i in mine):
         # an unexplained crash is high; a refusal that says what it needs is a clear, medium loss
         explained = all("'" in d.arms[i].summary for i in mine)
@@ -1113,6 +1122,15 @@ def check(
         consequence = (
             f"tuning only: {', '.join(sibs)} {taken}, {arch.cc} {instead}; "
             f"worth measuring on {arch.cc} where this path is hot"
+        )
+    elif _numerics_flags_only(taken, said_mine):
+        # `return ["--use_fast_math"]` on 9.0, `return []` on 10.x and 12.0: how exactly the same
+        # kernel rounds (fast or precise math), a numerics policy, not a path
+        severity = "low"
+        extra["tuning"] = True
+        consequence = (
+            f"a numerics choice, not a path: {', '.join(sibs)} {taken}, {arch.cc} {instead} "
+            f"(the same kernels, compiled with other rounding flags)"
         )
     elif pins := _model_shape(d):
         # `hidden_size == 5120 and num_experts == 256 and major in (9, 10)`: a path turned on for one
@@ -1317,6 +1335,43 @@ def _empty(node: ast.expr | None) -> bool:
         return node.value is None
     return isinstance(node, (ast.Dict, ast.List, ast.Tuple, ast.Set)) and not getattr(
         node, "elts", getattr(node, "keys", None)
+    )
+
+
+# nvcc / host-compiler flags that only change how arithmetic rounds (fast math, flush to zero,
+# approximate division and square root, fused multiply-add): a precision policy
+_NUMERICS_FLAG = re.compile(
+    r"^-{1,2}(?:use_fast_math|ffast-math|ftz(?:=\w+)?|prec-(?:div|sqrt)(?:=\w+)?|fmad(?:=\w+)?"
+    r"|D_?_?(?:USE_)?FAST_MATH\w*)$"
+)
+
+
+_WARM = re.compile(r"warm_?up|pre_?compile|pre_?warm", re.I)
+
+
+def _warm_up(d: Decision, f: FileFacts) -> str:
+    """The function or module, named a warm-up or a precompile, the decision sits in ("" if none)."""
+    for name in (d.context, f.module.rsplit(".", 1)[-1]):
+        if name and _WARM.search(name):
+            return f"'{name}'"
+    return ""
+
+
+def _numerics_flags_only(taken: str, mine: list[str]) -> bool:
+    """Does the sibling get only compiler flags of rounding (`returns ['--use_fast_math']`), where
+    the target gets none or other such flags (`returns []`)? The kernels are the same."""
+    def flags(summary: str) -> list[str] | None:
+        expr = _outcome_expr(summary)
+        if not isinstance(expr, (ast.List, ast.Tuple)):
+            return None
+        out = [e.value for e in expr.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+        return out if len(out) == len(expr.elts) else None
+
+    theirs = flags(taken)
+    if not theirs or not all(_NUMERICS_FLAG.match(x) for x in theirs):
+        return False
+    return bool(mine) and all(
+        (got := flags(summary)) is not None and all(_NUMERICS_FLAG.match(x) for x in got) for summary in mine
     )
 
 
