@@ -251,6 +251,27 @@ def test_a_test_that_names_the_target_s_family_to_shut_it_out_is_deliberate(tmp_
     assert "deliberate exclusion" in found[0].consequence
 
 
+def test_a_flag_set_apart_that_shuts_the_family_out_is_deliberate_where_it_is_tested(tmp_path: Path) -> None:
+    found = _scan(
+        tmp_path,
+        {
+            "eng/dsv4.py": """
+        from eng.platform import current_platform
+
+        def prepare(metadata, num_qo_tokens, force):
+            use_sparse_prefill = not current_platform.is_device_capability_family(120) and (
+                num_qo_tokens > 4096 or force
+            )
+            if use_sparse_prefill:
+                metadata.cache = build_sparse_prefill_chunk_cache(num_qo_tokens)
+            metadata.done = True
+    """,
+        },
+    )
+    assert [f.severity for f in found] == ["low"]
+    assert "deliberate exclusion" in found[0].consequence
+
+
 def test_a_list_of_the_other_generations_is_no_carve_out(tmp_path: Path) -> None:
     found = _scan(
         tmp_path,

@@ -59,6 +59,9 @@ def carve_out(test: ast.expr, ctx: Context, target: str) -> tuple[str, int] | No
     family(120)`, `major >= 10 and major != 12`): false for every GPU of that family, true for
     every other GPU since Hopper. A deliberate exclusion, not a path left unlisted."""
     facts = all_facts()
+    if isinstance(test, ast.Name):  # `use_sparse = not is_sm120 and (...)`, then `if use_sparse:`
+        bound = ctx.lookup(test.id)
+        test = bound if isinstance(bound, ast.expr) else test
     if not isinstance(test, ast.BoolOp) or not isinstance(test.op, ast.And) or target not in facts:
         return None
     major = facts[target].major
