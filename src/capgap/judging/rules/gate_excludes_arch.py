@@ -242,10 +242,10 @@ def _sized_down_for_smaller(r: Reached, arm: int, target: ArchFacts) -> bool:
     shared memory per block than the target (`if major >= 12: bn, warps, stages = (32, 4, 2)`,
     "SM120's 100 KB cannot hold BN=64")? It shrinks the kernel to fit them; the target, with room
     for the larger default, loses nothing by keeping it."""
-    owners = r.archs_reaching(arm)
-    if not owners or not _sizes_only(r.decision.arms[arm].summary):
+    if not _sizes_only(r.decision.arms[arm].summary):  # the summary's words first: most arms stop here
         return False
-    return all(facts_of(cc).smem_per_block_kb < target.smem_per_block_kb for cc in owners)
+    owners = r.archs_reaching(arm)
+    return bool(owners) and all(facts_of(cc).smem_per_block_kb < target.smem_per_block_kb for cc in owners)
 
 
 # an outcome that only sets numbers: `sets bn, warps, stages = (64, 4, 3) if G == 2 else (32, 4, 2)`,
@@ -1338,14 +1338,6 @@ def _empty(node: ast.expr | None) -> bool:
     )
 
 
-# nvcc / host-compiler flags that only change how arithmetic rounds (fast math, flush to zero,
-# approximate division and square root, fused multiply-add): a precision policy
-_NUMERICS_FLAG = re.compile(
-    r"^-{1,2}(?:use_fast_math|ffast-math|ftz(?:=\w+)?|prec-(?:div|sqrt)(?:=\w+)?|fmad(?:=\w+)?"
-    r"|D_?_?(?:USE_)?FAST_MATH\w*)$"
-)
-
-
 _WARM = re.compile(r"warm_?up|pre_?compile|pre_?warm", re.I)
 
 
@@ -1355,6 +1347,14 @@ def _warm_up(d: Decision, f: FileFacts) -> str:
         if name and _WARM.search(name):
             return f"'{name}'"
     return ""
+
+
+# nvcc / host-compiler flags that only change how arithmetic rounds (fast math, flush to zero,
+# approximate division and square root, fused multiply-add): a precision policy
+_NUMERICS_FLAG = re.compile(
+    r"^-{1,2}(?:use_fast_math|ffast-math|ftz(?:=\w+)?|prec-(?:div|sqrt)(?:=\w+)?|fmad(?:=\w+)?"
+    r"|D_?_?(?:USE_)?FAST_MATH\w*)$"
+)
 
 
 def _numerics_flags_only(taken: str, mine: list[str]) -> bool:
