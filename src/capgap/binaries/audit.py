@@ -11,6 +11,7 @@ from pathlib import Path
 from capgap.binaries.cache import MISS, BinaryCache
 from capgap.binaries.compat import MISSING, NO_IMAGE, Verdict, judge
 from capgap.binaries.reader import CudaBinary, UnreadableBinary, is_candidate, read_binary
+from capgap.binaries.specific import arch_specific_only
 from capgap.boundedread import kind_of
 from capgap.findings import Finding, Skipped
 
@@ -118,29 +119,45 @@ def audit_files(
 
 
 def findings(report: LibraryReport) -> list[Finding]:
-    """One high finding per arch the library has no image for."""
+    """One finding per arch the library has no image for: high, or low when the library is built
+    only as other archs' arch-specific code (binaries/specific.py says why)."""
     b = report.binary
     present = b.sass + b.ptx
     out = []
     for v in report.missing:
         sm = "sm_" + v.cc.replace(".", "")
+        major, minor = (int(x) for x in v.cc.split("."))
+        severity = "high"
+        message = (
+            f"{b.path.name} carries no SASS or PTX a {v.cc} GPU can run; launching its kernels "
+            f"fails with cudaErrorNoKernelImageForDevice"
+        )
+        extra: dict[str, object] = {"size": b.size, "modules": v.modules}
+        why = arch_specific_only(b, major, minor)
+        if why is not None:
+            severity = "low"
+            built = ", ".join(why.images)
+            lacks = " and ".join(why.features)
+            extra["evidence"] = f"images: {built} (arch-specific targets only)"
+            message = (
+                f"expected: {b.path.name} is built only for {built}, arch-specific targets for "
+                f"{lacks}, which {v.cc} lacks; it has no {v.cc} image by design (the engine must "
+                f"not send {v.cc} to it)"
+            )
         out.append(
             Finding(
                 rule=RULE,
-                severity="high",
+                severity=severity,
                 path=report.path,
                 line=0,
                 symbol=b.path.name,
                 present=present,
                 missing=sm,
                 consequence=NO_IMAGE,
-                message=(
-                    f"{b.path.name} carries no SASS or PTX a {v.cc} GPU can run; launching its kernels "
-                    f"fails with cudaErrorNoKernelImageForDevice"
-                ),
+                message=message,
                 arch=v.cc,
                 source=f"SASS: {' '.join(b.sass) or 'none'} | PTX: {' '.join(b.ptx) or 'none'}",
-                extra={"size": b.size, "modules": v.modules},
+                extra=extra,
             )
         )
     return out

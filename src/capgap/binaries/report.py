@@ -9,6 +9,7 @@ from capgap import output
 from capgap.arch import ArchSpec, parse_arch
 from capgap.binaries.audit import Audit, audit_files, findings
 from capgap.binaries.cache import BinaryCache
+from capgap.binaries.specific import arch_specific_only
 from capgap.errors import EnvironmentProblem
 from capgap.paths import cache_dir
 from capgap.targets import Target, iter_files, resolve_target
@@ -72,12 +73,21 @@ def render_text(results: Sequence[tuple[Target, Audit]], archs: Sequence[ArchSpe
             output.show(title)
         for s in audit.skipped:
             output.warn(f"skipped {s.path}: {s.reason}")
-    missing = sum(len(lib.missing) for _, a in results for lib in a.libraries)
+    missing = [(lib, v) for _, a in results for lib in a.libraries for v in lib.missing]
     if missing:
+        by_design = sum(1 for lib, v in missing if arch_specific_only(lib.binary, *_cc(v.cc)))
+        why = (
+            f" ({by_design} by design: built only for other GPUs' arch-specific targets)" if by_design else ""
+        )
         output.show(
-            f"{missing} library/arch pair(s) with no kernel image: "
+            f"{len(missing)} library/arch pair(s) with no kernel image{why}: "
             '"no kernel image is available for execution on the device" at their first kernel launch'
         )
+
+
+def _cc(cc: str) -> tuple[int, int]:
+    major, minor = cc.split(".")
+    return int(major), int(minor)
 
 
 def render_json(results: Sequence[tuple[Target, Audit]], archs: Sequence[ArchSpec]) -> None:

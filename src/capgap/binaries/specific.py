@@ -1,0 +1,48 @@
+"""A library built only as arch-specific code: why a GPU outside those archs has no image by design.
+
+`-arch=sm_90a` or `sm_100a`/`sm_100f` is what a kernel needs to use wgmma or tcgen05 (PTX ISA,
+target requirements). A library whose every image is such a target, none of them in the asked GPU's
+family (FlashAttention-3's sm_90a, FlashMLA's sm_90a + sm_100f, DeepSelect's sm_100f), was written
+for features those GPUs have and the asked one lacks: its missing image is expected, not a
+forgotten build arch. One portable image (sm_80, compute_90) among them and the library could
+have been built for the asked GPU too: then the missing image stays a gap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from capgap.arch.facts import all_facts
+from capgap.binaries.reader import CudaBinary
+
+# the features an arch-specific target unlocks, in the facts file's words
+_UNLOCKED = ("wgmma", "tcgen05")
+
+
+@dataclass(frozen=True)
+class ArchSpecific:
+    images: tuple[str, ...]  # the library's targets, cuobjdump's spelling: sm_90a, sm_100f
+    features: tuple[str, ...]  # what those targets have and the asked GPU lacks: wgmma, tcgen05
+
+
+def arch_specific_only(binary: CudaBinary, major: int, minor: int) -> ArchSpecific | None:
+    """Why `binary` has no image for `major.minor` by design, or None when it could have one."""
+    entries = binary.loadable
+    if not entries or any(e.suffix not in ("a", "f") for e in entries):
+        return None
+    if any(e.sm // 10 == major for e in entries):  # sm_120a read for 12.1: its own family's build
+        return None
+    facts = all_facts()
+    target = facts.get(f"{major}.{minor}")
+    if target is None:
+        return None
+    theirs = [facts.get(f"{e.sm // 10}.{e.sm % 10}") for e in entries]
+    features = tuple(
+        f for f in _UNLOCKED if not target.has(f) and any(a is not None and a.has(f) for a in theirs)
+    )
+    # every image must be explained: an sm_120f image beside sm_90a ones, read for 8.9, is a port
+    # to a GPU without wgmma or tcgen05, so the kernel is not bound to those features
+    if not features or not all(a is not None and any(a.has(f) for f in features) for a in theirs):
+        return None
+    names = sorted({e.name for e in entries}, key=lambda n: (int("".join(filter(str.isdigit, n))), n))
+    return ArchSpecific(tuple(names), features)
