@@ -126,14 +126,13 @@ def findings(report: LibraryReport) -> list[Finding]:
     out = []
     for v in report.missing:
         sm = "sm_" + v.cc.replace(".", "")
-        major, minor = (int(x) for x in v.cc.split("."))
         severity = "high"
         message = (
             f"{b.path.name} carries no SASS or PTX a {v.cc} GPU can run; launching its kernels "
             f"fails with cudaErrorNoKernelImageForDevice"
         )
         extra: dict[str, object] = {"size": b.size, "modules": v.modules}
-        why = arch_specific_only(b, major, minor)
+        why = arch_specific_only(b, *v.major_minor)
         if why is not None:
             severity = "low"
             built = ", ".join(why.images)

@@ -67,6 +67,11 @@ class Verdict:
     modules_without_image: int
 
     @property
+    def major_minor(self) -> tuple[int, int]:
+        major, minor = self.cc.split(".")
+        return int(major), int(minor)
+
+    @property
     def text(self) -> str:
         if self.status == NATIVE:
             return f"native {self.via[0]}"

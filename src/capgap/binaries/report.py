@@ -75,7 +75,7 @@ def render_text(results: Sequence[tuple[Target, Audit]], archs: Sequence[ArchSpe
             output.warn(f"skipped {s.path}: {s.reason}")
     missing = [(lib, v) for _, a in results for lib in a.libraries for v in lib.missing]
     if missing:
-        by_design = sum(1 for lib, v in missing if arch_specific_only(lib.binary, *_cc(v.cc)))
+        by_design = sum(1 for lib, v in missing if arch_specific_only(lib.binary, *v.major_minor))
         why = (
             f" ({by_design} by design: built only for other GPUs' arch-specific targets)" if by_design else ""
         )
@@ -83,11 +83,6 @@ def render_text(results: Sequence[tuple[Target, Audit]], archs: Sequence[ArchSpe
             f"{len(missing)} library/arch pair(s) with no kernel image{why}: "
             '"no kernel image is available for execution on the device" at their first kernel launch'
         )
-
-
-def _cc(cc: str) -> tuple[int, int]:
-    major, minor = cc.split(".")
-    return int(major), int(minor)
 
 
 def render_json(results: Sequence[tuple[Target, Audit]], archs: Sequence[ArchSpec]) -> None:
