@@ -297,11 +297,28 @@ def within(finding: Finding, case: Case) -> bool:
     return finding.path == case.path and case.span[0] - SLACK <= finding.line <= case.span[1] + SLACK
 
 
+def _inside(finding: Finding, case: Case) -> bool:
+    return finding.path == case.path and case.span[0] <= finding.line <= case.span[1]
+
+
+def _same_symbol(finding: Finding, case: Case) -> bool:
+    return bool(finding.symbol and case.symbol) and (
+        finding.symbol.rsplit(".", 1)[-1] == case.symbol.rsplit(".", 1)[-1]
+    )
+
+
 def _owned_by(finding: Finding, case: Case, cases: Sequence[Case]) -> bool:
     """Does the finding speak of this case? A finding on a line inside some case's span speaks of
     that statement: it matches another case nearby only by the same symbol's name in a table's
-    finding, never through the window a predicate's symbol is matched in."""
+    finding, never through the window a predicate's symbol is matched in, nor through the slack
+    of a neighbouring statement's span (`elif is_sm100:` two lines under a judged `return "fa3"`)."""
     if not matches(finding, case):
+        return False
+    if (
+        not _inside(finding, case)
+        and not _same_symbol(finding, case)
+        and any(_inside(finding, other) for other in cases if other is not case)
+    ):
         return False
     if within(finding, case) or finding.rule not in _NEAR_ONLY:
         return True

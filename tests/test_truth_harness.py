@@ -136,6 +136,19 @@ def test_a_gate_finding_inside_one_case_s_span_is_not_matched_to_its_neighbour_b
     assert truth.ratios(s)["over_rated"] == (1, 1)
 
 
+def test_a_finding_inside_one_case_s_span_is_not_matched_to_a_neighbour_within_the_slack() -> None:
+    # sglang model_override_base.py: `return "fa3"` (337) judged expected, the `elif is_sm100:` chain
+    # under it (339-351) judged a gap; the finding on 339 speaks of the chain only
+    fa3 = case(span=(337, 337), kind="expected", severity="low")
+    chain = case(span=(339, 351), severity="high")
+    s = truth.score([fa3, chain], [finding(line=339, symbol="is_sm100", severity="high")])
+    assert truth.ratios(s)["recall"] == (1, 1)
+    assert truth.ratios(s)["over_rated"] == (0, 1)
+    # the same finding two lines off both spans still counts for the one it is near
+    s = truth.score([fa3], [finding(line=339, symbol="is_sm100", severity="high")])
+    assert truth.ratios(s)["over_rated"] == (1, 1)
+
+
 def test_totals_add_counts_and_lists() -> None:
     total = truth.Score()
     total.add(truth.score([case()], [finding()]))
