@@ -95,6 +95,7 @@ _EXITS = re.compile(r"^\s*(?:return\b|raise\b)")  # the last line of a branch th
 _KEPT_LINES = 40  # where a plain name that keeps a predicate's answer is read
 _KEPT_OPENING = 4  # lines up to the `x = (` that a kept expression continues
 _RETURNS_STRING = re.compile(r"^\s*return\s+[rbuf]*[\"'(]")  # `return f"page_size={n}"`, `return (`
+_SETS_SENTENCE = re.compile(r"^\s*\w+ = [rbuf]*[\"'][^\"']* ")  # `reason = "the device is not ..."`
 _MAX_CONSUMERS = 4
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
 # Decorators that list the capabilities a function supports (FlashInfer's supported_compute_capability).
@@ -622,6 +623,8 @@ class _Walker:
         self._calls: dict[str, list[int]] = {}
         # does any function of the file return a string literal (outcomes.answers_with_reasons)?
         self._returns_strings = any("return" in line and _RETURNS_STRING.match(line) for line in lines)
+        # and does any set a name to a sentence (outcomes.reason_names)?
+        self._sets_sentences = any(_SETS_SENTENCE.match(line) for line in lines)
 
     @staticmethod
     def _span(node: ast.AST) -> tuple[int, int]:
@@ -874,7 +877,7 @@ class _Walker:
                 self.facts.checks.append((qualname, stmt.lineno, self.end_of(node), value.func.id))
         self._prose.append(self._def_prose(node))
         try:
-            with outcomes.reading(node, self._returns_strings):
+            with outcomes.reading(node, self._returns_strings, self._sets_sentences):
                 self.block(node.body, [*chain, node.name], local, cls_scope, end=self.end_of(node))
         finally:
             self._prose.pop()

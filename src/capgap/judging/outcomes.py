@@ -59,7 +59,9 @@ def classify(body: list[ast.stmt]) -> tuple[str, str]:
         return "reject", what
     if all(_only_logs(s) for s in stmts):  # "X is not fully optimized yet": a log line changes no path
         return "nothing", what
-    if all(_switches_off(s) or _logs_refusal(s) or _denies(s) or _validates(s) for s in stmts):
+    if all(
+        _switches_off(s) or _logs_refusal(s) or _denies(s) or _validates(s) or _says_why_not(s) for s in stmts
+    ):
         return "reject", what
     if any(_logs_refusal(s) for s in stmts):  # "X needs SM120; falling back to cuDNN SDPA", then a pick
         return "reject", what
@@ -121,6 +123,8 @@ def _message(node: ast.expr) -> str:
 # Per function being read: does it answer with reasons (`def why_not(...) -> str | None`: a
 # string says why not, None says yes)? There `return None` accepts.
 _REASONS: list[bool] = [False]
+# Per function being read: its reason variables (reason_names), whose None is a yes.
+_REASON_NAMES: list[frozenset[str]] = [frozenset()]
 # "kv_cache_dtype not supported", f"page_size={n}", "not_verify_route:backend"; not a name-like
 # answer (`"sm120"`, `"triton"`): a function of those and None picks, and None is its own answer
 _REASON_WORDS = re.compile(r"\s|=|:")
@@ -148,15 +152,42 @@ def answers_with_reasons(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     return strings > 0 and nones > 0
 
 
+def reason_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The names `fn` sets both to None and to a sentence (vLLM's Kimi-K3 GEMM-AR check: `reason =
+    "the device is not SM100-family"` ... `else: reason = None`, then `if reason is not None:
+    return False`): there a string says why not and None says yes. Statements only, not nested
+    defs."""
+    nones: set[str] = set()
+    sentences: set[str] = set()
+    todo: list[ast.stmt] = list(fn.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        if isinstance(node, ast.Assign) and (name := _target_name(node)):
+            if isinstance(node.value, ast.Constant) and node.value.value is None:
+                nones.add(name)
+            elif _a_string(node.value) and " " in _message(node.value).strip():
+                sentences.add(name)
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            todo.extend(getattr(node, field, ()))
+    return frozenset(nones & sentences)
+
+
 @contextmanager
-def reading(fn: ast.FunctionDef | ast.AsyncFunctionDef, may_reason: bool = True) -> Iterator[None]:
-    """Branches classified inside `fn` read its returns as it means them (answers_with_reasons).
-    `may_reason`: False where the file returns no string literal at all (nothing to walk for)."""
+def reading(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, may_reason: bool = True, may_keep_reasons: bool = True
+) -> Iterator[None]:
+    """Branches classified inside `fn` read its returns and its reason variables as it means them
+    (answers_with_reasons, reason_names). `may_reason`, `may_keep_reasons`: False where the file
+    returns no string literal, or sets no name to one (nothing to walk for)."""
     _REASONS.append(may_reason and answers_with_reasons(fn))
+    _REASON_NAMES.append(reason_names(fn) if may_keep_reasons else frozenset())
     try:
         yield
     finally:
         _REASONS.pop()
+        _REASON_NAMES.pop()
 
 
 def _only_reasons(stmt: ast.stmt) -> bool:
@@ -219,13 +250,31 @@ _ONE_OF = re.compile(r"(?:^|_)(?:splits?|split_?k|stages|warps|ctas|chunks)$", r
 
 def _switches_off(stmt: ast.stmt) -> bool:
     """`use_x = False`, `self.enabled = None`, `x = 0`, and `num_splits = 1` / `split_k = 1` /
-    `NUM_STAGES = 1` (pipelining or splitting turned off)."""
+    `NUM_STAGES = 1` (pipelining or splitting turned off). `reason = None` of a reason variable
+    says yes."""
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Constant):
+        if (
+            stmt.value.value is None
+            and isinstance(stmt, ast.Assign)
+            and _target_name(stmt) in _REASON_NAMES[-1]
+        ):
+            return False
         if stmt.value.value in (None, False, 0):
             return True
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         return stmt.value.value == 1 and any(_ONE_OF.search(ast.unparse(t)) for t in targets)
     return False
+
+
+def _says_why_not(stmt: ast.stmt) -> bool:
+    """`reason = "the device is not SM100-family"` where `reason` is a reason variable of the
+    function (reason_names): a refusal kept for the check after the chain, no path of its own."""
+    return isinstance(stmt, ast.Assign) and _target_name(stmt) in _REASON_NAMES[-1] and _a_string(stmt.value)
+
+
+def _target_name(stmt: ast.Assign) -> str:
+    target = stmt.targets[0] if len(stmt.targets) == 1 else None
+    return target.id if isinstance(target, ast.Name) else ""
 
 
 def _validates(stmt: ast.stmt) -> bool:
