@@ -1072,8 +1072,11 @@ class _Walker:
         own = [(stmt.lineno, stmt.end_lineno or stmt.lineno)]  # `hasattr(gemm, "fp8_gemm_sm90")` is evidence
         # what the answer guards: the branches of this file that ask it (`if _can_fuse_wo_a(layer):`)
         own += self._elsewhere(f"{chain[-1]}(", own[0])
-        yes: ArmSpec = (value, line, None, own, "positive", "returns True")
-        no: ArmSpec = (None, line, None, [], "reject", "returns False")
+        # `def is_int4_deprecated(): return sm >= 90`: the yes of a predicate named for a restriction
+        restricts = outcomes.named_for_a_restriction()
+        yes_does, no_does = ("reject", "positive") if restricts else ("positive", "reject")
+        yes: ArmSpec = (value, line, None, own, yes_does, "returns True")
+        no: ArmSpec = (None, line, None, [], no_does, "returns False")
         self.decision("return", [yes, no], chain, scope, line)
 
     def ifexp_decision(self, node: ast.IfExp, scope: Scope, chain: list[str]) -> None:

@@ -51,6 +51,10 @@ def classify(body: list[ast.stmt]) -> tuple[str, str]:
     exiting = isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
     if exiting and call_name(last.value.func) in {"exit", "_exit", "abort"}:  # type: ignore[attr-defined]
         return "error", "exits"
+    if isinstance(last, ast.Return) and _NEGATIVE[-1] and _a_bool(last.value):
+        # `def is_int4_deprecated(): ... return True`: a yes of a predicate named for a restriction
+        # restricts; its no is the good outcome
+        return ("reject" if last.value.value else "positive"), what  # type: ignore[union-attr]
     if isinstance(last, ast.Return) and _refusing_value(last.value):
         return "reject", what
     if isinstance(last, ast.Continue):
@@ -125,6 +129,14 @@ def _message(node: ast.expr) -> str:
 _REASONS: list[bool] = [False]
 # Per function being read: its reason variables (reason_names), whose None is a yes.
 _REASON_NAMES: list[frozenset[str]] = [frozenset()]
+# Per function being read: is it a predicate named for a restriction (`is_int4_deprecated`,
+# `_is_unsupported`, `should_skip_x`)? Its True restricts (issue 14, point 2: polarity).
+_NEGATIVE: list[bool] = [False]
+_RESTRICTION_NAME = re.compile(
+    r"deprecat|unsupported|not_supported|broken|blocked|blocklist|denied|disabled?(?:_|$)|incompatible"
+    r"|(?:^|_)skip(?:_|$)|(?:^|_)skips?_",
+    re.I,
+)
 # "kv_cache_dtype not supported", f"page_size={n}", "not_verify_route:backend"; not a name-like
 # answer (`"sm120"`, `"triton"`): a function of those and None picks, and None is its own answer
 _REASON_WORDS = re.compile(r"\s|=|:")
@@ -183,11 +195,13 @@ def reading(
     returns no string literal, or sets no name to one (nothing to walk for)."""
     _REASONS.append(may_reason and answers_with_reasons(fn))
     _REASON_NAMES.append(reason_names(fn) if may_keep_reasons else frozenset())
+    _NEGATIVE.append(bool(_RESTRICTION_NAME.search(fn.name)))
     try:
         yield
     finally:
         _REASONS.pop()
         _REASON_NAMES.pop()
+        _NEGATIVE.pop()
 
 
 def _only_reasons(stmt: ast.stmt) -> bool:
@@ -211,6 +225,15 @@ def _a_reason(value: ast.expr | None) -> bool:
     """A string that reads as a reason (`f"page_size={n}"`, "fa2 prefill misreads ..."), or a
     refusal of any other kind."""
     return _reads_as_reason(value) if _a_string(value) else _refusing_value(value)
+
+
+def named_for_a_restriction() -> bool:
+    """Is the function being read a predicate named for a restriction (`is_int4_deprecated`)?"""
+    return _NEGATIVE[-1]
+
+
+def _a_bool(value: ast.expr | None) -> TypeGuard[ast.Constant]:
+    return isinstance(value, ast.Constant) and isinstance(value.value, bool)
 
 
 def _a_string(value: ast.expr | None) -> TypeGuard[ast.expr]:
