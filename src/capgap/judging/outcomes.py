@@ -305,11 +305,19 @@ def _validates(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Assert)
 
 
+# a log line that names the defect its branch steps around ("using triton MOE kernel to avoid
+# triton_kernels SIGSEGV"): the branch is a workaround, a downgrade for the GPUs that take it
+_WORKAROUND = re.compile(
+    r"\bto avoid\b|work-?around|segfault|sigsegv|\bcrash|\bhangs?\b|known (?:bug|issue)", re.I
+)
+
+
 def _logs_refusal(stmt: ast.stmt) -> bool:
     if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call):
         call = stmt.value
         if call_name(call.func).split(".")[-1] in _LOGS:
-            return any(_REFUSAL.search(_message(a)) for a in call.args[:1])
+            words = [_message(a) for a in call.args[:1]]
+            return any(_REFUSAL.search(w) or _WORKAROUND.search(w) for w in words)
     return False
 
 

@@ -1,0 +1,34 @@
+"""A branch whose log names the defect it steps around ("... to avoid triton_kernels SIGSEGV") is a
+workaround, a downgrade for the GPUs that take it (issue 14, point 2): being left out of it is good."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .test_decisions import _scan
+
+_OVERRIDE = """
+import torch
+
+def moe_backend_overrides(cfg):
+    overrides = {{}}
+    if torch.cuda.get_device_capability()[0] >= 10 and driver_version() >= (595,):
+        overrides["moe_runner_backend"] = "triton"
+        logger.warning("{words}")
+    else:
+        overrides["moe_runner_backend"] = "triton_kernel"
+    return overrides
+"""
+
+
+def test_a_workaround_for_newer_gpus_leaves_no_gap_on_an_older_one(tmp_path: Path) -> None:
+    words = "Detected Blackwell with driver >= 595, using triton MOE kernel to avoid triton_kernels SIGSEGV."
+    found = _scan(tmp_path, {"eng/gpt_oss.py": _OVERRIDE.format(words=words)}, arch="9.0")
+    assert [f for f in found if f.severity != "low"] == []
+
+
+def test_the_same_branch_logging_a_choice_is_still_a_path(tmp_path: Path) -> None:
+    words = "Detected Blackwell, using the triton MOE kernel."
+    (found,) = _scan(tmp_path, {"eng/gpt_oss.py": _OVERRIDE.format(words=words)}, arch="9.0")
+    assert found.severity == "medium"
+    assert found.message.startswith("get_device_capability leaves 9.0 out: 10.0, 10.3, 11.0, 12.0, 12.1 logs")
