@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from capgap.binaries.audit import audit_files, findings
+from capgap.binaries.audit import audit_files, findings, served
 from capgap.binaries.fatbin import FLAG_ARCH_SPECIFIC, FLAG_FAMILY
 from capgap.binaries.reader import read_binary
 from capgap.binaries.specific import ArchSpecific, arch_specific_only
@@ -22,12 +22,15 @@ A, F, PLAIN = FLAG_ARCH_SPECIFIC | 0x11, FLAG_FAMILY | 0x11, 0x11
 _BODY = {SASS: b"\1" * 32, PTX: b".visible .entry k()\n{\n\tret;\n}\n\0\0\0"}
 
 
-def _fatbin(tmp_path: Path, *images: tuple[int, int, int]) -> Path:
-    path = tmp_path / "lib.fatbin"
+def _library(path: Path, *images: tuple[int, int, int]) -> Path:
     path.write_bytes(
         container(*(entry(kind, sm, flags=flags, payload=_BODY[kind]) for kind, sm, flags in images))
     )
     return path
+
+
+def _fatbin(tmp_path: Path, *images: tuple[int, int, int]) -> Path:
+    return _library(tmp_path / "lib.fatbin", *images)
 
 
 @pytest.mark.parametrize(
@@ -75,3 +78,24 @@ def test_a_portable_image_keeps_the_finding_high(tmp_path: Path) -> None:
     (found,) = findings(audit.libraries[0])
     assert found.severity == "high"
     assert "evidence" not in found.extra
+
+
+def test_a_library_left_out_of_a_build_that_knew_the_gpu_is_medium(tmp_path: Path) -> None:
+    main = _library(tmp_path / "common_ops.fatbin", (SASS, 90, PLAIN), (SASS, 120, A))
+    fa3 = _library(tmp_path / "flash_ops.fatbin", (SASS, 80, PLAIN), (SASS, 90, A))
+    audit = audit_files([main, fa3], tmp_path, [(12, 0), (12, 1)])
+    found = {(f.symbol, f.arch): f for lib in audit.libraries for f in findings(lib, served(audit))}
+    # common_ops carries sm_120a: the build knew 12.0 and left flash_ops out of it
+    assert found["flash_ops.fatbin", "12.0"].severity == "medium"
+    assert "other libraries of the same target carry 12.0 SASS" in found["flash_ops.fatbin", "12.0"].message
+    # nothing here runs natively on 12.1 (sm_120a is 12.0's alone): the whole build misses it
+    assert found["flash_ops.fatbin", "12.1"].severity == "high"
+    assert found["common_ops.fatbin", "12.1"].severity == "high"
+
+
+def test_a_sibling_that_only_ptx_serves_says_nothing_of_the_build(tmp_path: Path) -> None:
+    comm = _library(tmp_path / "comm.fatbin", (SASS, 80, PLAIN), (PTX, 90, PLAIN))
+    ops = _library(tmp_path / "ops.fatbin", (SASS, 80, PLAIN), (SASS, 90, PLAIN))
+    audit = audit_files([comm, ops], tmp_path, [(12, 0)])
+    (found,) = [f for lib in audit.libraries for f in findings(lib, served(audit))]
+    assert (found.symbol, found.severity) == ("ops.fatbin", "high")

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from capgap.binaries.cache import MISS, BinaryCache
-from capgap.binaries.compat import MISSING, NO_IMAGE, Verdict, judge
+from capgap.binaries.compat import MISSING, NATIVE, NO_IMAGE, Verdict, judge
 from capgap.binaries.reader import CudaBinary, UnreadableBinary, is_candidate, read_binary
 from capgap.binaries.specific import arch_specific_only
 from capgap.boundedread import kind_of
@@ -118,9 +118,18 @@ def audit_files(
     return out
 
 
-def findings(report: LibraryReport) -> list[Finding]:
-    """One finding per arch the library has no image for: high, or low when the library is built
-    only as other archs' arch-specific code (binaries/specific.py says why)."""
+def served(audit: Audit) -> frozenset[str]:
+    """The archs (`12.0`) some library of the audited target was built for: it carries SASS the
+    arch runs natively (PTX that any newer GPU JIT-compiles says nothing of what the build knew)."""
+    return frozenset(v.cc for lib in audit.libraries for v in lib.verdicts if v.status == NATIVE)
+
+
+def findings(report: LibraryReport, others_serve: frozenset[str] = frozenset()) -> list[Finding]:
+    """One finding per arch the library has no image for: high; medium when other libraries of
+    the same target carry SASS for that arch (`others_serve`: its build knew the GPU and left this
+    library out, a path the engine dispatches only for other GPUs, or a per-library slip, not a
+    wheel that fails at its first launch); low when the library is built only as other archs'
+    arch-specific code (binaries/specific.py says why)."""
     b = report.binary
     present = b.sass + b.ptx
     out = []
@@ -133,6 +142,13 @@ def findings(report: LibraryReport) -> list[Finding]:
         )
         extra: dict[str, object] = {"size": b.size, "modules": v.modules}
         why = arch_specific_only(b, *v.major_minor)
+        if why is None and v.cc in others_serve:
+            severity = "medium"
+            message = (
+                f"{b.path.name} carries no SASS or PTX a {v.cc} GPU can run, while other libraries "
+                f"of the same target carry {v.cc} SASS: it was left out of the {v.cc} build, so its "
+                f"kernels fail with cudaErrorNoKernelImageForDevice if the engine sends {v.cc} to them"
+            )
         if why is not None:
             severity = "low"
             built = ", ".join(why.images)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from capgap import output
 from capgap.arch import ArchSpec, parse_arch
-from capgap.binaries.audit import Audit, audit_files, findings
+from capgap.binaries.audit import Audit, audit_files, findings, served
 from capgap.binaries.cache import BinaryCache
 from capgap.binaries.specific import arch_specific_only
 from capgap.errors import EnvironmentProblem
@@ -94,7 +94,9 @@ def render_json(results: Sequence[tuple[Target, Audit]], archs: Sequence[ArchSpe
                     "target": target.to_json(),
                     "binaries_read": audit.files,
                     "libraries": [lib.to_json() for lib in sorted(audit.libraries, key=lambda r: r.path)],
-                    "findings": [f.to_json() for lib in audit.libraries for f in findings(lib)],
+                    "findings": [
+                        f.to_json() for lib in audit.libraries for f in findings(lib, served(audit))
+                    ],
                     "skipped": [s.to_json() for s in audit.skipped],
                 }
                 for target, audit in results
