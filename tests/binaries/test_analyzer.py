@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -60,30 +61,34 @@ def _missing(path: str, symbol: str, present: tuple[str, ...], cc: str, source: 
     )
 
 
-def _by_design(path: str, symbol: str, present: tuple[str, ...], cc: str, source: str) -> Finding:
-    """Only other GPUs' arch-specific images (sm_103a, compute_90a, compute_100f): expected, low."""
-    return dataclasses.replace(
-        _missing(path, symbol, present, cc, source),
-        severity="low",
-        message=(
-            f"expected: {symbol} is built only for compute_90a, compute_100f, sm_103a, arch-specific "
-            f"targets for wgmma and tcgen05, which {cc} lacks; it has no {cc} image by design "
-            f"(the engine must not send {cc} to it)"
-        ),
-    )
+def _rated(severity: str, says: Callable[[str, str], str]) -> Callable[..., Finding]:
+    """A maker like _missing whose finding has another severity and message (symbol, cc -> text)."""
+
+    def make(path: str, symbol: str, present: tuple[str, ...], cc: str, source: str) -> Finding:
+        found = _missing(path, symbol, present, cc, source)
+        return dataclasses.replace(found, severity=severity, message=says(symbol, cc))
+
+    return make
 
 
-def _left_out(path: str, symbol: str, present: tuple[str, ...], cc: str, source: str) -> Finding:
-    """Other libraries of the tree carry SASS for `cc` (multi.so, compressed.so): medium."""
-    return dataclasses.replace(
-        _missing(path, symbol, present, cc, source),
-        severity="medium",
-        message=(
-            f"{symbol} carries no SASS or PTX a {cc} GPU can run, while other libraries of the same "
-            f"target carry {cc} SASS: it was left out of the {cc} build, so its kernels fail with "
-            f"cudaErrorNoKernelImageForDevice if the engine sends {cc} to them"
-        ),
-    )
+# only other GPUs' arch-specific images (sm_103a, compute_90a, compute_100f): expected, low
+_by_design = _rated(
+    "low",
+    lambda symbol, cc: (
+        f"expected: {symbol} is built only for compute_90a, compute_100f, sm_103a, arch-specific "
+        f"targets for wgmma and tcgen05, which {cc} lacks; it has no {cc} image by design "
+        f"(the engine must not send {cc} to it)"
+    ),
+)
+# other libraries of the tree carry SASS for cc (multi.so, compressed.so): medium
+_left_out = _rated(
+    "medium",
+    lambda symbol, cc: (
+        f"{symbol} carries no SASS or PTX a {cc} GPU can run, while other libraries of the same "
+        f"target carry {cc} SASS: it was left out of the {cc} build, so its kernels fail with "
+        f"cudaErrorNoKernelImageForDevice if the engine sends {cc} to them"
+    ),
+)
 
 
 PTX_AF = ("kernels/ptx_af.fatbin", "ptx_af.fatbin", ("sm_103a", "compute_90a", "compute_100f"))
