@@ -142,13 +142,6 @@ def findings(report: LibraryReport, others_serve: frozenset[str] = frozenset()) 
         )
         extra: dict[str, object] = {"size": b.size, "modules": v.modules}
         why = arch_specific_only(b, *v.major_minor)
-        if why is None and v.cc in others_serve:
-            severity = "medium"
-            message = (
-                f"{b.path.name} carries no SASS or PTX a {v.cc} GPU can run, while other libraries "
-                f"of the same target carry {v.cc} SASS: it was left out of the {v.cc} build, so its "
-                f"kernels fail with cudaErrorNoKernelImageForDevice if the engine sends {v.cc} to them"
-            )
         if why is not None:
             severity = "low"
             built = ", ".join(why.images)
@@ -158,6 +151,13 @@ def findings(report: LibraryReport, others_serve: frozenset[str] = frozenset()) 
                 f"expected: {b.path.name} is built only for {built}, arch-specific targets for "
                 f"{lacks}, which {v.cc} lacks; it has no {v.cc} image by design (the engine must "
                 f"not send {v.cc} to it)"
+            )
+        elif v.cc in others_serve:
+            severity = "medium"
+            message = (
+                f"{b.path.name} carries no SASS or PTX a {v.cc} GPU can run, while other libraries "
+                f"of the same target carry {v.cc} SASS: it was left out of the {v.cc} build, so its "
+                f"kernels fail with cudaErrorNoKernelImageForDevice if the engine sends {v.cc} to them"
             )
         out.append(
             Finding(
