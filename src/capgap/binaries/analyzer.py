@@ -28,15 +28,11 @@ def analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     files = list(iter_files(target, is_candidate_name))
     if not files:  # most source trees: the reader and the cache are not even imported
         return AnalyzerResult()
-    from capgap.binaries.audit import audit_files, findings, served
+    from capgap.binaries.audit import audit_files, audit_findings
     from capgap.binaries.cache import BinaryCache
     from capgap.paths import cache_dir
 
     ccs = list(dict.fromkeys((a.major, a.minor) for a in options.archs))
     cache = BinaryCache(cache_dir()) if options.use_cache else None
     audit = audit_files(files, target.root, ccs, cache)
-    result = AnalyzerResult(skipped=list(audit.skipped), files=audit.files)
-    runs_somewhere = served(audit)
-    for report in audit.libraries:
-        result.findings.extend(findings(report, runs_somewhere))
-    return result
+    return AnalyzerResult(audit_findings(audit), list(audit.skipped), audit.files)

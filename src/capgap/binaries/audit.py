@@ -176,3 +176,9 @@ def findings(report: LibraryReport, others_serve: frozenset[str] = frozenset()) 
             )
         )
     return out
+
+
+def audit_findings(audit: Audit) -> list[Finding]:
+    """Every library's findings, each judged against what the target's other libraries serve."""
+    others_serve = served(audit)
+    return [f for lib in audit.libraries for f in findings(lib, others_serve)]

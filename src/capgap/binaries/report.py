@@ -7,9 +7,8 @@ from collections.abc import Sequence
 
 from capgap import output
 from capgap.arch import ArchSpec, parse_arch
-from capgap.binaries.audit import Audit, audit_files, findings, served
+from capgap.binaries.audit import Audit, audit_files, audit_findings
 from capgap.binaries.cache import BinaryCache
-from capgap.binaries.specific import arch_specific_only
 from capgap.errors import EnvironmentProblem
 from capgap.paths import cache_dir
 from capgap.targets import Target, iter_files, resolve_target
@@ -73,9 +72,9 @@ def render_text(results: Sequence[tuple[Target, Audit]], archs: Sequence[ArchSpe
             output.show(title)
         for s in audit.skipped:
             output.warn(f"skipped {s.path}: {s.reason}")
-    missing = [(lib, v) for _, a in results for lib in a.libraries for v in lib.missing]
+    missing = [f for _, a in results for f in audit_findings(a)]  # one per library/arch pair
     if missing:
-        by_design = sum(1 for lib, v in missing if arch_specific_only(lib.binary, *v.major_minor))
+        by_design = sum(1 for f in missing if f.severity == "low")
         why = (
             f" ({by_design} by design: built only for other GPUs' arch-specific targets)" if by_design else ""
         )
@@ -94,9 +93,7 @@ def render_json(results: Sequence[tuple[Target, Audit]], archs: Sequence[ArchSpe
                     "target": target.to_json(),
                     "binaries_read": audit.files,
                     "libraries": [lib.to_json() for lib in sorted(audit.libraries, key=lambda r: r.path)],
-                    "findings": [
-                        f.to_json() for lib in audit.libraries for f in findings(lib, served(audit))
-                    ],
+                    "findings": [f.to_json() for f in audit_findings(audit)],
                     "skipped": [s.to_json() for s in audit.skipped],
                 }
                 for target, audit in results
