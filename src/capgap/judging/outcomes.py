@@ -51,10 +51,6 @@ def classify(body: list[ast.stmt]) -> tuple[str, str]:
     exiting = isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
     if exiting and call_name(last.value.func) in {"exit", "_exit", "abort"}:  # type: ignore[attr-defined]
         return "error", "exits"
-    if isinstance(last, ast.Return) and _NEGATIVE[-1] and _a_bool(last.value):
-        # `def is_int4_deprecated(): ... return True`: a yes of a predicate named for a restriction
-        # restricts; its no is the good outcome
-        return ("reject" if last.value.value else "positive"), what  # type: ignore[union-attr]
     if isinstance(last, ast.Return) and _refusing_value(last.value):
         return "reject", what
     if isinstance(last, ast.Continue):
@@ -248,6 +244,8 @@ def _reads_as_reason(value: ast.expr) -> bool:
 
 
 def _refusing_value(value: ast.expr | None) -> bool:
+    if _NEGATIVE[-1] and _a_bool(value):  # `def is_int4_deprecated(): ... return True`: its yes restricts
+        return value.value
     none = value is None or (isinstance(value, ast.Constant) and value.value is None)
     if none and _REASONS[-1]:  # where a string says why not, None is no reason: a yes
         return False
