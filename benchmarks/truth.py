@@ -259,13 +259,19 @@ _NEAR = 12
 _NAMED_ONLY = ("table-missing-arch",)
 
 
+def _same_symbol(finding: Finding, case: Case) -> bool:
+    return bool(finding.symbol and case.symbol) and (
+        finding.symbol.rsplit(".", 1)[-1] == case.symbol.rsplit(".", 1)[-1]
+    )
+
+
 def matches(finding: Finding, case: Case) -> bool:
     if finding.path != case.path:
         return False
     near = case.span[0] - _NEAR <= finding.line <= case.span[1] + _NEAR
     named = finding.rule not in _NEAR_ONLY or near
     if named and finding.symbol and case.symbol:
-        if finding.symbol.rsplit(".", 1)[-1] == case.symbol.rsplit(".", 1)[-1]:
+        if _same_symbol(finding, case):
             return True
         if finding.rule in _NAMED_ONLY:
             return False
@@ -293,18 +299,8 @@ def score(cases: Sequence[Case], findings: Sequence[Finding]) -> Score:
     return result
 
 
-def within(finding: Finding, case: Case) -> bool:
-    return finding.path == case.path and case.span[0] - SLACK <= finding.line <= case.span[1] + SLACK
-
-
-def _inside(finding: Finding, case: Case) -> bool:
-    return finding.path == case.path and case.span[0] <= finding.line <= case.span[1]
-
-
-def _same_symbol(finding: Finding, case: Case) -> bool:
-    return bool(finding.symbol and case.symbol) and (
-        finding.symbol.rsplit(".", 1)[-1] == case.symbol.rsplit(".", 1)[-1]
-    )
+def within(finding: Finding, case: Case, slack: int = SLACK) -> bool:
+    return finding.path == case.path and case.span[0] - slack <= finding.line <= case.span[1] + slack
 
 
 def _owned_by(finding: Finding, case: Case, cases: Sequence[Case]) -> bool:
@@ -315,9 +311,9 @@ def _owned_by(finding: Finding, case: Case, cases: Sequence[Case]) -> bool:
     if not matches(finding, case):
         return False
     if (
-        not _inside(finding, case)
+        not within(finding, case, slack=0)
         and not _same_symbol(finding, case)
-        and any(_inside(finding, other) for other in cases if other is not case)
+        and any(within(finding, other, slack=0) for other in cases if other is not case)
     ):
         return False
     if within(finding, case) or finding.rule not in _NEAR_ONLY:
