@@ -40,6 +40,7 @@ from capgap.judging.records import (
     TableUse,
     bind,
 )
+from capgap.judging.refusals import refused
 from capgap.judging.statements import (
     capish_key,
     exits,
@@ -98,6 +99,9 @@ _RETURNS_STRING = re.compile(r"^\s*return\s+[rbuf]*[\"'(]")  # `return f"page_si
 _SETS_SENTENCE = re.compile(r"^\s*\w+ = [rbuf]*[\"'][^\"']* ")  # `reason = "the device is not ..."`
 _MAX_CONSUMERS = 4
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
+# what a name a test reads may be bound to and still be a capability read (`cap = get_cap()`,
+# `arch = _get_device_arch() if _arch is None else _arch`)
+_BOUND_VALUES = (ast.Call, ast.Subscript, ast.Attribute, ast.BinOp, ast.IfExp, *_GATE_VALUES)
 # Decorators that list the capabilities a function supports (FlashInfer's supported_compute_capability).
 _DECORATOR = re.compile(r"capabilit|(?:^|_)archs?(?:$|_)|(?:^|_)sms?(?:$|_)", re.I)
 _BRANCHES = re.compile(r"\b(?:if|elif|while)\b")
@@ -1158,6 +1162,7 @@ class _Walker:
             if what == "skips the branch":
                 given = kept
             demands = demands_of(_stmts) if _stmts is not None else ()
+            refusals = refused(_stmts, lambda t: self._gate_test(t, scope)) if _stmts is not None else ()
             settings = by_name.settings(_stmts, self._values) if positive and _stmts is not None else ()
             arms.append(
                 Arm(
@@ -1179,6 +1184,7 @@ class _Walker:
                     given,
                     settings,
                     demands,
+                    refusals,
                 )
             )
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
@@ -1417,7 +1423,7 @@ class _Walker:
             if isinstance(node, ast.Name):
                 bound = scope.lookup(node.id)
                 if (
-                    isinstance(bound, (ast.Call, ast.Subscript, ast.Attribute, ast.BinOp, *_GATE_VALUES))
+                    isinstance(bound, _BOUND_VALUES)
                     and hasattr(bound, "lineno")  # (`a, b = x` binds a made-up `x[0]`)
                     and (bound.end_lineno or bound.lineno) - bound.lineno < 6  # a short expression
                     and self._hinted(bound)

@@ -309,6 +309,9 @@ class Arm:
     # what an assert in it demands of a setting ("attention_backend:triton", one per value it
     # accepts): the engine's own check of that setting where the arm is taken (judging.demands)
     demands: tuple[str, ...] = ()
+    # what its own statements refuse of the call (`assert page_table is None, "Paged KV not
+    # supported on SM 12.0"`), as "line\ttest\tmessage" (judging.refusals)
+    refusals: tuple[str, ...] = ()
 
 
 @dataclass

@@ -202,7 +202,26 @@ def _eval(node: ast.AST, ctx: Context) -> Sym:  # noqa: C901 - one dispatch over
         return _eval_boolop(node, ctx)
     if isinstance(node, ast.Compare):
         return _eval_compare(node, ctx)
+    if isinstance(node, ast.IfExp):
+        default = _overridden_default(node)
+        return _eval(default, ctx) if default is not None else UNKNOWN
     return UNKNOWN
+
+
+def _overridden_default(node: ast.IfExp) -> ast.expr | None:
+    """`_get_device_arch() if _arch is None else _arch`: a caller's override of a default, which
+    is what runs unless a caller says otherwise; the default, or None for any other conditional."""
+    test = node.test
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], (ast.Is, ast.IsNot))
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value is None
+    ):
+        return None
+    given, default = (node.orelse, node.body) if isinstance(test.ops[0], ast.Is) else (node.body, node.orelse)
+    return default if ast.dump(given) == ast.dump(test.left) else None
 
 
 _HIP_VERSION = {"torch.version.hip", "version.hip"}
@@ -378,6 +397,12 @@ def _eval_helper(helper: Any, name: str, args: list[Sym], kwargs: dict[str, Sym]
 def _eval_binop(node: ast.BinOp, ctx: Context) -> Sym:
     left, right = _eval(node.left, ctx), _eval(node.right, ctx)
     op = _BIN[type(node.op)]
+    if left.kind == "namecap" and right.kind == "const" and right.value == 10:
+        # `arch // 10`, `sm % 10`: only the number form (120 for 12.0) is split by ten
+        if isinstance(node.op, ast.FloorDiv):
+            return Sym("cap", lambda a: a.major, left.names)
+        if isinstance(node.op, ast.Mod):
+            return Sym("cap", lambda a: a.minor, left.names)
     if left.kind == "namecap" or right.kind == "namecap":
         return UNKNOWN
     if left.kind == "const" and right.kind == "const":

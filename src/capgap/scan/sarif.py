@@ -13,6 +13,7 @@ RULES = {
     "table-missing-arch": "A table keyed by compute capability has no entry for the target arch.",
     "gate-excludes-arch": "A capability gate is true for a recent arch and false for the target.",
     "gate-admits-unsupported": "A capability gate admits the target into code needing a feature it lacks.",
+    "branch-refuses-feature": "The target's own arm of an arch decision refuses what other archs' arms take.",
     "registry-excludes-arch": "A kernel registered for an op declares arch windows without the target.",
     "build-missing-arch": "A build arch list names sibling archs but not the target.",
     "kernel-body-missing-arch": "A kernel compiles to an empty or trapping body for the target arch.",

@@ -12,6 +12,7 @@ from capgap.judging.reach import Reached, reached
 from capgap.judging.records import Decision, FileFacts
 from capgap.judging.registry import Registry
 from capgap.judging.rules import (
+    branch_refuses_feature,
     build_missing_arch,
     class_bounds,
     gate_admits_unsupported,
@@ -29,6 +30,7 @@ RULES = {
     for m in (
         table_missing_arch,
         *DECISION_RULES,
+        branch_refuses_feature,
         registry_excludes_arch,
         build_missing_arch,
         kernel_body_missing_arch,
@@ -78,6 +80,12 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
                             said.add(key)
                             out.append(finding)
                         break  # one finding per decision and arch
+                # what the target's own arm refuses of the call is news beside any of those
+                for finding in branch_refuses_feature.check(r, f, arch, here):
+                    key = (finding.rule, finding.path, finding.line, finding.arch, finding.message)
+                    if key not in said:
+                        said.add(key)
+                        out.append(finding)
     return out
 
 
