@@ -226,3 +226,10 @@ def test_a_table_finding_never_matches_another_table_s_case() -> None:
     multimem = case(span=(26, 31), symbol="_WORLD_SIZES_MULTIMEM")
     in_class = finding(line=26, symbol="SymmMemCommunicator._WORLD_SIZES_MULTIMEM", rule=rule)
     assert truth.matches(in_class, multimem)
+
+
+def test_an_inline_table_named_by_its_text_matches_its_case_by_line() -> None:
+    gate = case(span=(137, 139), symbol="forward_with_lora")
+    rule = "table-missing-arch"
+    assert truth.matches(finding(line=138, symbol="{9: 32, 10: 16}", rule=rule), gate)
+    assert not truth.matches(finding(line=150, symbol="{9: 32, 10: 16}", rule=rule), gate)
