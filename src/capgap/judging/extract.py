@@ -603,6 +603,31 @@ def _asks_unnegated(line: str, name: str) -> bool:
     return False
 
 
+def _buckets_capability(arms: list[list[ast.stmt] | None]) -> bool:
+    """Does every arm only set one capability-named variable, to an SM number or to the device's
+    own capability, and one arm to the latter (`if is_device_capability_family(100): cc = 100`
+    `else: cc = capability.to_int()`)? That folds a family into one key for a lookup after it:
+    the target keeps its own value, and what the lookup lacks is the table's finding."""
+    names: set[str] = set()
+    own = False
+    for stmts in arms:
+        if stmts is None:
+            continue
+        if len(stmts) != 1 or not isinstance(stmts[0], ast.Assign) or len(stmts[0].targets) != 1:
+            return False
+        target, value = stmts[0].targets[0], stmts[0].value
+        if not isinstance(target, ast.Name) or not CAP_NAME.search(target.id):
+            return False
+        names.add(target.id)
+        if isinstance(value, ast.Constant) and type(value.value) is int and value.value >= 30:
+            continue
+        if isinstance(value, (ast.Call, ast.Attribute, ast.Name)) and CAP_NAME.search(ast.unparse(value)):
+            own = True
+            continue
+        return False
+    return own and len(names) == 1
+
+
 class _Walker:
     def __init__(
         self, facts: FileFacts, lines: list[str], whole: Whole | None = None, data: bytes | None = None
@@ -1119,6 +1144,8 @@ class _Walker:
         tests = [t for t, *_ in specs if t is not None]
         if not gated and not any(self._gate_test(t, scope) for t in tests):
             return
+        if kind == "chain" and _buckets_capability([stmts for _, _, stmts, *_ in specs]):
+            return  # `cc = 100 if family(100) else cap.to_int()`: a key computed, no path chosen
         arms: list[Arm] = []
         for test, arm_line, _stmts, span, action, what in specs:
             text = self.file_text(span) if span else ""
