@@ -99,6 +99,9 @@ _RETURNS_STRING = re.compile(r"^\s*return\s+[rbuf]*[\"'(]")  # `return f"page_si
 _SETS_SENTENCE = re.compile(r"^\s*\w+ = [rbuf]*[\"'][^\"']* ")  # `reason = "the device is not ..."`
 _MAX_CONSUMERS = 4
 _GATE_VALUES = (ast.BoolOp, ast.Compare, ast.UnaryOp, ast.Call)
+# the lines a flag's expression may take and still be read as a capability test where the flag is
+# tested (`use_tma_b = (bool(...) and ... and (family(90) or family(100)) and ...)`, 16 lines)
+_SHORT_LINES = 20
 # what a name a test reads may be bound to and still be a capability read (`cap = get_cap()`,
 # `arch = _get_device_arch() if _arch is None else _arch`)
 _BOUND_VALUES = (ast.Call, ast.Subscript, ast.Attribute, ast.BinOp, ast.IfExp, *_GATE_VALUES)
@@ -1452,7 +1455,7 @@ class _Walker:
                 if (
                     isinstance(bound, _BOUND_VALUES)
                     and hasattr(bound, "lineno")  # (`a, b = x` binds a made-up `x[0]`)
-                    and (bound.end_lineno or bound.lineno) - bound.lineno < 6  # a short expression
+                    and (bound.end_lineno or bound.lineno) - bound.lineno < _SHORT_LINES  # a short expression
                     and self._hinted(bound)
                     and capish_key(bound, _GATEISH)
                 ):
