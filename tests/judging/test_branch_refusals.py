@@ -48,6 +48,9 @@ def test_a_feature_the_targets_own_branch_asserts_off_is_a_medium_gap(tmp_path: 
     assert found.present == ("9.0", "10.0", "10.3")
     assert "'Paged KV not supported on SM 12.0 in this PR'" in found.message
     assert found.message.startswith("12.0's own branch fails calls unless `page_table is None`")
+    assert (
+        found.extra["instead"] == "fails `page_table is None`: 'Paged KV not supported on SM 12.0 in this PR'"
+    )
 
 
 def test_an_if_raise_refuses_as_an_assert_does_in_one_spelling(tmp_path: Path) -> None:

@@ -89,6 +89,8 @@ def _finding(
         f"the arms of {', '.join(archs)} take the others"
     )
     extra: dict[str, object] = dict(place)
+    # what a call asking for more gets on the target: the refusal, in its own words where it has some
+    extra["instead"] = f"fails `{test}`" + (f": '{words}'" if words else "")
     if lacked:
         severity = "low"
         extra["evidence"] = [word for _, word in lacked]
