@@ -363,8 +363,7 @@ class Callees:
                 # a module the scan kept no facts of still says by its path what it is written
                 # for (`third_party.fmha_sm100.api`); a predicate's name is no module of it
                 # (`utils.is_sm100_supported` asks which GPU it is, it runs nothing)
-                leaf = dotted.rpartition(".")[2]
-                module = dotted.rpartition(".")[0] if _ASKS.match(leaf) else dotted
+                module = dotted.rpartition(".")[0] if _ASKS.match(name) else dotted
                 f = FileFacts(module.replace(".", "/") + ".py", module)
                 remarks.add_path_needs(f)
             for need, seen in zip(f.needs, f.needs_from, strict=True):

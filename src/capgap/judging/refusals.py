@@ -14,6 +14,9 @@ import ast
 import re
 from collections.abc import Callable
 
+from capgap.judging.outcomes import message_of
+from capgap.judging.statements import short
+
 # one refusal: "line\tthe test the call must pass\tthe message it fails with"
 Refusal = str
 _MAX_MESSAGE = 160
@@ -116,14 +119,7 @@ def _option(node: ast.expr) -> bool:
 
 
 def _words(msg: ast.expr | None) -> str:
-    if isinstance(msg, ast.Constant) and isinstance(msg.value, str):
-        text = msg.value
-    elif isinstance(msg, ast.JoinedStr):
-        text = "".join(v.value if isinstance(v, ast.Constant) else "{...}" for v in msg.values)  # type: ignore[misc]
-    else:
-        return ""
-    text = " ".join(text.split())
-    return text if len(text) <= _MAX_MESSAGE else text[: _MAX_MESSAGE - 3] + "..."
+    return short(message_of(msg), _MAX_MESSAGE)
 
 
 def _text(test: ast.expr) -> str:

@@ -61,6 +61,13 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
     """Every decision evaluated once for all archs, then judged for each target arch."""
     out: list[Finding] = []
     said: set[tuple[str, str, int, str, str]] = set()  # a nested conditional read twice says it once
+
+    def keep(finding: Finding) -> None:
+        key = (finding.rule, finding.path, finding.line, finding.arch, finding.message)
+        if key not in said:
+            said.add(key)
+            out.append(finding)
+
     for f in files:
         place = placement(f.path)
         found = [(d, reached(d, reg.context(d.scope, f))) for d in f.decisions]
@@ -75,17 +82,11 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
                 for rule in DECISION_RULES:
                     finding = rule.check(r, f, arch, here, reg)
                     if finding is not None:
-                        key = (finding.rule, finding.path, finding.line, finding.arch, finding.message)
-                        if key not in said:
-                            said.add(key)
-                            out.append(finding)
+                        keep(finding)
                         break  # one finding per decision and arch
                 # what the target's own arm refuses of the call is news beside any of those
                 for finding in branch_refuses_feature.check(r, f, arch, here):
-                    key = (finding.rule, finding.path, finding.line, finding.arch, finding.message)
-                    if key not in said:
-                        said.add(key)
-                        out.append(finding)
+                    keep(finding)
     return out
 
 
