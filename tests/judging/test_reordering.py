@@ -64,3 +64,38 @@ def test_a_hopper_only_number_behind_a_package_probe_is_tuning(tmp_path: Path) -
     )
     assert [(f.severity, f.line) for f in found] == [("low", 5)]
     assert "returns 4" in found[0].message
+
+
+_CLUSTER = """
+import torch
+
+
+def cluster_tuning():
+    major = torch.cuda.get_device_capability()[0]
+    return (8, 128 * 1024) if major == 9 else (16, 512 * 1024)
+"""
+
+
+def test_a_tuple_of_numbers_only_hopper_gets_is_tuning(tmp_path: Path) -> None:
+    # sglang's deep_select `_cluster_tuning`: 10.x takes the target's (16, 512K) too
+    found = _scan(tmp_path, {"eng/select.py": _CLUSTER})
+    assert [(f.severity, f.extra.get("tuning")) for f in found] == [("low", True)]
+
+
+def test_numbers_for_old_archs_and_an_error_for_the_rest_is_no_tuning(tmp_path: Path) -> None:
+    # sglang's pdmux `get_arch_constraints`: 6.x to 9.x answer, everything newer raises
+    text = """
+import torch
+
+
+def arch_constraints():
+    major, minor = torch.cuda.get_device_capability()
+    if major == 8:
+        return 4, 2
+    elif major == 9:
+        return 8, 8
+    else:
+        raise ValueError("Unsupported compute capability")
+"""
+    found = _scan(tmp_path, {"eng/split.py": text})
+    assert [(f.severity, f.extra.get("tuning")) for f in found] == [("medium", None)]

@@ -146,9 +146,10 @@ def _written_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
     return all(r.value(arm, cc) is not True for cc in [*owners, *old])
 
 
-# What an arm does when it only tunes: answers with a literal, or reorders a preference list.
+# What an arm does when it only tunes: answers with a literal (a number, a flag, a tuple of numbers:
+# `(8, 128 * 1024)`), or reorders a preference list.
 _TUNES = re.compile(
-    r"^(?:carries on \()?(?:returns|gives) (?:True|False|-?\d[\d.]*)\)?$"
+    r"^(?:carries on \()?(?:returns|gives) (?:True|False|-?\d[\d.]*|\(-?\d[\d.\s*+/,-]*\))\)?$"
     r"|^(?:calls \w*(?:move|insert|prefer|priorit|sort|order)\w*\(\)(?:, |$))+",
     re.I,
 )
@@ -815,11 +816,14 @@ def check(
         and not _sized_down_for_smaller(r, i, target)
     }
     # an answer or a reordering only GPUs before Blackwell get (a Hopper-measured shortcut), with all
-    # of 10.x left out as the target is: nothing newer carried it forward, so at most tuning (low)
+    # of 10.x left out as the target is: nothing newer carried it forward, so at most tuning (low);
+    # not where the target's outcome is an error (a table of answers that raises for the rest)
     special = {
         i
         for i, sibs in missed.items()
-        if _tuning(d.arms[i].summary) and _past_special_case(r, sibs, mine, target, f, reg)
+        if _tuning(d.arms[i].summary)
+        and not any(d.arms[j].action == "error" for j in mine)
+        and _past_special_case(r, sibs, mine, target, f, reg)
     }
     if special and len(special) < len(missed):  # another path is the one to name
         missed = {i: sibs for i, sibs in missed.items() if i not in special}
@@ -1360,6 +1364,7 @@ _NUMERICS_FLAG = re.compile(
 def _numerics_flags_only(taken: str, mine: list[str]) -> bool:
     """Does the sibling get only compiler flags of rounding (`returns ['--use_fast_math']`), where
     the target gets none or other such flags (`returns []`)? The kernels are the same."""
+
     def flags(summary: str) -> list[str] | None:
         expr = _outcome_expr(summary)
         if not isinstance(expr, (ast.List, ast.Tuple)):
