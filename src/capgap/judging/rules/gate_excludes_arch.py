@@ -822,7 +822,9 @@ def check(
         i
         for i, sibs in missed.items()
         if _tuning(d.arms[i].summary)
-        and not any(d.arms[j].action == "error" for j in mine)
+        and not any(
+            d.arms[j].action == "error" or _unwrapped(d.arms[j].summary).startswith("raises") for j in mine
+        )
         and _past_special_case(r, sibs, mine, target, f, reg)
     }
     if special and len(special) < len(missed):  # another path is the one to name
@@ -896,7 +898,7 @@ def check(
     portable = ""
     if not lack and reg is not None and arm.reaches:
         # what the modules the path calls into need: where its kernels live
-        needs, seen_in, portable = reg.callees.needs(arm.reaches)
+        needs, seen_in, portable = reg.callees.needs(arm.reaches, arm.uses)
         needs, seen_in = _unported(needs, seen_in, target, reg, d)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
@@ -904,7 +906,7 @@ def check(
         # a Jetson Thor has tcgen05, but runs no cubin built for the SM100 family (trtllm-gen,
         # `sm_100a` targets, DeepGEMM's kernels): it needs a build of its own
         words = said(arm_i)[1] + _around(d, f)[1]
-        words += reg.callees.needs(arm.reaches)[1] if reg is not None and arm.reaches else []
+        words += reg.callees.needs(arm.reaches, arm.uses)[1] if reg is not None and arm.reaches else []
         built = next((w for w in words if _SM100_BUILD.search(w)), "")
         if built:
             lack, seen = [("sm100_build",)], built
