@@ -11,9 +11,10 @@ have been built for the asked GPU too: then the missing image stays a gap.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 from capgap.arch.facts import all_facts
-from capgap.binaries.reader import CudaBinary
+from capgap.binaries.reader import CudaBinary, UnreadableBinary, read_binary
 
 # the features an arch-specific target unlocks, in the facts file's words
 _UNLOCKED = ("wgmma", "tcgen05")
@@ -25,24 +26,45 @@ class ArchSpecific:
     features: tuple[str, ...]  # what those targets have and the asked GPU lacks: wgmma, tcgen05
 
 
-def arch_specific_only(binary: CudaBinary, major: int, minor: int) -> ArchSpecific | None:
-    """Why `binary` has no image for `major.minor` by design, or None when it could have one."""
+def bound_to_features(binary: CudaBinary) -> ArchSpecific | None:
+    """The features a library is bound to, whatever GPU asks: every image is an arch-specific target
+    (`sm_90a`, `sm_100f`) of an arch with wgmma or tcgen05 (None otherwise: a portable image, or an
+    `sm_120f` port beside them, says its kernels need neither)."""
     entries = binary.loadable
     if not entries or any(e.suffix not in ("a", "f") for e in entries):
         return None
-    if any(e.sm // 10 == major for e in entries):  # sm_120a read for 12.1: its own family's build
-        return None
     facts = all_facts()
-    target = facts.get(f"{major}.{minor}")
-    if target is None:
-        return None
     theirs = [facts.get(f"{e.sm // 10}.{e.sm % 10}") for e in entries]
-    features = tuple(
-        f for f in _UNLOCKED if not target.has(f) and any(a is not None and a.has(f) for a in theirs)
-    )
-    # every image must be explained: an sm_120f image beside sm_90a ones, read for 8.9, is a port
-    # to a GPU without wgmma or tcgen05, so the kernel is not bound to those features
+    features = tuple(f for f in _UNLOCKED if any(a is not None and a.has(f) for a in theirs))
     if not features or not all(a is not None and any(a.has(f) for f in features) for a in theirs):
         return None
     names = sorted({e.name for e in entries}, key=lambda n: (int("".join(filter(str.isdigit, n))), n))
     return ArchSpecific(tuple(names), features)
+
+
+def arch_specific_only(binary: CudaBinary, major: int, minor: int) -> ArchSpecific | None:
+    """Why `binary` has no image for `major.minor` by design, or None when it could have one."""
+    bound = bound_to_features(binary)
+    if bound is None or any(e.sm // 10 == major for e in binary.loadable):
+        return None  # sm_120a read for 12.1: its own family's build
+    target = all_facts().get(f"{major}.{minor}")
+    if target is None:
+        return None
+    facts = all_facts()
+    theirs = [facts.get(f"{e.sm // 10}.{e.sm % 10}") for e in binary.loadable]
+    features = tuple(f for f in bound.features if not target.has(f))
+    # every image must be explained: an sm_120f image beside sm_90a ones, read for 8.9, is a port
+    # to a GPU without wgmma or tcgen05, so the kernel is not bound to those features
+    if not features or not all(a is not None and any(a.has(f) for f in features) for a in theirs):
+        return None
+    return ArchSpecific(bound.images, features)
+
+
+def bound_library(path: str) -> ArchSpecific | None:
+    """What the library at `path` is bound to (bound_to_features); None when it is not, is no
+    binary, or cannot be read (then nothing is known of it)."""
+    try:
+        binary = read_binary(Path(path))
+    except UnreadableBinary:
+        return None
+    return bound_to_features(binary) if binary is not None else None

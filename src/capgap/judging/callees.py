@@ -15,6 +15,7 @@ import sys
 from collections.abc import Iterable
 
 from capgap.judging import evidence, remarks
+from capgap.judging.extensions import Extensions
 from capgap.judging.records import FileFacts
 from capgap.reading.hintlines import line_matches
 
@@ -233,6 +234,16 @@ class Reacher:
                     return "\n".join(out)
         return "\n".join(out)
 
+    def direct(self, code: str) -> tuple[str, ...]:
+        """The modules the arm's own `code` imports or names through an import (not those the
+        file's functions it calls reach): what it surely loads where it is taken."""
+        inner = import_map(code, self.module, self.is_package) if "import" in code else {}
+        local = {**self.imports, **inner}
+        idents = list(dict.fromkeys(_IDENT.findall(code)))
+        found = [local.get(name) for name in idents]
+        found += [t for name in idents for t in _used_from(name, local, code)]  # `vllm._deepselect_C`
+        return tuple(dict.fromkeys(t for t in found if t and t != self.module))
+
     def reached(self, code: str, own: str = "") -> tuple[str, ...]:
         """The dotted names of other modules that the arm's `code` reaches: names it uses that an
         import binds, what it imports itself, and the same for the file's own functions it calls
@@ -335,9 +346,13 @@ def reached(
 class Callees:
     """The scanned modules by dotted name, to read what an arm's callees need."""
 
-    def __init__(self, files: Iterable[FileFacts], every: bool = False) -> None:
-        """`every`: modules kept only for what they register or spell (judging.named) too."""
+    def __init__(
+        self, files: Iterable[FileFacts], every: bool = False, extensions: Extensions | None = None
+    ) -> None:
+        """`every`: modules kept only for what they register or spell (judging.named) too;
+        `extensions`: the tree's compiled modules, for what one a path imports is built for."""
         self.by_module = {f.module: f for f in files if every or not f.named_only}
+        self.extensions = extensions or Extensions()
 
     def resolve(self, dotted: str) -> FileFacts | None:
         """`a.b.c` is module `a.b.c`, or the name `c` in module `a.b`; never a package further up
@@ -350,15 +365,27 @@ class Callees:
                 return f
         return None
 
-    def needs(self, modules: Iterable[str]) -> tuple[list[tuple[str, ...]], list[str], str]:
+    def needs(
+        self, modules: Iterable[str], loaded: Iterable[str] = ()
+    ) -> tuple[list[tuple[str, ...]], list[str], str]:
         """What the modules reached need, each with where it was read, and the kernels read in
-        those that need nothing ("" when none was read)."""
+        those that need nothing ("" when none was read). `loaded`: those the arm's own code imports
+        (Arm.uses), where a compiled module's images say what it needs (one reached only through a
+        function, perhaps down another of its branches, says nothing of the arm)."""
+        loaded = frozenset(loaded)
         needs: list[tuple[str, ...]] = []
         where: list[str] = []
         kernels = ""
         for dotted in modules:
             f = self.resolve(dotted)
             name = dotted.rpartition(".")[2] if f is None or f.module != dotted else ""
+            compiled = self.extensions.needs(dotted) if f is None and dotted in loaded else None
+            if compiled is not None:
+                # `import vllm._deepselect_C`: kernels only GPUs with the features can load
+                if compiled[0] not in needs:
+                    needs.append(compiled[0])
+                    where.append(f"{compiled[1]}, which it imports")
+                continue
             if f is None:
                 # a module the scan kept no facts of still says by its path what it is written
                 # for (`third_party.fmha_sm100.api`); a predicate's name is no module of it

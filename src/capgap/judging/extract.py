@@ -1181,6 +1181,7 @@ class _Walker:
             source = self.src(arm_line)
             positive = action == "positive" and plain.strip()
             reaches = self._reaches(plain, chain) if positive else ()
+            uses = self._reacher.direct(plain) if positive and self._reacher is not None else ()
             said = prose.said(plain) if positive else ""
             notes = self._arm_notes(span[0][0], text) if positive and _stmts is not None and span else ()
             picks = backends.picked(plain if _stmts is not None else what) if positive else ()
@@ -1215,6 +1216,7 @@ class _Walker:
                     settings,
                     demands,
                     refusals,
+                    uses,
                 )
             )
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)

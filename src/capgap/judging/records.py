@@ -312,6 +312,9 @@ class Arm:
     # what its own statements refuse of the call (`assert page_table is None, "Paged KV not
     # supported on SM 12.0"`), as "line\ttest\tmessage" (judging.refusals)
     refusals: tuple[str, ...] = ()
+    # the modules its own code imports or names through an import, not through a function it calls
+    # (`import vllm._deepselect_C`): a compiled one's images say what the arm loads (judging.extensions)
+    uses: tuple[str, ...] = ()
 
 
 @dataclass

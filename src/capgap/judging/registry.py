@@ -11,6 +11,7 @@ from typing import Any
 from capgap.judging.backends import Backends
 from capgap.judging.callees import Callees
 from capgap.judging.demands import Demands
+from capgap.judging.extensions import Extensions
 from capgap.judging.named import Named
 from capgap.judging.records import FileFacts, HelperDef, Scope, TableUse
 from capgap.judging.symbolic import Context
@@ -22,9 +23,12 @@ _KERNEL_STEM = 6  # shorter names (`gemm`, `utils`) are parts of many, not one k
 
 
 class Registry:
-    def __init__(self, files: list[FileFacts], native: list[str] | None = None) -> None:
+    def __init__(
+        self, files: list[FileFacts], native: list[str] | None = None, extensions: Extensions | None = None
+    ) -> None:
         self.files = files  # every file of the scan (the decision rules may see only a part)
         self.native = native or []  # the relative paths of the tree's `.cu` / `.cuh` sources
+        self.extensions = extensions or Extensions()  # its compiled modules (`_deepselect_C.abi3.so`)
         self._callees: Callees | None = None
         self._validations: Validations | None = None
         self._backends: Backends | None = None
@@ -83,7 +87,7 @@ class Registry:
     def callees(self) -> Callees:
         """The scanned modules by name, for what a path's callees need (built on first use)."""
         if self._callees is None:
-            self._callees = Callees(self.files)
+            self._callees = Callees(self.files, extensions=self.extensions)
         return self._callees
 
     @property

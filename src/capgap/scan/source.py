@@ -6,6 +6,7 @@ extract (both cores when there are enough files) -> evaluate the rules for every
 
 from __future__ import annotations
 
+import hashlib
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
@@ -206,6 +207,26 @@ def _native_files(target: Target) -> Iterator[tuple[str, str]]:
     return files_ending(target, NATIVE_SUFFIXES)
 
 
+def _extension_files(target: Target) -> list[tuple[str, str]]:
+    """(relative path, path) of the target's compiled Python modules (`_deepselect_C.abi3.so`)."""
+    from capgap.judging.extensions import module_of
+    from capgap.targets import files_ending
+
+    return [(rel, path) for rel, path in files_ending(target, (".so",)) if module_of(rel)]
+
+
+def _stamp(files: list[tuple[str, str]]) -> str:
+    """Size and time of each file, for the cache key: a reinstalled library is read again."""
+    parts = []
+    for rel, path in files:
+        try:
+            st = os.stat(path)
+        except OSError:
+            continue
+        parts.append(f"{rel}:{st.st_size}:{st.st_mtime_ns}")
+    return "|" + hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16] if parts else ""
+
+
 def _gates(facts: FileFacts) -> int:
     return len(facts.decisions)
 
@@ -226,7 +247,9 @@ def _unshared(f: FileFacts) -> FileFacts:
 
 
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
+    from capgap.binaries.specific import bound_library
     from capgap.judging import rules
+    from capgap.judging.extensions import Extensions
     from capgap.lifetime import keep_until_exit
     from capgap.reading import forked, grepfilter, native
 
@@ -236,7 +259,9 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     links: set[str] = set()
     streams = grepfilter.started(str(target.root)) if target.files is None else False
     stats, paths, unreadable = _stat_all(target, links, python_later=streams and cache.path is None)
-    key = ",".join(a.cc + a.suffix for a in options.archs) + "@" + code_stamp()  # findings of this capgap
+    compiled = _extension_files(target)
+    # findings of this capgap, and of these compiled modules (what a path imports is built for)
+    key = ",".join(a.cc + a.suffix for a in options.archs) + "@" + code_stamp() + _stamp(compiled)
     if cache.unchanged(stats) and key in cache.results and not unreadable:
         grepfilter.discard(str(target.root))
         findings, skipped = cache.results[key]  # nothing changed: the last answer stands
@@ -250,7 +275,8 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     files = [_unshared(f) for f in files]
     native.add_needs(files, by_name)
     native.add_build_needs(files, by_name)
-    reg = rules.Registry(files, [rel for hits in by_name.values() for rel, _ in hits])
+    extensions = Extensions(compiled, bound_library)
+    reg = rules.Registry(files, [rel for hits in by_name.values() for rel, _ in hits], extensions)
     findings: list[Finding] = []
     findings += rules.table_findings(files, options.archs, reg)
     jobs = workers.default_jobs(options.jobs)
