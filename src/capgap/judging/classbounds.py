@@ -75,7 +75,7 @@ def read_checks(facts: FileFacts, text: str) -> None:
 
 
 def _side(text: str, at: int, name: re.Match[str]) -> str:
-    """"upper" for `cap > cls.NAME` / `cls.NAME < cap`, "lower" for the other way, "" else."""
+    """ "upper" for `cap > cls.NAME` / `cls.NAME < cap`, "lower" for the other way, "" else."""
     before = _BEFORE.search(text, max(0, at - _AROUND), at)
     if before is not None and _CAPABILITY_NAME.search(before[1]):
         return "upper" if before[2].startswith(">") else "lower"

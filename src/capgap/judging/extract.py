@@ -14,6 +14,7 @@ from capgap.judging import (
     callees,
     classbounds,
     evidence,
+    gatedimports,
     kernel_specs,
     libraries,
     outcomes,
@@ -203,6 +204,9 @@ def extract(
     facts.registered, factories = by_name.registrations(text, module, path.endswith("__init__.py"))
     facts.factories = factories if facts.registered else {}
     facts.kernel_specs = kernel_specs.read(text)  # kernels registered per op with their archs
+    facts.gated_imports, facts.top_imports = gatedimports.read(
+        text, whole.lines() if whole is not None else lines, module, path.endswith("__init__.py")
+    )
     classbounds.read_checks(facts, text)  # `cap > cls.MAX`: how a base class reads the bounds
     if facts.class_bounds:
         classbounds.add_needs(facts, low if isinstance(low, str) else text.lower())
@@ -1260,9 +1264,7 @@ class _Walker:
 
     def _asks(self, tests: list[ast.expr]) -> tuple[str, ...]:
         """The modules whose constants (`SUPPORTED_TP_SIZES`) the tests read, by the file's imports."""
-        names = [
-            n.id for t in tests for n in walk(t) if isinstance(n, ast.Name) and _CONSTANT.match(n.id)
-        ]
+        names = [n.id for t in tests for n in walk(t) if isinstance(n, ast.Name) and _CONSTANT.match(n.id)]
         if not names:
             return ()
         self._reaches("", [])  # the file's imports, found once
@@ -1760,7 +1762,7 @@ def _asked_members(test: ast.expr) -> list[str]:
 
 
 def _member_asked(node: ast.AST) -> str:
-    """"cutlass" for `backend.is_cutlass()` or `get_moe_runner_backend().is_cutlass()`: the value a
+    """ "cutlass" for `backend.is_cutlass()` or `get_moe_runner_backend().is_cutlass()`: the value a
     setting's object is asked to be by its own method ("" otherwise). A call's result is a setting
     only from a getter of a backend: `get_platform().is_sm100()` asks the hardware."""
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):

@@ -145,5 +145,3 @@ def _holds_decision(f: FileFacts, d: Decision, arm: int) -> bool:
     """Does the arm's body hold another decision of the file?"""
     start, end = d.arms[arm].body
     return bool(start) and any(o is not d and start <= o.line <= end for o in f.decisions)
-
-

@@ -147,6 +147,11 @@ def arms_taken(answers: Iterable[bool | None], none: int | None = None) -> tuple
     return tuple(got)
 
 
+def truth(sym: Sym, arch: ArchFacts) -> bool | None:
+    """What an evaluated test gives the arch: True, False, or None when it cannot be told."""
+    return _safe(tri(sym), arch)
+
+
 def _safe(test: Test, arch: ArchFacts) -> bool | None:
     try:
         value = test(arch)

@@ -477,4 +477,8 @@ class FileFacts:
     # the device with such a name: name -> "upper" (`cap > cls.NAME`) or "lower" (`cap < cls.NAME`)
     class_bounds: list[ClassBound] = field(default_factory=list)
     bound_checks: dict[str, tuple[str, int]] = field(default_factory=dict)  # name -> (side, line)
+    # its imports inside the block of an `if`, as "line\ttest\tmodules" (judging.gatedimports): where
+    # the target fails each test, what only those load is code it never runs (judging.unreached)
+    gated_imports: tuple[str, ...] = ()
+    top_imports: tuple[str, ...] = ()  # the modules its module-level imports name: loaded with it
     skipped: str = ""  # reason, when the file could not be read or parsed

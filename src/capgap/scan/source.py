@@ -248,10 +248,10 @@ def _unshared(f: FileFacts) -> FileFacts:
 
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     from capgap.binaries.specific import bound_library
-    from capgap.judging import rules
+    from capgap.judging import rules, unreached
     from capgap.judging.extensions import Extensions
     from capgap.lifetime import keep_until_exit
-    from capgap.reading import forked, grepfilter, native
+    from capgap.reading import forked, grepfilter, mentions, native
 
     if target.files is None:  # a directory: grep reads it while this process walks it
         grepfilter.prefetch(str(target.root))
@@ -284,6 +284,14 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     findings += rules.registry_findings(files, options.archs, reg)
     findings += rules.class_bound_findings(files, options.archs)
     findings += rules.build_findings(files, options.archs)
+    # what lies in a package the target never imports costs it nothing (judging.unreached)
+    findings = unreached.demote(
+        findings,
+        files,
+        reg,
+        options.archs,
+        lambda words: mentions.files_naming(paths, words),
+    )
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
     keep_until_exit(files)
     cache.save(set(paths), {key: (findings, skipped)})

@@ -1,0 +1,122 @@
+"""Code the target never runs: a package every import of which, from outside it, sits under a test
+the target fails.
+
+vLLM vendors `third_party/tml_fa4` (a fork of FlashAttention-4) and imports it in one place only,
+`if _use_sheared_bias():` (majors 10 and 11). The fork's own SM120 arm refuses paged KV, and a
+rule reads that as 12.0's loss; but no 12.0 run ever loads the fork. A finding inside such a
+package is demoted to low, and says where the package is imported and under which test.
+
+Only a package that some scanned module imports under a test the target fails is a candidate
+(judging.gatedimports, read at extraction); then every file of the tree that names it is read, and
+one import the target may reach (at module level, in a function, under a test that holds for it
+or cannot be read, in a file the scan kept no facts of) keeps it reached.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+from dataclasses import replace
+
+from capgap.arch import ArchSpec
+from capgap.arch.facts import all_facts
+from capgap.findings import Finding
+from capgap.judging import gatedimports
+from capgap.judging.reach import truth
+from capgap.judging.records import FileFacts
+from capgap.judging.registry import Registry
+from capgap.judging.symbolic import evaluate
+
+_MIN_DEPTH = 3  # `vllm.third_party.tml_fa4`: a package two levels below the top, or deeper
+_SEVERE = ("medium", "high")
+
+Reader = Callable[[Iterable[str]], dict[str, str]]  # last names -> {relative path: text} naming one
+Site = tuple[str, int]  # importing file, the import's first line
+
+
+def demote(
+    findings: list[Finding], files: list[FileFacts], reg: Registry, archs: tuple[ArchSpec, ...], read: Reader
+) -> list[Finding]:
+    """The findings, those inside a package the target never imports demoted to low."""
+    packages = {p for f in findings if f.severity in _SEVERE for p in _packages(f.path)}
+    failed = _failed_sites(files, packages, reg, archs) if packages else {}
+    candidates = {p for (p, _cc) in failed}
+    # one scanned module outside it importing it at module level: a package the engine loads
+    for f in files if candidates else ():
+        for p in _loaded(list(f.top_imports)) & candidates:
+            if _outside(f.module, p):
+                candidates.discard(p)
+    if not candidates:
+        return findings
+    texts = read({p.rpartition(".")[2] for p in candidates})
+    sites = _sites(texts, candidates)
+    why: dict[tuple[str, str], str] = {}
+    for (p, cc), tests in failed.items():
+        every = sites.get(p, [])
+        if every and all(site in tests for site in every):
+            where = "; ".join(
+                dict.fromkeys(f"{rel}:{line}, under `{tests[rel, line]}`" for rel, line in every)
+            )
+            why[p, cc] = f"{p} is imported only at {where}, which {cc} fails"
+    out = []
+    for finding in findings:
+        said = next((w for p in _packages(finding.path) if (w := why.get((p, finding.arch)))), "")
+        if said and finding.severity in _SEVERE:
+            finding = replace(
+                finding,
+                severity="low",
+                consequence=f"{finding.consequence}; {finding.arch} never runs this code: {said}",
+                extra={**finding.extra, "unreached": said},
+            )
+        out.append(finding)
+    return out
+
+
+def _packages(path: str) -> list[str]:
+    """The packages a file lies in, two levels below the top or deeper (`a/b/c/d.py`: `a.b.c`)."""
+    parts = path.removesuffix(".py").split("/")[:-1]
+    return [".".join(parts[:n]) for n in range(_MIN_DEPTH, len(parts) + 1)]
+
+
+def _loaded(dotted: list[str]) -> set[str]:
+    """The modules an import loads: each name it names and the packages above it."""
+    return {".".join(parts[:n]) for d in dotted for parts in [d.split(".")] for n in range(1, len(parts) + 1)}
+
+
+def _outside(module: str, package: str) -> bool:
+    return module != package and not module.startswith(package + ".")
+
+
+def _failed_sites(
+    files: list[FileFacts], packages: set[str], reg: Registry, archs: tuple[ArchSpec, ...]
+) -> dict[tuple[str, str], dict[Site, str]]:
+    """(package, arch) -> the scanned imports of it under a test the arch fails, each with the test."""
+    out: dict[tuple[str, str], dict[Site, str]] = {}
+    for f in files:
+        for gated in f.gated_imports:
+            line, test, names = gated.split("\t")
+            hit = {p for p in _loaded(names.split(",")) & packages if _outside(f.module, p)}
+            if not hit:
+                continue
+            try:
+                node = ast.parse(test.strip(), mode="eval").body
+            except (SyntaxError, ValueError):
+                continue
+            sym = evaluate(node, reg.context(f.module_scope, f))
+            for arch in archs:
+                if truth(sym, all_facts()[arch.cc]) is False:
+                    for p in hit:
+                        out.setdefault((p, arch.cc), {})[f.path, int(line)] = test.strip()
+    return out
+
+
+def _sites(texts: dict[str, str], packages: set[str]) -> dict[str, list[Site]]:
+    """Each package -> where files outside it import it or a module in it."""
+    out: dict[str, list[Site]] = {p: [] for p in packages}
+    for rel, text in texts.items():
+        module = rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        for line, _indent, dotted in gatedimports.imports(text, module, rel.endswith("__init__.py")):
+            for p in _loaded(dotted) & packages:
+                if _outside(module, p):
+                    out[p].append((rel, line))
+    return out

@@ -1,0 +1,65 @@
+"""Which Python files of a tree name a word at all, and their text: one `grep -lwF` over the tree
+(a fixed-string search in C), read in Python only where grep is missing or fails."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess  # nosec B404 - grep, with fixed arguments and no shell
+from collections.abc import Iterable
+
+from capgap.reading.grepfilter import _grep
+
+_ARGS_BYTES = 96 * 1024  # per grep process: well inside any system's argument-size limit
+
+
+def files_naming(paths: dict[str, str], words: Iterable[str]) -> dict[str, str]:
+    """Each Python file of `paths` (relative path -> path) that holds one of `words` as a whole
+    word -> its text. Unreadable or undecodable files are left out."""
+    words = sorted(set(words))
+    python = {rel: path for rel, path in paths.items() if rel.endswith(".py")}
+    if not words or not python:
+        return {}
+    hits = _grep_hits(list(python.values()), words)
+    if hits is None:  # no usable grep: the same answer, read in Python
+        pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")
+        hits = {path for path in python.values() if pattern.search(_read(path) or b"")}
+    out: dict[str, str] = {}
+    for rel, path in python.items():
+        if path in hits and (data := _read(path)) is not None:
+            try:
+                out[rel] = data.decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+    return out
+
+
+def _read(path: str) -> bytes | None:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read()
+    except OSError:
+        return None
+
+
+def _grep_hits(files: list[str], words: list[str]) -> set[str] | None:
+    """The files grep names, or None when grep is missing or reports an error."""
+    grep = _grep()
+    if grep is None:
+        return None
+    args = [grep, "-lwF", *(x for w in words for x in ("-e", w)), "--"]
+    found: set[str] = set()
+    batch: list[str] = []
+    size = 0
+    for path in [*files, ""]:
+        if path and size + len(os.fsencode(path)) + 1 < _ARGS_BYTES:
+            batch.append(path)
+            size += len(os.fsencode(path)) + 1
+            continue
+        if batch:
+            proc = subprocess.run([*args, *batch], capture_output=True, check=False)  # nosec B603
+            if proc.returncode > 1:  # 0: some named, 1: none; 2: an error on some file
+                return None
+            found.update(os.fsdecode(line) for line in proc.stdout.splitlines())
+        batch, size = ([path], len(os.fsencode(path)) + 1) if path else ([], 0)
+    return found
