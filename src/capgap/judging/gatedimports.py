@@ -25,10 +25,12 @@ _MAX_TEST = 200  # characters: a longer test is left unread
 def imports(text: str, module: str, is_package: bool) -> list[tuple[int, int, list[str]]]:
     """Each import statement of `text`: its first line, its indentation, the modules it may load
     (`from a.b import c`: `a.b` and `a.b.c`, which may be a module)."""
-    out = []
+    out: list[tuple[int, int, list[str]]] = []
     if "import" not in text:
         return out
+    line, at = 1, 0  # matches come in order: their lines are counted on from the last one
     for hit in line_matches(_FROM, text, "import"):
+        line, at = line + text.count("\n", at, hit.start()), hit.start()
         base = hit[3]
         if hit[2]:
             parts = relative_package(module, is_package, len(hit[2]))
@@ -37,10 +39,12 @@ def imports(text: str, module: str, is_package: bool) -> list[tuple[int, int, li
             base = ".".join([*parts, base] if base else parts)
         names = re.sub(r"#[^\n]*", "", hit[4]).strip("()")
         dotted = [base, *(f"{base}.{n.split()[0]}" for n in names.split(",") if n.split())]
-        out.append((text.count("\n", 0, hit.start()) + 1, len(hit[1]), dotted))
+        out.append((line, len(hit[1]), dotted))
+    line, at = 1, 0
     for hit in line_matches(_IMPORT, text, "import"):
+        line, at = line + text.count("\n", at, hit.start()), hit.start()
         dotted = [part.split()[0] for part in hit[2].split(",") if part.split()]
-        out.append((text.count("\n", 0, hit.start()) + 1, len(hit[1]), dotted))
+        out.append((line, len(hit[1]), dotted))
     return out
 
 

@@ -30,7 +30,8 @@ from capgap.judging.symbolic import evaluate
 _MIN_DEPTH = 3  # `vllm.third_party.tml_fa4`: a package two levels below the top, or deeper
 _SEVERE = ("medium", "high")
 
-Reader = Callable[[Iterable[str]], dict[str, str]]  # last names -> {relative path: text} naming one
+# last names -> (relative path, text) of each file naming one, read as asked for
+Reader = Callable[[Iterable[str]], Iterable[tuple[str, str]]]
 Site = tuple[str, int]  # importing file, the import's first line
 
 
@@ -48,8 +49,8 @@ def demote(
                 candidates.discard(p)
     if not candidates:
         return findings
-    texts = read({p.rpartition(".")[2] for p in candidates})
-    sites = _sites(texts, candidates)
+    gated = {p: {site for (q, _cc), tests in failed.items() if q == p for site in tests} for p in candidates}
+    sites = _sites(read({p.rpartition(".")[2] for p in candidates}), gated)
     why: dict[tuple[str, str], str] = {}
     for (p, cc), tests in failed.items():
         every = sites.get(p, [])
@@ -110,13 +111,23 @@ def _failed_sites(
     return out
 
 
-def _sites(texts: dict[str, str], packages: set[str]) -> dict[str, list[Site]]:
-    """Each package -> where files outside it import it or a module in it."""
-    out: dict[str, list[Site]] = {p: [] for p in packages}
-    for rel, text in texts.items():
+def _sites(texts: Iterable[tuple[str, str]], gated: dict[str, set[Site]]) -> dict[str, list[Site]]:
+    """Each package of `gated` none of whose importers outside it imports it elsewhere than at the
+    sites given for it (under a test some arch fails) -> where they import it."""
+    out: dict[str, list[Site]] = {p: [] for p in gated}
+    for rel, text in texts:
+        # an import of `a.b.c` spells `a.b.c`, or `a.b` (`from a.b import c`), or is relative
+        if "from ." not in text and not any(p.rpartition(".")[0] in text for p in out):
+            continue
         module = rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
         for line, _indent, dotted in gatedimports.imports(text, module, rel.endswith("__init__.py")):
-            for p in _loaded(dotted) & packages:
-                if _outside(module, p):
+            for p in [p for p in out if any(d == p or d.startswith(p + ".") for d in dotted)]:
+                if not _outside(module, p):
+                    continue
+                if (rel, line) not in gated[p]:
+                    del out[p]  # imported where every arch may run it: reached
+                else:
                     out[p].append((rel, line))
+        if not out:
+            break  # every package is reached: no need to read on
     return out

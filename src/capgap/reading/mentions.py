@@ -6,32 +6,31 @@ from __future__ import annotations
 import os
 import re
 import subprocess  # nosec B404 - grep, with fixed arguments and no shell
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from capgap.reading.grepfilter import _grep
 
 _ARGS_BYTES = 96 * 1024  # per grep process: well inside any system's argument-size limit
 
 
-def files_naming(paths: dict[str, str], words: Iterable[str]) -> dict[str, str]:
-    """Each Python file of `paths` (relative path -> path) that holds one of `words` as a whole
-    word -> its text. Unreadable or undecodable files are left out."""
+def files_naming(paths: dict[str, str], words: Iterable[str]) -> Iterator[tuple[str, str]]:
+    """(relative path, text) of each Python file of `paths` (relative path -> path) that holds one
+    of `words` as a whole word, read as asked for (a caller may stop early). Unreadable or
+    undecodable files are left out."""
     words = sorted(set(words))
     python = {rel: path for rel, path in paths.items() if rel.endswith(".py")}
     if not words or not python:
-        return {}
+        return
     hits = _grep_hits(list(python.values()), words)
     if hits is None:  # no usable grep: the same answer, read in Python
         pattern = re.compile(rb"\b(?:" + b"|".join(re.escape(w.encode()) for w in words) + rb")\b")
         hits = {path for path in python.values() if pattern.search(_read(path) or b"")}
-    out: dict[str, str] = {}
     for rel, path in python.items():
         if path in hits and (data := _read(path)) is not None:
             try:
-                out[rel] = data.decode("utf-8")
+                yield rel, data.decode("utf-8")
             except UnicodeDecodeError:
                 continue
-    return out
 
 
 def _read(path: str) -> bytes | None:
