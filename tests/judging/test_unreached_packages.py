@@ -111,3 +111,21 @@ def test_the_gated_imports_a_module_makes() -> None:
     # the `else:` import is under no test that can be read: not kept
     assert gated == ("11\t_use_fork()\teng.third_party.fork,eng.third_party.fork.forward",)
     assert top == ("torch",)
+
+
+def test_a_module_imported_only_under_a_failed_test_is_never_run(tmp_path: Path) -> None:
+    # one module, not a package: `eng/attn/kernels/blackwell.py`, imported under `_use_fork()`
+    files = {
+        "eng/__init__.py": "",
+        "eng/attn/__init__.py": "",
+        "eng/attn/kernels/__init__.py": "",
+        "eng/attn/kernels/blackwell.py": _FORK,
+        "eng/attn/kernels/common.py": "",
+        # the package is loaded at module level: only the module stays unreached
+        "eng/attn/cute.py": "from eng.attn.kernels import common\n\nFORWARD = common\n",
+        "eng/models/rel/ops.py": _CALLER.replace("eng.third_party.fork", "eng.attn.kernels.blackwell"),
+    }
+    found = _scan(tmp_path, files)
+    assert _refusals(found) == [("low", "eng/attn/kernels/blackwell.py")]
+    (refusal,) = [f for f in found if f.rule == "branch-refuses-feature"]
+    assert refusal.extra["unreached"].startswith("eng.attn.kernels.blackwell is imported only at")

@@ -1,5 +1,5 @@
-"""Code the target never runs: a package every import of which, from outside it, sits under a test
-the target fails.
+"""Code the target never runs: a package (or module) every import of which, from outside it, sits
+under a test the target fails.
 
 vLLM vendors `third_party/tml_fa4` (a fork of FlashAttention-4) and imports it in one place only,
 `if _use_sheared_bias():` (majors 10 and 11). The fork's own SM120 arm refuses paged KV, and a
@@ -74,8 +74,9 @@ def demote(
 
 
 def _packages(path: str) -> list[str]:
-    """The packages a file lies in, two levels below the top or deeper (`a/b/c/d.py`: `a.b.c`)."""
-    parts = path.removesuffix(".py").split("/")[:-1]
+    """The packages a file lies in, two levels below the top or deeper, and the module itself
+    (`a/b/c/d.py`: `a.b.c`, `a.b.c.d`; an `__init__.py` is its package)."""
+    parts = path.removesuffix(".py").removesuffix("/__init__").split("/")
     return [".".join(parts[:n]) for n in range(_MIN_DEPTH, len(parts) + 1)]
 
 
