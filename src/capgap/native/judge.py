@@ -281,7 +281,12 @@ def _same_values(texts: _Texts, g: Group, arm_i: int, mine: set[int]) -> str:
 
 # `#if __CUDA_ARCH__ == 1030`: one chip named exactly, the way per-chip variants of generated kernels
 # are written (a feature macro, `__CUDA_ARCH_FEAT_SM90_ALL` or a family's, says what hardware it needs)
-_EXACT = re.compile(r"^(?:defined\s*\(\s*__CUDA_ARCH__\s*\)\s*&&\s*)?\(?\s*__CUDA_ARCH__\s*==\s*\d+\s*\)?$")
+# one chip's arm: `__CUDA_ARCH__ == 900`, or its arch-specific feature macro (`sm_90a` only defines
+# `__CUDA_ARCH_FEAT_SM90_ALL`)
+_EXACT = re.compile(
+    r"^(?:defined\s*\(\s*__CUDA_ARCH__\s*\)\s*&&\s*)?\(?\s*__CUDA_ARCH__\s*==\s*\d+\s*\)?$"
+    r"|^\(?\s*(?:defined\s*\(?\s*)?__CUDA_ARCH_FEAT_SM\d+_ALL\s*\)?\s*\)?$"
+)
 
 
 def _special_case(
@@ -303,10 +308,10 @@ def _special_case(
         return f.cc not in owners and all(arm_i not in table.reach(fi, gi, e) for e in envs)
 
     majors = {facts[cc].major for cc in owners}
-    # newer GPUs running real code of their own, not nothing (`elect_one_sync` left unelected on 10.x
-    # and 12.0 alike is a bug they share, not a special case)
-    runs_code = all(j >= 0 and g.arms[j].body == CODE for j in mine)
-    if runs_code and a.arch.facts.major >= 10 and max(majors) < 10:
+    # every datacenter Blackwell, a shipped target of the same code, compiles what the target does,
+    # code of its own or nothing (`#if __CUDA_ARCH__ == 900` finishing the Hopper arm's reduction):
+    # what only older GPUs get is theirs
+    if a.arch.facts.major >= 10 and max(majors) < 10:
         blackwell = [(f, envs) for f, envs in a.all if f.major == 10]
         if (
             blackwell
