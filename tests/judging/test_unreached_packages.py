@@ -129,3 +129,22 @@ def test_a_module_imported_only_under_a_failed_test_is_never_run(tmp_path: Path)
     assert _refusals(found) == [("low", "eng/attn/kernels/blackwell.py")]
     (refusal,) = [f for f in found if f.rule == "branch-refuses-feature"]
     assert refusal.extra["unreached"].startswith("eng.attn.kernels.blackwell is imported only at")
+
+
+def test_a_package_imported_by_name_in_a_string_may_be_loaded_anywhere(tmp_path: Path) -> None:
+    # a registry's `import_module(f"eng.third_party.{name}")`: no import statement names the package
+    registry = (
+        "import importlib\n\n\ndef load(name):\n"
+        '    return importlib.import_module(f"eng.third_party.{name}")\n'
+    )
+    found = _scan(tmp_path, _tree({"eng/registry.py": registry}))
+    assert _refusals(found) == [("medium", "eng/third_party/fork/interface.py")]
+
+
+def test_a_test_no_arch_decides_says_nothing_of_the_target(tmp_path: Path) -> None:
+    # `if _FORK_ENABLED:` (a constant): every GPU skips it alike; the arch is not why
+    caller = _CALLER.replace("if _use_fork():", "if _FORK_ENABLED:").replace(
+        "class RelAttention:", "_FORK_ENABLED = False\n\n\nclass RelAttention:"
+    )
+    found = _scan(tmp_path, _tree({"eng/models/rel/ops.py": caller}))
+    assert _refusals(found) == [("medium", "eng/third_party/fork/interface.py")]

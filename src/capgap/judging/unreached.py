@@ -15,6 +15,7 @@ or cannot be read, in a file the scan kept no facts of) keeps it reached.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
@@ -29,6 +30,7 @@ from capgap.judging.symbolic import evaluate
 
 _MIN_DEPTH = 3  # `vllm.third_party.tml_fa4`: a package two levels below the top, or deeper
 _SEVERE = ("medium", "high")
+_DYNAMIC = ("import_module", "__import__")  # imports of a module named in a string
 
 # last names -> (relative path, text) of each file naming one, read as asked for
 Reader = Callable[[Iterable[str]], Iterable[tuple[str, str]]]
@@ -50,7 +52,8 @@ def demote(
     if not candidates:
         return findings
     gated = {p: {site for (q, _cc), tests in failed.items() if q == p for site in tests} for p in candidates}
-    sites = _sites(read({p.rpartition(".")[2] for p in candidates}), gated)
+    # the files naming a package, and those that import modules named in strings
+    sites = _sites(read({*(p.rpartition(".")[2] for p in candidates), *_DYNAMIC}), gated)
     why: dict[tuple[str, str], str] = {}
     for (p, cc), tests in failed.items():
         every = sites.get(p, [])
@@ -71,6 +74,13 @@ def demote(
             )
         out.append(finding)
     return out
+
+
+def _named_in_string(package: str, text: str) -> bool:
+    """May a string of `text` name the package: whole (`"pkg.fork"`), or as its parent and a name
+    filled in (`f"pkg.{name}"`, `"pkg." + name`)?"""
+    parent = re.escape(package.rpartition(".")[0])
+    return package in text or re.search(rf"{parent}\.(?:\{{|[\"']\s*\+)", text) is not None
 
 
 def _packages(path: str) -> list[str]:
@@ -105,6 +115,8 @@ def _failed_sites(
             except (SyntaxError, ValueError):
                 continue
             sym = evaluate(node, reg.context(f.module_scope, f))
+            if sym.kind != "pred":
+                continue  # a test no arch decides (`if TYPE_CHECKING:`) says nothing of the target
             for arch in archs:
                 if truth(sym, all_facts()[arch.cc]) is False:
                     for p in hit:
@@ -121,6 +133,11 @@ def _sites(texts: Iterable[tuple[str, str]], gated: dict[str, set[Site]]) -> dic
         if "from ." not in text and not any(p.rpartition(".")[0] in text for p in out):
             continue
         module = rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+        if any(word in text for word in _DYNAMIC):
+            # a module named in a string and imported by it (`import_module(f"pkg.{name}")`):
+            # where that may be the package, it may be loaded anywhere
+            for p in [p for p in out if _outside(module, p) and _named_in_string(p, text)]:
+                del out[p]
         for line, _indent, dotted in gatedimports.imports(text, module, rel.endswith("__init__.py")):
             for p in [p for p in out if any(d == p or d.startswith(p + ".") for d in dotted)]:
                 if not _outside(module, p):
