@@ -148,3 +148,14 @@ def test_a_test_no_arch_decides_says_nothing_of_the_target(tmp_path: Path) -> No
     )
     found = _scan(tmp_path, _tree({"eng/models/rel/ops.py": caller}))
     assert _refusals(found) == [("medium", "eng/third_party/fork/interface.py")]
+
+
+def test_a_grep_that_cannot_start_is_read_in_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from capgap.reading import mentions
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise OSError("E2BIG")
+
+    monkeypatch.setattr(mentions.subprocess, "run", refuse)
+    found = _scan(tmp_path, _tree())
+    assert _refusals(found) == [("low", "eng/third_party/fork/interface.py")]

@@ -56,7 +56,10 @@ def _grep_hits(files: list[str], words: list[str]) -> set[str] | None:
             size += len(os.fsencode(path)) + 1
             continue
         if batch:
-            proc = subprocess.run([*args, *batch], capture_output=True, check=False)  # nosec B603
+            try:
+                proc = subprocess.run([*args, *batch], capture_output=True, check=False)  # nosec B603
+            except OSError:  # grep could not be started: read in Python
+                return None
             if proc.returncode > 1:  # 0: some named, 1: none; 2: an error on some file
                 return None
             found.update(os.fsdecode(line) for line in proc.stdout.splitlines())
