@@ -64,7 +64,7 @@ SKIP_DIRS = VCS_DIRS | TOOL_DIRS  # never part of the code a target ships
 _STARTED: dict[str, _Spawned] = {}
 
 
-def _grep() -> str | None:
+def grep_path() -> str | None:
     """grep's path on PATH (shutil.which's answer, without importing shutil before grep starts)."""
     if os.environ.get("CAPGAP_GREP", "1") == "0":
         return None
@@ -141,7 +141,7 @@ def prefetch(root: str) -> None:
     `prefetched(root)` collects it. grep -r, like the scan's own walk, follows no directory link
     and skips SKIP_DIRS; it skips file links too, which the caller therefore reads itself.
     """
-    grep = _grep()
+    grep = grep_path()
     if grep is None or root in _STARTED or not os.path.isdir(root):
         return
     cmd = [*_command(grep), "-r", "--include=*.py", *(f"--exclude-dir={d}" for d in sorted(SKIP_DIRS))]
@@ -230,10 +230,10 @@ def discard_all() -> None:
 
 def candidates(paths: list[str], workers: int) -> set[str] | None:
     """The paths holding any token (a superset of what the pre-filter passes); None: ask Python."""
-    grep = _grep()
+    grep = grep_path()
     if not paths or grep is None:
         return None
-    pending = _batches(paths, workers)
+    pending = batches(paths, workers)
     running: list[_Spawned] = []
     found: set[str] = set()
     try:
@@ -253,7 +253,7 @@ def candidates(paths: list[str], workers: int) -> set[str] | None:
     return found
 
 
-def _batches(paths: list[str], workers: int) -> list[list[str]]:
+def batches(paths: list[str], workers: int) -> list[list[str]]:
     """`workers` equal shares of the paths, each cut where its arguments would grow too long."""
     shares = max(1, workers)
     per = -(-len(paths) // shares)

@@ -8,9 +8,7 @@ import re
 import subprocess  # nosec B404 - grep, with fixed arguments and no shell
 from collections.abc import Iterable, Iterator
 
-from capgap.reading.grepfilter import _grep
-
-_ARGS_BYTES = 96 * 1024  # per grep process: well inside any system's argument-size limit
+from capgap.reading.grepfilter import batches, grep_path
 
 
 def files_naming(paths: dict[str, str], words: Iterable[str]) -> Iterator[tuple[str, str]]:
@@ -42,26 +40,18 @@ def _read(path: str) -> bytes | None:
 
 
 def _grep_hits(files: list[str], words: list[str]) -> set[str] | None:
-    """The files grep names, or None when grep is missing or reports an error."""
-    grep = _grep()
+    """The files grep names, or None when grep is missing, cannot start or reports an error."""
+    grep = grep_path()
     if grep is None:
         return None
-    args = [grep, "-lwF", *(x for w in words for x in ("-e", w)), "--"]
+    args = [grep, "-lwFZ", *(x for w in words for x in ("-e", w)), "--"]
     found: set[str] = set()
-    batch: list[str] = []
-    size = 0
-    for path in [*files, ""]:
-        if path and size + len(os.fsencode(path)) + 1 < _ARGS_BYTES:
-            batch.append(path)
-            size += len(os.fsencode(path)) + 1
-            continue
-        if batch:
-            try:
-                proc = subprocess.run([*args, *batch], capture_output=True, check=False)  # nosec B603
-            except OSError:  # grep could not be started: read in Python
-                return None
-            if proc.returncode > 1:  # 0: some named, 1: none; 2: an error on some file
-                return None
-            found.update(os.fsdecode(line) for line in proc.stdout.splitlines())
-        batch, size = ([path], len(os.fsencode(path)) + 1) if path else ([], 0)
+    for batch in batches(files, 1):
+        try:
+            proc = subprocess.run([*args, *batch], capture_output=True, check=False)  # nosec B603
+        except OSError:  # grep could not be started: read in Python
+            return None
+        if proc.returncode > 1:  # 0: some named, 1: none; 2: an error on some file
+            return None
+        found.update(os.fsdecode(name) for name in proc.stdout.split(b"\0") if name)
     return found
