@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from capgap.judging import evidence, remarks
 from capgap.judging.extensions import Extensions
@@ -39,12 +39,15 @@ def relative_package(module: str, is_package: bool, dots: int) -> list[str] | No
     return None if up > len(package) else package[: len(package) - up]
 
 
-def import_map(text: str, module: str, is_package: bool) -> dict[str, str]:
-    """Each name the file's imports bind (at any depth: engines import lazily, inside functions)
-    -> the dotted name it stands for (`from a.b import c` -> `a.b.c`: a module or a name in `a.b`)."""
-    out: dict[str, str] = {}
+def import_statements(
+    text: str, module: str, is_package: bool
+) -> Iterator[tuple[int, str | None, list[list[str]]]]:
+    """Each import statement of `text` (at any depth), `from` ones first: where it starts in the
+    text, the module a `from` names (relative ones resolved; None for a plain `import`), and the
+    words of each name it imports (`["c"]`, `["a.b", "as", "x"]`). A relative import climbing
+    above the top package is left out (Python refuses it)."""
     if "import" not in text:
-        return out
+        return
     for hit in line_matches(_FROM, text, "import"):
         dots, base = hit[1], hit[2]
         if dots:
@@ -53,21 +56,25 @@ def import_map(text: str, module: str, is_package: bool) -> dict[str, str]:
                 continue
             base = ".".join([*parts, base] if base else parts)
         names = re.sub(r"#[^\n]*", "", hit[3]).strip("()")
-        for part in names.split(","):
-            words = part.split()
-            if not words or words[0] == "*":
-                continue
-            local = words[2] if len(words) == 3 and words[1] == "as" else words[0]
-            out.setdefault(local, f"{base}.{words[0]}" if base else words[0])
+        yield hit.start(), base, [words for part in names.split(",") if (words := part.split())]
     for hit in line_matches(_IMPORT, text, "import"):
-        for part in hit[1].split(","):
-            words = part.split()
-            if not words:
-                continue
-            if len(words) == 3 and words[1] == "as":
-                out.setdefault(words[2], words[0])
-            else:
-                out.setdefault(words[0].split(".")[0], words[0].split(".")[0])
+        yield hit.start(), None, [words for part in hit[1].split(",") if (words := part.split())]
+
+
+def import_map(text: str, module: str, is_package: bool) -> dict[str, str]:
+    """Each name the file's imports bind (at any depth: engines import lazily, inside functions)
+    -> the dotted name it stands for (`from a.b import c` -> `a.b.c`: a module or a name in `a.b`)."""
+    out: dict[str, str] = {}
+    for _start, base, names in import_statements(text, module, is_package):
+        for words in names:
+            if base is None:  # `import a.b as x` binds x; `import a.b` binds a
+                if len(words) == 3 and words[1] == "as":
+                    out.setdefault(words[2], words[0])
+                else:
+                    out.setdefault(words[0].split(".")[0], words[0].split(".")[0])
+            elif words[0] != "*":
+                local = words[2] if len(words) == 3 and words[1] == "as" else words[0]
+                out.setdefault(local, f"{base}.{words[0]}" if base else words[0])
     return out
 
 

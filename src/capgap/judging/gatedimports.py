@@ -13,11 +13,9 @@ from __future__ import annotations
 
 import re
 
-from capgap.judging.callees import relative_package
-from capgap.reading.hintlines import line_matches
+from capgap.judging.callees import import_statements
 
-_FROM = re.compile(r"^([ \t]*)from[ \t]+(\.*)([\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
-_IMPORT = re.compile(r"^([ \t]*)import[ \t]+([^\n#;]+)", re.M)
+_INDENT = re.compile(r"[ \t]*")
 _HEADER = re.compile(r"^([ \t]*)(?:el)?if[ \t]+(.+?):[ \t]*(?:#.*)?$")
 _MAX_TEST = 200  # characters: a longer test is left unread
 
@@ -26,25 +24,18 @@ def imports(text: str, module: str, is_package: bool) -> list[tuple[int, int, li
     """Each import statement of `text`: its first line, its indentation, the modules it may load
     (`from a.b import c`: `a.b` and `a.b.c`, which may be a module)."""
     out: list[tuple[int, int, list[str]]] = []
-    if "import" not in text:
-        return out
-    line, at = 1, 0  # matches come in order: their lines are counted on from the last one
-    for hit in line_matches(_FROM, text, "import"):
-        line, at = line + text.count("\n", at, hit.start()), hit.start()
-        base = hit[3]
-        if hit[2]:
-            parts = relative_package(module, is_package, len(hit[2]))
-            if parts is None:
-                continue
-            base = ".".join([*parts, base] if base else parts)
-        names = re.sub(r"#[^\n]*", "", hit[4]).strip("()")
-        dotted = [base, *(f"{base}.{n.split()[0]}" for n in names.split(",") if n.split())]
-        out.append((line, len(hit[1]), dotted))
-    line, at = 1, 0
-    for hit in line_matches(_IMPORT, text, "import"):
-        line, at = line + text.count("\n", at, hit.start()), hit.start()
-        dotted = [part.split()[0] for part in hit[2].split(",") if part.split()]
-        out.append((line, len(hit[1]), dotted))
+    line, at = 1, 0  # statements come in order, `from` ones first: lines counted on from the last
+    for start, base, names in import_statements(text, module, is_package):
+        if start < at:
+            line, at = 1, 0
+        line, at = line + text.count("\n", at, start), start
+        lead = _INDENT.match(text, start)  # `[ \t]*` always matches
+        indent = lead.end() - start if lead else 0
+        if base is None:
+            dotted = [words[0] for words in names]
+        else:
+            dotted = [base, *(f"{base}.{words[0]}" for words in names)]
+        out.append((line, indent, dotted))
     return out
 
 
