@@ -244,12 +244,16 @@ class Reacher:
     def direct(self, code: str) -> tuple[str, ...]:
         """The modules the arm's own `code` imports or names through an import (not those the
         file's functions it calls reach): what it surely loads where it is taken."""
-        inner = import_map(code, self.module, self.is_package) if "import" in code else {}
-        local = {**self.imports, **inner}
-        idents = list(dict.fromkeys(_IDENT.findall(code)))
+        idents, inner, local = self._names(code)
         found = [local.get(name) for name in idents]
         found += [t for name in idents for t in _used_from(name, local, code)]  # `vllm._deepselect_C`
         return tuple(dict.fromkeys(t for t in found if t and t != self.module))
+
+    def _names(self, code: str) -> tuple[list[str], dict[str, str], dict[str, str]]:
+        """The names `code` uses, in order; the imports it makes itself; and what every name it
+        may use is bound to by an import (its own over the file's)."""
+        inner = import_map(code, self.module, self.is_package) if "import" in code else {}
+        return list(dict.fromkeys(_IDENT.findall(code))), inner, {**self.imports, **inner}
 
     def reached(self, code: str, own: str = "") -> tuple[str, ...]:
         """The dotted names of other modules that the arm's `code` reaches: names it uses that an
@@ -263,9 +267,7 @@ class Reacher:
                 if target and target != self.module and target not in found and not _plain_library(target):
                     found.append(target)
 
-        idents = list(dict.fromkeys(_IDENT.findall(code)))
-        inner = import_map(code, self.module, self.is_package) if "import" in code else {}
-        local = {**self.imports, **inner}
+        idents, inner, local = self._names(code)
         add(local.get(name) for name in idents)
         later = [t for name in idents for t in _used_from(name, local, code)]
         seen = {own}

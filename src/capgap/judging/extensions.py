@@ -45,7 +45,8 @@ class Extensions:
 
     def needs(self, dotted: str) -> tuple[tuple[str, ...], str] | None:
         """What `dotted` (an extension module, or a name in one) needs and where that was read
-        (`(("tcgen05",), "vllm/_deepselect_C.abi3.so, built only for sm_100f")`), or None."""
+        (`(("tcgen05",), "vllm._deepselect_C's compiled kernels, built only for sm_100f")`), or
+        None."""
         module = dotted if dotted in self.paths else dotted.rpartition(".")[0]
         if module not in self.paths:
             return None
