@@ -655,3 +655,47 @@ def test_a_table_of_one_gpu_s_overrides_is_tuning_its_kin_go_without(tmp_path: P
     assert "a per-GPU override: 10.0 goes without an entry as 12.0 does" in one[0].consequence
     two = text.replace("{KEYS}", '{"sm_90a": {1: "narrow"}, "sm_103a": {1: "wide"}}')
     assert [f.severity for f in _scan(tmp_path / "two", {"eng/routes.py": two})] == ["medium"]
+
+
+def test_a_table_of_another_generation_s_own_chip_is_its_special_case(tmp_path: Path) -> None:
+    """`{(11, 0): "sm_110a"}` (a Thor-only backend) and `{(9, 0): "sm_90a"}` (Hopper's) lack every
+    datacenter Blackwell GPU as they lack 12.0: low, that chip's special case. Not when a 10.x GPU
+    is keyed, nor when the read raises KeyError (a crash is reached whoever else lacks the entry),
+    nor for a target older than Blackwell (low there for its own reason), nor for a table of the
+    target's own generation."""
+    text = """
+    import torch
+
+    ARCH_BY_CAPABILITY = {KEYS}
+
+
+    def arch():
+        cap = torch.cuda.get_device_capability()
+        if cap not in ARCH_BY_CAPABILITY:
+            return None
+        return ARCH_BY_CAPABILITY[cap]
+    """
+
+    def judged(name: str, keys: str, target: str = "12.0") -> list[tuple[str, bool]]:
+        found = _scan(tmp_path / name, {"eng/jit.py": text.replace("{KEYS}", keys)}, target)
+        tables = [f for f in found if f.rule == "table-missing-arch"]
+        return [(f.severity, "a special case of" in f.consequence) for f in tables]
+
+    assert judged("thor", '{(11, 0): "sm_110a"}') == [("low", True)]
+    assert judged("hopper", '{(9, 0): "sm_90a"}') == [("low", True)]
+    assert judged("hopper10", '{(9, 0): "sm_90a"}', "10.3") == [("low", True)]
+    assert judged("with10", '{(9, 0): "sm_90a", (10, 0): "sm_100a"}') == [("medium", False)]
+    assert judged("spark", '{(12, 1): "sm_121a"}') == [("medium", False)]
+    assert judged("ada", '{(9, 0): "sm_90a"}', "8.9") == [("low", False)]  # written for newer GPUs
+    crash = """
+    import torch
+
+    ARCH_BY_CAPABILITY = {(9, 0): "sm_90a"}
+
+
+    def arch():
+        major, minor = torch.cuda.get_device_capability()
+        return ARCH_BY_CAPABILITY[(major, minor)]
+    """
+    found = _scan(tmp_path / "crash", {"eng/jit.py": crash})
+    assert [f.severity for f in found if f.rule == "table-missing-arch"] == ["high"]

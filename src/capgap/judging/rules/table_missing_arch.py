@@ -218,6 +218,20 @@ def _one_sku(table: TableDef, arch: ArchSpec) -> str:
     return ", ".join(absent)
 
 
+def _others_special_case(table: TableDef, arch: ArchSpec) -> str:
+    """The GPUs a table keys when they are a generation's own special case ("" otherwise): every key
+    a GPU of a generation neither the target's nor datacenter Blackwell (10.x), which goes without
+    it as the target does (`{(9, 0): "sm_90a"}`, a Thor-only `{(11, 0): ...}`): nothing the newest
+    generation has is missing. Read for targets from 10.x on, as gate-excludes-arch reads paths
+    only pre-Blackwell GPUs get."""
+    if arch.facts.major < 10 or table.style == "major-int" or any(not k.cc for k in table.keys):
+        return ""
+    majors = {int(k.cc.split(".")[0]) for k in table.keys}
+    if not majors or majors & {10, arch.facts.major}:
+        return ""
+    return ", ".join(sorted({k.cc for k in table.keys}, key=lambda cc: tuple(map(int, cc.split(".")))))
+
+
 def _table_finding(
     f: FileFacts,
     table: TableDef,
@@ -258,6 +272,13 @@ def _table_finding(
         consequence = (
             f"a per-GPU override: {kin} goes without an entry as {arch.cc} does, so what is missing is "
             f"no path of a generation; {consequence}"
+        )
+    elif severity == "medium" and (theirs := _others_special_case(table, arch)):
+        severity = "low"  # a KeyError stays high: the read is reached there, whoever else lacks it
+        extra["tuning"] = True
+        consequence = (
+            f"a special case of {theirs} alone: datacenter Blackwell (10.x) goes without it as "
+            f"{arch.cc} does; {consequence}"
         )
     elif said:
         severity = "low"
