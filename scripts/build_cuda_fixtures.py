@@ -63,6 +63,58 @@ FIXTURES: dict[str, tuple[str, list[str]]] = {
 }
 
 
+# torch_ops.so: a library of two torch ops, as an engine's `_C` library holds them. The schemas are
+# the strings a TORCH_LIBRARY block registers; the fused op's kernel is built only for sm_100f (and
+# its images zstd-compressed), the plain op's for sm_80 and sm_100f (uncompressed).
+TORCH_OPS_SOURCES = {
+    "fused.cu": (
+        r"""
+__global__ void fused_widget_mix_kernel(float* out, const float* x, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) out[i] = x[i] * x[i];
+}
+extern "C" void launch_fused(float* out, const float* x, int n) {
+  fused_widget_mix_kernel<<<(n + 255) / 256, 256>>>(out, x, n);
+}
+""",
+        g("compute_100f", "sm_100f") + ["-Xfatbin", "-compress-all"],
+    ),
+    "plain.cu": (
+        r"""
+namespace widgets {
+__global__ void plain_widget_scale_kernel(float* x, float a, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) x[i] *= a;
+}
+}
+extern "C" void launch_plain(float* x, float a, int n) {
+  widgets::plain_widget_scale_kernel<<<(n + 255) / 256, 256>>>(x, a, n);
+}
+extern "C" const char* const widget_schemas[] = {
+  "fused_widget_mix(Tensor! out, Tensor x) -> ()",
+  "plain_widget_scale(Tensor(a!) x, float a) -> Tensor(a!)",
+};
+""",
+        g("compute_80", "sm_80") + g("compute_100f", "sm_100f"),
+    ),
+}
+
+
+def build_torch_ops(nvcc: str, out: Path, workdir: Path) -> Path:
+    objects = []
+    for name, (source, flags) in TORCH_OPS_SOURCES.items():
+        src = workdir / name
+        src.write_text(source)
+        obj = workdir / f"{name}.o"
+        cmd = [nvcc, "-c", "-Xcompiler", "-fPIC", *flags, "-o", str(obj), str(src)]
+        subprocess.run(cmd, check=True, cwd=workdir, capture_output=True, text=True)
+        objects.append(str(obj))
+    target = out / "torch_ops.so"
+    cmd = [nvcc, "-shared", "-cudart", "shared", "-o", str(target), *objects]
+    subprocess.run(cmd, check=True, cwd=workdir, capture_output=True, text=True)
+    return target
+
+
 def find_nvcc(explicit: str | None) -> str | None:
     for candidate in (explicit, shutil.which("nvcc"), "/usr/local/cuda/bin/nvcc"):
         if candidate and os.access(candidate, os.X_OK):
@@ -118,9 +170,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     args.out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
-        for name in args.only or list(FIXTURES):
+        for name in args.only or [*FIXTURES, "torch_ops.so"]:
             try:
-                path = build(nvcc, name, args.out, Path(tmp))
+                if name == "torch_ops.so":
+                    path = build_torch_ops(nvcc, args.out, Path(tmp))
+                else:
+                    path = build(nvcc, name, args.out, Path(tmp))
             except subprocess.CalledProcessError as exc:
                 print(f"FAILED {name}: {exc.stderr.strip()[-400:]}", file=sys.stderr)
                 return 1

@@ -30,11 +30,12 @@ def test_compare_script_writes_agreement_tables_and_listings(
     assert proc.returncode == 0, proc.stdout + proc.stderr
     report = json.loads((out / "agreement.json").read_text())
     libs = {r["library"]: r for r in report["libraries"]}
-    assert sorted(libs) == ["compressed.so", "multi.so", "ptx_af.fatbin", "ptx_only.so", "sm120a.cubin"]
+    committed = ["compressed.so", "multi.so", "ptx_af.fatbin", "ptx_only.so", "sm120a.cubin", "torch_ops.so"]
+    assert sorted(libs) == committed
     assert all(r["compared"] and r["agreement"]["agree"] for r in libs.values())
     assert libs["multi.so"]["cuobjdump_images"] == libs["multi.so"]["capgap_images"] == 9
     assert libs["sm120a.cubin"]["capgap_verdict_9.0"]["status"] == "missing"
-    assert "5 of 5 libraries agree arch by arch" in (out / "agreement.md").read_text()
+    assert "6 of 6 libraries agree arch by arch" in (out / "agreement.md").read_text()
     with tarfile.open(out / "cuobjdump_listings.tar.gz") as tar:
         names = sorted(tar.getnames())
         listing = tar.extractfile("multi.so.cuobjdump.txt").read().decode()  # type: ignore[union-attr]

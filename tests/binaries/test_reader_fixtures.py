@@ -18,6 +18,7 @@ EXPECTED = {
     "ptx_only.so": ("elf", (), ("compute_80",), 1),
     "sm120a.cubin": ("cubin", ("sm_120a",), (), 0),
     "ptx_af.fatbin": ("fatbin", ("sm_103a",), ("compute_90a", "compute_100f"), 2),
+    "torch_ops.so": ("elf", ("sm_80", "sm_100"), (), 1),
 }
 BUILT_ONLY = {
     "no_kernels.so": ("elf", (), (), 0),

@@ -18,14 +18,30 @@ SCHEMA = 2
 MISS = object()  # get(): not cached (None is a cached "not a binary")
 
 
+def identity_file(root: Path, path: Path, st: os.stat_result) -> Path:
+    """The cache file of what `path` held when it was as `st` says (a changed file gets a new one)."""
+    ident = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{st.st_ctime_ns}|{st.st_ino}|{st.st_dev}"
+    key = hashlib.sha256(ident.encode()).hexdigest()
+    return root / key[:2] / f"{key}.json"
+
+
+def write_atomically(target: Path, data: object) -> None:
+    """`data` as JSON at `target`, whole or not at all; a cache that cannot be written only costs speed."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = target.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(data, separators=(",", ":")))
+        os.replace(tmp, target)
+    except OSError:
+        pass
+
+
 class BinaryCache:
     def __init__(self, root: Path) -> None:
         self.root = root / f"binaries-v{SCHEMA}"
 
     def _file(self, path: Path, st: os.stat_result) -> Path:
-        ident = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}|{st.st_ctime_ns}|{st.st_ino}|{st.st_dev}"
-        key = hashlib.sha256(ident.encode()).hexdigest()
-        return self.root / key[:2] / f"{key}.json"
+        return identity_file(self.root, path, st)
 
     def get(self, path: Path, st: os.stat_result) -> CudaBinary | str | None | object:
         """The cached CudaBinary, None (not a binary), an unreadable reason (str), or MISS."""
@@ -69,11 +85,4 @@ class BinaryCache:
             }
         else:
             data = {"binary": None, "unreadable": result}
-        target = self._file(path, st)
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            tmp = target.with_suffix(f".tmp{os.getpid()}")
-            tmp.write_text(json.dumps(data, separators=(",", ":")))
-            os.replace(tmp, target)
-        except OSError:
-            pass  # a read-only or full cache only costs speed
+        write_atomically(self._file(path, st), data)

@@ -10,6 +10,7 @@ have been built for the asked GPU too: then the missing image stays a gap.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +19,7 @@ from capgap.binaries.reader import CudaBinary, UnreadableBinary, read_binary
 
 # the features an arch-specific target unlocks, in the facts file's words
 _UNLOCKED = ("wgmma", "tcgen05")
+_IMAGE = re.compile(r"(sm|compute)_(\d{2,3})([af]?)")
 
 
 @dataclass(frozen=True)
@@ -30,15 +32,21 @@ def bound_to_features(binary: CudaBinary) -> ArchSpecific | None:
     """The features a library is bound to, whatever GPU asks: every image is an arch-specific target
     (`sm_90a`, `sm_100f`) of an arch with wgmma or tcgen05 (None otherwise: a portable image, or an
     `sm_120f` port beside them, says its kernels need neither)."""
-    entries = binary.loadable
-    if not entries or any(e.suffix not in ("a", "f") for e in entries):
+    return bound_images([e.name for e in binary.loadable])
+
+
+def bound_images(images: list[str]) -> ArchSpecific | None:
+    """bound_to_features for images by cuobjdump's names (`sm_100f`, `compute_90`): those that hold
+    one kernel, or a whole library's."""
+    parsed = [m for name in images if (m := _IMAGE.fullmatch(name))]
+    if not parsed or len(parsed) != len(images) or any(not m[3] for m in parsed):
         return None
     facts = all_facts()
-    theirs = [facts.get(f"{e.sm // 10}.{e.sm % 10}") for e in entries]
+    theirs = [facts.get(f"{int(m[2]) // 10}.{int(m[2]) % 10}") for m in parsed]
     features = tuple(f for f in _UNLOCKED if any(a is not None and a.has(f) for a in theirs))
     if not features or not all(a is not None and any(a.has(f) for f in features) for a in theirs):
         return None
-    names = sorted({e.name for e in entries}, key=lambda n: (int("".join(filter(str.isdigit, n))), n))
+    names = sorted(set(images), key=lambda n: (int("".join(filter(str.isdigit, n))), n))
     return ArchSpecific(tuple(names), features)
 
 

@@ -17,6 +17,7 @@ from capgap.judging import (
     gatedimports,
     kernel_specs,
     libraries,
+    opkernels,
     outcomes,
     prose,
     registered,
@@ -1186,6 +1187,9 @@ class _Walker:
             positive = action == "positive" and plain.strip()
             reaches = self._reaches(plain, chain) if positive else ()
             uses = self._reacher.direct(plain) if positive and self._reacher is not None else ()
+            # torch ops the arm calls, or its test asks for (`hasattr(torch.ops._C, "x")`): the
+            # images holding their kernels say what it runs (judging.opkernels)
+            ops = self._ops(plain, test) if action == "positive" else ()
             said = prose.said(plain) if positive else ""
             notes = self._arm_notes(span[0][0], text) if positive and _stmts is not None and span else ()
             picks = backends.picked(plain if _stmts is not None else what) if positive else ()
@@ -1221,6 +1225,7 @@ class _Walker:
                     demands,
                     refusals,
                     uses,
+                    ops,
                 )
             )
         end = max((getattr(t, "end_lineno", line) or line for t in tests[:1]), default=line)
@@ -1295,22 +1300,35 @@ class _Walker:
                     out += [hit[2] for hit in passed.finditer(line)]
         return tuple(dict.fromkeys(out))[:_MAX_PASSED]
 
-    def _reaches(self, code: str, chain: list[str]) -> tuple[str, ...]:
-        """The other modules a positive arm's code calls into (judging.callees)."""
+    def _ops(self, code: str, test: ast.expr | None) -> tuple[str, ...]:
+        """The names of torch ops an arm's code calls or its test asks for (judging.opkernels)."""
+        span = (test.lineno - 1, test.end_lineno or test.lineno) if test is not None else (0, 0)
+        asked = "\n".join(self.lines[span[0] : span[1]])
+        if "ops" not in code and "ops" not in asked:
+            return ()
+        return opkernels.op_names(f"{asked}\n{code}", self._made_reacher().imports)
+
+    def _made_reacher(self) -> callees.Reacher:
+        """The file's Reacher, made at its first use (most files record no positive arm)."""
         if self._reacher is None:
             lines = self._own_lines()
             package = self.facts.path.endswith("__init__.py")
             text = self.whole.joined() if self.whole is not None else "\n".join(lines)
             imports = callees.import_map(text, self.facts.module, package)
             self._reacher = callees.Reacher(imports, lines, text, self.facts.module, package)
+        return self._reacher
+
+    def _reaches(self, code: str, chain: list[str]) -> tuple[str, ...]:
+        """The other modules a positive arm's code calls into (judging.callees)."""
+        reacher = self._made_reacher()
         own = chain[-1] if chain else ""
-        found = self._reacher.reached(code, own)
-        guarded = self._reacher.flag_reads(code)
+        found = reacher.reached(code, own)
+        guarded = reacher.flag_reads(code)
         if guarded:
             # `x._enable_fusion = True`: the kernel runs where the file reads the flag
-            found = (*found, *self._reacher.reached(guarded, own))
+            found = (*found, *reacher.reached(guarded, own))
         # a predicate's yes leads to what its name asks about (`_can_use_mega_mhc`: `mhc_mega_boundary`)
-        return tuple(dict.fromkeys([*found, *self._reacher.subject(own)]))
+        return tuple(dict.fromkeys([*found, *reacher.subject(own)]))
 
     def _arm_words(self, first: int, text: str) -> tuple[str, int] | None:
         """An arm's comments, those above its first statement included, and the line they start

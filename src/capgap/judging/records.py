@@ -315,6 +315,9 @@ class Arm:
     # the modules its own code imports or names through an import, not through a function it calls
     # (`import vllm._deepselect_C`): a compiled one's images say what the arm loads (judging.extensions)
     uses: tuple[str, ...] = ()
+    # the torch ops its code calls or its test asks for (`hasattr(torch.ops._C, "x")`): the images
+    # of the tree's libraries that hold their kernels say what it runs (judging.opkernels)
+    ops: tuple[str, ...] = ()
 
 
 @dataclass

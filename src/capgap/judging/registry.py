@@ -13,6 +13,7 @@ from capgap.judging.callees import Callees
 from capgap.judging.demands import Demands
 from capgap.judging.extensions import Extensions
 from capgap.judging.named import Named
+from capgap.judging.opkernels import OpKernels
 from capgap.judging.records import FileFacts, HelperDef, Scope, TableUse
 from capgap.judging.symbolic import Context
 from capgap.judging.validations import Validations
@@ -24,11 +25,16 @@ _KERNEL_STEM = 6  # shorter names (`gemm`, `utils`) are parts of many, not one k
 
 class Registry:
     def __init__(
-        self, files: list[FileFacts], native: list[str] | None = None, extensions: Extensions | None = None
+        self,
+        files: list[FileFacts],
+        native: list[str] | None = None,
+        extensions: Extensions | None = None,
+        op_kernels: OpKernels | None = None,
     ) -> None:
         self.files = files  # every file of the scan (the decision rules may see only a part)
         self.native = native or []  # the relative paths of the tree's `.cu` / `.cuh` sources
         self.extensions = extensions or Extensions()  # its compiled modules (`_deepselect_C.abi3.so`)
+        self.op_kernels = op_kernels or OpKernels()  # its libraries' torch ops and their kernels
         self._callees: Callees | None = None
         self._validations: Validations | None = None
         self._backends: Backends | None = None

@@ -10,12 +10,14 @@ import hashlib
 import os
 import stat
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import TYPE_CHECKING
 
 from capgap.findings import Finding, Skipped
 from capgap.judging.builds import is_build_file
 from capgap.judging.records import FileFacts
 from capgap.judging.rules import RULES as RULE_MODULES
+from capgap.paths import cache_dir
 from capgap.reading import workers
 from capgap.reading.cache import ScanCache, code_stamp
 from capgap.reading.grepfilter import Stream
@@ -207,12 +209,12 @@ def _native_files(target: Target) -> Iterator[tuple[str, str]]:
     return files_ending(target, NATIVE_SUFFIXES)
 
 
-def _extension_files(target: Target) -> list[tuple[str, str]]:
-    """(relative path, path) of the target's compiled Python modules (`_deepselect_C.abi3.so`)."""
-    from capgap.judging.extensions import module_of
+def _compiled_files(target: Target) -> list[tuple[str, str]]:
+    """(relative path, path) of the target's shared libraries: compiled Python modules
+    (`_deepselect_C.abi3.so`) and the libraries that register torch ops."""
     from capgap.targets import files_ending
 
-    return [(rel, path) for rel, path in files_ending(target, (".so",)) if module_of(rel)]
+    return list(files_ending(target, (".so",)))
 
 
 def _stamp(files: list[tuple[str, str]]) -> str:
@@ -247,9 +249,11 @@ def _unshared(f: FileFacts) -> FileFacts:
 
 
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
+    from capgap.binaries.kernels import kernel_index, registered_ops
     from capgap.binaries.specific import bound_library
     from capgap.judging import rules, unreached
     from capgap.judging.extensions import Extensions
+    from capgap.judging.opkernels import OpKernels
     from capgap.lifetime import keep_until_exit
     from capgap.reading import forked, grepfilter, mentions, native
 
@@ -259,7 +263,7 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     links: set[str] = set()
     streams = grepfilter.started(str(target.root)) if target.files is None else False
     stats, paths, unreadable = _stat_all(target, links, python_later=streams and cache.path is None)
-    compiled = _extension_files(target)
+    compiled = _compiled_files(target)
     # findings of this capgap, and of these compiled modules (what a path imports is built for)
     key = ",".join(a.cc + a.suffix for a in options.archs) + "@" + code_stamp() + _stamp(compiled)
     if cache.unchanged(stats) and key in cache.results and not unreadable:
@@ -276,7 +280,10 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     native.add_needs(files, by_name)
     native.add_build_needs(files, by_name)
     extensions = Extensions(compiled, bound_library)
-    reg = rules.Registry(files, [rel for hits in by_name.values() for rel, _ in hits], extensions)
+    index = partial(kernel_index, cache_root=cache_dir() if options.use_cache else None)
+    op_kernels = OpKernels(compiled, registered_ops, index)
+    sources = [rel for hits in by_name.values() for rel, _ in hits]
+    reg = rules.Registry(files, sources, extensions, op_kernels)
     findings: list[Finding] = []
     findings += rules.table_findings(files, options.archs, reg)
     jobs = workers.default_jobs(options.jobs)

@@ -902,6 +902,13 @@ def check(
         needs, seen_in = _unported(needs, seen_in, target, reg, d)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
+    if not lack and reg is not None and arm.ops:
+        # `return ops.kimi_k3_attn_res(...)`: the images of the tree's library that hold the op's
+        # kernels (`attn_res_fwd_online_v2_kernel`: sm_100f alone) say what the path runs
+        got = reg.op_kernels.needs(arm.ops)
+        if got is not None:
+            lack = [n for n in evidence.lacking([got[0]], target) if someone_has(n, sibs)]
+            seen = got[1] if lack else ""
     if not lack and _loads_no_sm100_build(target, sibs):
         # a Jetson Thor has tcgen05, but runs no cubin built for the SM100 family (trtllm-gen,
         # `sm_100a` targets, DeepGEMM's kernels): it needs a build of its own
