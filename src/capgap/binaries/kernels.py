@@ -19,6 +19,7 @@ import os
 import re
 import struct
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +40,7 @@ _ENTRY = re.compile(rb"\.entry\s+([A-Za-z_$][\w$]*)")  # PTX
 _DIGITS = re.compile(r"\d+")
 _ELF64 = struct.Struct("<40xQ10xHHH")  # e_shoff, e_shentsize, e_shnum, e_shstrndx
 _SHDR64 = struct.Struct("<24xQQ")  # sh_offset, sh_size
+_THREADS = min(4, os.cpu_count() or 1)
 
 
 @dataclass(frozen=True)
@@ -122,22 +124,36 @@ def _read_index(path: Path) -> KernelIndex | None:
     if binary is None:
         return None
     kernels: dict[str, set[str]] = {}
+    names: dict[bytes, str] = {}  # a symbol recurs in every image of its module: named once
     complete = True
     try:
         fd, _ = open_regular(path)
         with os.fdopen(fd, "rb") as fh, mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-            for entry in binary.loadable:
-                image = _inflated(mm, entry)
-                if image is None:
-                    complete = False
-                    continue
-                for symbol in _ENTRY.findall(image) if entry.kind == "ptx" else _cubin_kernels(image):
-                    name = kernel_name(symbol.decode("latin-1"))
-                    if name:
-                        kernels.setdefault(name, set()).add(entry.name)
+            entries = binary.loadable
+            # zstd lets go of the GIL while it inflates: images are read side by side
+            with ThreadPoolExecutor(max_workers=_THREADS) as pool:
+                symbols = pool.map(lambda entry: _symbols(mm, entry), entries)
+                for entry, found in zip(entries, symbols, strict=True):
+                    if found is None:
+                        complete = False
+                        continue
+                    for symbol in found:
+                        name = names.get(symbol)
+                        if name is None:
+                            name = names[symbol] = kernel_name(symbol.decode("latin-1"))
+                        if name:
+                            kernels.setdefault(name, set()).add(entry.name)
     except OSError:
         return None
     return KernelIndex({k: tuple(sorted(v)) for k, v in kernels.items()}, complete)
+
+
+def _symbols(mm: mmap.mmap, entry: FatbinEntry) -> set[bytes] | None:
+    """The kernel symbols of one image (None: it could not be inflated)."""
+    image = _inflated(mm, entry)
+    if image is None:
+        return None
+    return set(_ENTRY.findall(image) if entry.kind == "ptx" else _cubin_kernels(image))
 
 
 def _cubin_kernels(cubin: bytes) -> list[bytes]:
