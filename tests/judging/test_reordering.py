@@ -99,3 +99,33 @@ def arch_constraints():
 """
     found = _scan(tmp_path, {"eng/split.py": text})
     assert [(f.severity, f.extra.get("tuning")) for f in found] == [("medium", None)]
+
+
+_THOR = """
+import torch
+
+_MOE_SM110_MAX_TOKENS = 32
+_MOE_DEFAULT_MAX_TOKENS = 128
+
+
+def configure(layer):
+    major, _ = torch.cuda.get_device_capability()
+    is_sm110 = major == 11
+    layer.max_tokens_per_expert = (
+        _MOE_SM110_MAX_TOKENS if is_sm110 else _MOE_DEFAULT_MAX_TOKENS
+    )
+    return layer
+"""
+
+
+def test_sizes_only_thor_gets_are_its_special_case(tmp_path: Path) -> None:
+    """aphrodite's EXL3 MoE tile cap for Thor (`is_sm110`): 12.0 gets the default every 10.x GPU
+    gets too, so it is Thor's special case: low tuning. Not for a target of Thor's own generation,
+    nor when a 10.x GPU shares the sizes (then the target is left out of what datacenter Blackwell
+    has)."""
+    found = _scan(tmp_path / "thor", {"eng/exl3.py": _THOR})
+    assert [(f.severity, f.extra.get("tuning")) for f in found] == [("low", True)]
+    assert "only 11.0 get it, every 10.x GPU goes without it as 12.0 does" in found[0].consequence
+    with_b200 = _THOR.replace("major == 11", "major in (10, 11)")
+    found = _scan(tmp_path / "b200", {"eng/exl3.py": with_b200})
+    assert [(f.severity, f.extra.get("tuning")) for f in found] == [("medium", None)]

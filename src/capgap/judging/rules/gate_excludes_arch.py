@@ -300,16 +300,25 @@ def _past_special_case(
     f: FileFacts,
     reg: Registry | None,
 ) -> bool:
-    """A path only archs before Blackwell get (a Hopper-only workaround, tuning or kernel) that
-    datacenter Blackwell (10.x) shares the target's outcome instead of: nothing newer carried it
-    forward, so the target loses nothing its own generation's siblings have. Not when the
-    predicate is or-ed with one of its module's that says yes to 10.x: they get the caller's yes."""
-    if target.major < 10 or any(facts_of(cc).major >= 10 for cc in owners):
+    """A path only archs of another generation than the target's and datacenter Blackwell's get
+    (a Hopper-only workaround, tuning or kernel; a Thor-only tile cap) that datacenter Blackwell
+    (10.x) shares the target's outcome instead of: that generation's special case, which the
+    target's newest siblings go without too. Not when the predicate is or-ed with one of its
+    module's that says yes to 10.x: they get the caller's yes."""
+    if target.major < 10 or any(facts_of(cc).major in (10, target.major) for cc in owners):
         return False
     blackwell = _blackwell()
     if not blackwell or any(not set(r.reach[cc]) <= set(mine) for cc in blackwell):
         return False
     return not _partner_admits(r.decision, f, reg, blackwell, target.cc)
+
+
+def _generation_words(owners: list[str]) -> str:
+    """How a special case's owners are named: "GPUs before Blackwell" (9.0 and older), or the
+    archs themselves (a Thor-only `11.0`)."""
+    if all(facts_of(cc).major < 10 for cc in owners):
+        return "GPUs before Blackwell"
+    return ", ".join(owners)
 
 
 def _blackwell() -> list[str]:
@@ -821,7 +830,7 @@ def check(
     special = {
         i
         for i, sibs in missed.items()
-        if _tuning(d.arms[i].summary)
+        if (_tuning(d.arms[i].summary) or _sizes_only(d.arms[i].summary))
         and not any(
             d.arms[j].action == "error" or _unwrapped(d.arms[j].summary).startswith("raises") for j in mine
         )
@@ -1207,8 +1216,8 @@ def check(
         severity = "low"
         extra["tuning"] = True
         consequence += (
-            f"; only GPUs before Blackwell get it, every 10.x GPU goes without it as {arch.cc} does: "
-            f"a special case of theirs, worth measuring on {arch.cc}"
+            f"; only {_generation_words(sibs)} get it, every 10.x GPU goes without it as {arch.cc} "
+            f"does: a special case of theirs, worth measuring on {arch.cc}"
         )
     if place.get("where", "runtime") != "runtime":
         severity = "low"  # tests, benchmarks, examples, backward passes: not what a server runs
