@@ -272,6 +272,29 @@ def test_a_flag_set_apart_that_shuts_the_family_out_is_deliberate_where_it_is_te
     assert "deliberate exclusion" in found[0].consequence
 
 
+def test_a_test_that_is_only_the_target_s_own_helper_negated_is_deliberate(tmp_path: Path) -> None:
+    """aphrodite's DSA indexer: `elif not use_sm120_dsa_indexer(): kv = quant_view(kv)`, where the
+    helper, in another module, asks for family 120: 12.x keeps the raw view its own kernel reads.
+    Before, only an operand of an `and` was read so."""
+    helper = """
+        from eng.platform import current_platform
+
+        def use_sm120_dsa_indexer():
+            return current_platform.is_cuda() and current_platform.is_device_capability_family(120)
+    """
+    layer = """
+        from eng.sm120_indexer import use_sm120_dsa_indexer
+
+        def decode(kv, quant_view):
+            if not use_sm120_dsa_indexer():
+                kv = quant_view(kv)
+            return kv
+    """
+    found = _scan(tmp_path, {"eng/sm120_indexer.py": helper, "eng/layer.py": layer})
+    assert [f.severity for f in found] == ["low"]
+    assert "deliberate exclusion" in found[0].consequence
+
+
 def test_a_list_of_the_other_generations_is_no_carve_out(tmp_path: Path) -> None:
     found = _scan(
         tmp_path,

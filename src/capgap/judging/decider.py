@@ -53,19 +53,35 @@ def _names_family(text: str, major: int) -> bool:
     return re.search(rf"(?<![\w.])(?:{major}|{major}\d)(?![\w.])|sm_?{major}", text, re.I) is not None
 
 
+def _negation(test: ast.expr) -> bool:
+    """`not is_sm120`, `not use_sm120_dsa_indexer()`: a flag or a helper's answer negated, the way
+    code says which family it leaves out (a comparison, `major != 9`, reads as any other bound)."""
+    return (
+        isinstance(test, ast.UnaryOp)
+        and isinstance(test.op, ast.Not)
+        and isinstance(test.operand, (ast.Name, ast.Attribute, ast.Call))
+    )
+
+
 def carve_out(test: ast.expr, ctx: Context, target: str) -> tuple[str, int] | None:
-    """(source, line) of an operand of the `and` chain `test` that the target fails and that
-    names the target's own family to shut it out (`has_device_capability(90) and not
-    family(120)`, `major >= 10 and major != 12`): false for every GPU of that family, true for
-    every other GPU since Hopper. A deliberate exclusion, not a path left unlisted."""
+    """(source, line) of an operand of the `and` chain `test` (or the whole test) that the target
+    fails and that names the target's own family to shut it out (`has_device_capability(90) and
+    not family(120)`, `major >= 10 and major != 12`, `not use_sm120_dsa_indexer()`): false for
+    every GPU of that family, true for every other GPU since Hopper. A deliberate exclusion, not a
+    path left unlisted."""
     facts = all_facts()
     if isinstance(test, ast.Name):  # `use_sparse = not is_sm120 and (...)`, then `if use_sparse:`
         bound = ctx.lookup(test.id)
         test = bound if isinstance(bound, ast.expr) else test
-    if not isinstance(test, ast.BoolOp) or not isinstance(test.op, ast.And) or target not in facts:
+    if target not in facts:
         return None
     major = facts[target].major
-    for operand in _operands(test, ast.And):
+    # `elif not use_sm120_dsa_indexer():` alone carves the family out as an operand of an `and`
+    # does; a test alone must negate a flag or helper (`cap < (12, 0)` is a ceiling on every newer GPU)
+    anded = isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
+    if not anded and not _negation(test):
+        return None
+    for operand in _operands(test, ast.And) if anded else [test]:
         source = ast.unparse(operand)
         if not _names_family(source, major):
             continue
