@@ -506,3 +506,40 @@ def test_tables_named_tuned_beside_empty_ones_are_tuning(tmp_path: Path) -> None
     )
     assert [f.severity for f in found] == ["low"]
     assert "tuning only" in found[0].consequence
+
+
+def test_a_comment_that_names_the_target_going_without_is_deliberate(tmp_path: Path) -> None:
+    """aphrodite's FlashInfer Q dtype: "Architectures with only fa2 (e.g. SM89, SM120) cannot consume
+    FP8 queries, so keep the model dtype for Q there" above `if is_device_capability(90) or
+    family(100)`: the authors say what 12.0 goes without. Not a sentence that says it is still to
+    come ("SM120 is not tuned yet")."""
+    text = """
+        from eng.platform import current_platform
+
+        def q_dtype(cache_dtype, model_dtype):
+            if cache_dtype.startswith("fp8"):
+                # FP8-Q requires an fp8 tensor-core attention path.
+                # Architectures with only fa2 (e.g. SM89, SM120) cannot consume FP8 queries,
+                # so keep the model dtype for Q there.
+                if (
+                    current_platform.is_device_capability(90)
+                    or current_platform.is_device_capability_family(100)
+                ):
+                    return cache_dtype
+                return model_dtype
+            return model_dtype
+    """
+    found = _scan(tmp_path / "said", {"eng/q.py": text})
+    assert [f.severity for f in found] == ["low"]
+    assert (
+        "left out on purpose, the comment beside it says: 'SM89, SM120) cannot consume FP8"
+        in found[0].consequence
+    )
+    assert found[0].extra["evidence"].startswith("the comment beside it")
+    later = text.replace(
+        "Architectures with only fa2 (e.g. SM89, SM120) cannot consume FP8 queries,\n"
+        "                # so keep the model dtype for Q there.",
+        "TODO: SM120 does not have tuned FP8 queries yet.",
+    )
+    found = _scan(tmp_path / "later", {"eng/q.py": later})
+    assert [f.severity for f in found] == ["medium"]

@@ -142,12 +142,19 @@ def documented(table: TableDef, arch: ArchFacts) -> str:
     if not table.remark:
         return ""
     prose = " ".join(line.lstrip("#").strip() for line in table.remark.split("\n"))
-    named = target_words(arch)
     for sentence in _SENTENCE.split(prose):
         if _NOT_YET.search(sentence):
             continue
-        if named.search(sentence) and _WITHOUT.search(sentence):
+        if goes_without([sentence], arch) or (_ABSENT.search(sentence) and _KEEPS.search(sentence)):
             return sentence.strip()
-        if _ABSENT.search(sentence) and _KEEPS.search(sentence):
+    return ""
+
+
+def goes_without(sentences: list[str], arch: ArchFacts) -> str:
+    """The first of `sentences` that names the target and says it goes without ("Architectures with
+    only fa2 (e.g. SM89, SM120) cannot consume FP8 queries"; not "SM120 is not validated yet")."""
+    named = target_words(arch)
+    for sentence in sentences:
+        if not _NOT_YET.search(sentence) and named.search(sentence) and _WITHOUT.search(sentence):
             return sentence.strip()
     return ""

@@ -16,7 +16,7 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts, cc_key
 from capgap.findings import Finding
-from capgap.judging import callees, callers, choices, decider, evidence, fixups, newer, prose, remarks
+from capgap.judging import callees, callers, choices, decider, evidence, fixups, keyed, newer, prose, remarks
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, pure, reached
 from capgap.judging.records import Arm, Decision, FileFacts
@@ -478,6 +478,14 @@ _NOT_A_NEED = re.compile(
     r"validat|\byet\b|tested|measur|tuned|tuning|faster|slower|benchmark|prefer|default|bit-exact|accuracy",
     re.I,
 )
+
+
+def _said_without(d: Decision, mine: tuple[int, ...], target: ArchFacts) -> str:
+    """A sentence of the comments around the decision, or of the target's own branches, that names
+    the target and says it goes without (keyed.goes_without)."""
+    sentences = [sentence for sentence, _ in _sentences_around(d)]
+    sentences += [note for j in mine for note in d.arms[j].notes]
+    return keyed.goes_without(sentences, target)
 
 
 def _sentences_around(d: Decision) -> list[tuple[str, str]]:
@@ -1212,6 +1220,13 @@ def check(
             f"; the module or-s {callers.helper_name(d)}() with {partner}(), which says yes to 10.x: "
             f"{arch.cc} alone goes without the caller's yes"
         )
+    told = _said_without(d, mine, target) if severity == "medium" else ""
+    if told:
+        # "Architectures with only fa2 (e.g. SM89, SM120) cannot consume FP8 queries, so keep the
+        # model dtype for Q there": the authors name the target and what it goes without
+        severity = "low"
+        extra["evidence"] = f"the comment beside it: '{short(told, 160)}'"
+        consequence += f"; left out on purpose, the comment beside it says: '{short(told, 160)}'"
     if special and severity != "low":
         severity = "low"
         extra["tuning"] = True
