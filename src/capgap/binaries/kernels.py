@@ -14,6 +14,7 @@ inflated), so the index is kept on disk by the file's identity, and built only w
 
 from __future__ import annotations
 
+import json
 import mmap
 import os
 import re
@@ -86,7 +87,7 @@ def registered_ops(path: str) -> frozenset[str]:
                 return frozenset()
             found: set[str] = set()
             for name, offset, size in section_ranges(fh, st.st_size, mm):
-                if name == ".rodata":
+                if name.startswith((".rodata", ".lrodata")):  # `.rodata.str1.1` in an unlinked object
                     found.update(m.decode() for m in _SCHEMA.findall(mm, offset, offset + size))
             return frozenset(found)
     except (OSError, BinaryReadError, ValueError):
@@ -104,8 +105,6 @@ def kernel_index(path: str, cache_root: Path | None = None) -> KernelIndex | Non
     where = identity_file(cache_root / f"kernels-v{SCHEMA}", target, st) if cache_root else None
     if where is not None:
         try:
-            import json
-
             data = json.loads(where.read_text())
             return KernelIndex({k: tuple(v) for k, v in data["kernels"].items()}, bool(data["complete"]))
         except (OSError, ValueError, KeyError, TypeError, AttributeError):

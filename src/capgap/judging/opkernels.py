@@ -34,8 +34,6 @@ _MIN_RUN = 2
 def op_names(code: str, modules: Iterable[str]) -> tuple[str, ...]:
     """The names in `code` that may be torch ops: read from `torch.ops`, or called on one of
     `modules` (the names an import binds)."""
-    if "ops" not in code and "(" not in code:
-        return ()
     bound = set(modules)
     found: list[str] = []
     for m in _NAMED.finditer(code):

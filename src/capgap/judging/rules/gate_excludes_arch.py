@@ -292,7 +292,7 @@ def _numbers_only(text: str) -> bool:
     return numeric(node)
 
 
-def _past_special_case(
+def _another_generations_case(
     r: Reached,
     owners: list[str],
     mine: tuple[int, ...],
@@ -832,9 +832,10 @@ def check(
         and not _legacy_path(r, i, mine)
         and not _sized_down_for_smaller(r, i, target)
     }
-    # an answer or a reordering only GPUs before Blackwell get (a Hopper-measured shortcut), with all
-    # of 10.x left out as the target is: nothing newer carried it forward, so at most tuning (low);
-    # not where the target's outcome is an error (a table of answers that raises for the rest)
+    # an answer, a reordering or sizes only another generation gets (a Hopper-measured shortcut, a
+    # Thor-only tile cap), with all of 10.x left out as the target is: that generation's special
+    # case, at most tuning (low); not where the target's outcome is an error (a table of answers
+    # that raises for the rest)
     special = {
         i
         for i, sibs in missed.items()
@@ -842,7 +843,7 @@ def check(
         and not any(
             d.arms[j].action == "error" or _unwrapped(d.arms[j].summary).startswith("raises") for j in mine
         )
-        and _past_special_case(r, sibs, mine, target, f, reg)
+        and _another_generations_case(r, sibs, mine, target, f, reg)
     }
     if special and len(special) < len(missed):  # another path is the one to name
         missed = {i: sibs for i, sibs in missed.items() if i not in special}
@@ -1199,7 +1200,7 @@ def check(
         severity == "medium"
         and not f.kernels  # a module whose own kernels were read and need nothing: a portable path
         and all(d.arms[i].action == "reject" for i in mine)
-        and all(_past_special_case(r, owners, mine, target, f, reg) for owners in missed.values())
+        and all(_another_generations_case(r, owners, mine, target, f, reg) for owners in missed.values())
     )
     validated = _only_validated(r, f) if generation_rule else ""
     if generation_rule and not validated:
