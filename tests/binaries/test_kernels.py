@@ -70,3 +70,29 @@ def test_the_index_is_kept_by_the_file_s_identity(data_dir: Path, tmp_path: Path
 )
 def test_a_kernel_is_named_by_its_innermost_name(symbol: str, name: str) -> None:
     assert kernel_name(symbol) == name
+
+
+def test_a_damaged_or_hostile_image_is_left_unread(tmp_path: Path) -> None:
+    """A zstd image of garbage, and a valid one whose header claims a terabyte inflated (never
+    inflated: a hostile header must not size an allocation): unread, the index incomplete, no
+    error. A valid image of its claimed size is read."""
+    import zstandard
+
+    from capgap.binaries.fatbin import FLAG_ZSTD, KIND_ELF
+
+    from .fatbin_bytes import container, entry
+
+    def image(payload: bytes, claimed: int) -> bytes:
+        flags = FLAG_ZSTD | 0x11
+        return entry(
+            KIND_ELF, 100, flags=flags, payload=payload, compressed_size=len(payload), full_size=claimed
+        )
+
+    frame = zstandard.ZstdCompressor().compress(b"\0" * 64)
+    garbage = b"\x28\xb5\x2f\xfd" + b"not a zstd frame" * 2
+    path = tmp_path / "lib.fatbin"
+    path.write_bytes(container(image(frame, 64)))
+    assert kernel_index(str(path)) == KernelIndex({}, complete=True)
+    for payload, claimed in ((garbage, 4096), (frame, 1 << 40)):
+        path.write_bytes(container(image(payload, claimed)))
+        assert kernel_index(str(path)) == KernelIndex({}, complete=False)

@@ -42,6 +42,7 @@ _DIGITS = re.compile(r"\d+")
 _ELF64 = struct.Struct("<40xQ10xHHH")  # e_shoff, e_shentsize, e_shnum, e_shstrndx
 _SHDR64 = struct.Struct("<24xQQ")  # sh_offset, sh_size
 _THREADS = min(4, os.cpu_count() or 1)
+_MAX_IMAGE = 1 << 29  # 512 MiB inflated: the largest cubin of an engine library is tens of MB
 
 
 @dataclass(frozen=True)
@@ -169,19 +170,23 @@ def _cubin_kernels(cubin: bytes) -> list[bytes]:
 
 
 def _inflated(mm: mmap.mmap, entry: FatbinEntry) -> bytes | None:
-    """The image's bytes, inflated; None when its codec is one this machine cannot read."""
-    (header_size,) = struct.unpack_from("<I", mm, entry.offset + 4)
-    start = entry.offset + header_size
-    if not entry.compression:
-        return mm[start : start + entry.payload_size]
-    (packed,) = struct.unpack_from("<I", mm, entry.offset + 0x10)
-    inflate = _codec(entry.compression)
-    if inflate is None:
+    """The image's bytes, inflated; None when its codec is one this machine cannot read, when it
+    claims more than _MAX_IMAGE bytes inflated (a damaged or hostile header), or is damaged."""
+    if entry.size > _MAX_IMAGE:
         return None
     try:
-        return inflate(mm[start : start + packed], entry.size)
+        (header_size,) = struct.unpack_from("<I", mm, entry.offset + 4)
+        start = entry.offset + header_size
+        if not entry.compression:
+            return mm[start : start + entry.payload_size]
+        (packed,) = struct.unpack_from("<I", mm, entry.offset + 0x10)
+        inflate = _codec(entry.compression)
+        if inflate is None:
+            return None
+        image = inflate(mm[start : start + min(packed, entry.payload_size)], entry.size)
     except Exception:  # noqa: BLE001 - a codec's own error type: a damaged image is only unread
         return None
+    return image if len(image) <= _MAX_IMAGE else None
 
 
 def _codec(name: str) -> Callable[[bytes, int], bytes] | None:
@@ -189,7 +194,7 @@ def _codec(name: str) -> Callable[[bytes, int], bytes] | None:
         try:
             from compression import zstd  # type: ignore[import-not-found]  # Python 3.14
 
-            return lambda data, size: zstd.decompress(data)
+            return lambda data, size: zstd.ZstdDecompressor().decompress(data, max_length=size)
         except ImportError:
             pass
         try:
