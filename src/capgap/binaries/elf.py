@@ -102,18 +102,9 @@ def _section0(elf: ElfHeader, mm: mmap.mmap | bytes, file_size: int) -> tuple[in
     return int(size), int(link)
 
 
-def section_ranges(
-    fh: BinaryIO, file_size: int, mm: mmap.mmap | bytes | None = None
-) -> list[tuple[str, int, int]]:
-    """(name, offset, size) of every section that holds or may embed fatbin containers, in file order.
-
-    Read with struct: the ELF header (class, byte order, extended section numbering) and the
-    section header table (pyelftools would build a section object per header, symbol and hash
-    tables included: ~10 ms per big library, and ~60 ms to import).
-    """
-    if mm is None:
-        fh.seek(0)
-        mm = fh.read()
+def _section_table(mm: mmap.mmap | bytes, file_size: int) -> tuple[ElfHeader, struct.Struct, int, int, int]:
+    """The header, the section header layout, how many sections there are, and where the section
+    name table lies (offset, size), each checked to fit in the file."""
     elf = _open_elf(bytes(mm[:64]), file_size)
     shdr = struct.Struct(elf.endian + _SHDR[elf.elfclass].format)
     shoff, entsize = elf.e_shoff, elf.e_shentsize
@@ -134,6 +125,30 @@ def section_ranges(
     _, _, str_off, str_size = shdr.unpack_from(mm, shoff + strndx * entsize)
     if str_off + str_size > file_size:
         raise BinaryReadError("section name table runs past the end of the file")
+    return elf, shdr, count, str_off, str_size
+
+
+def section_names(data: bytes) -> bytes:
+    """The section name table of an ELF image held in memory (a cubin inflated from a fatbin):
+    every section's name, NUL-separated. Raises BinaryReadError when it is no readable ELF."""
+    _, _, _, str_off, str_size = _section_table(data, len(data))
+    return data[str_off : str_off + str_size]
+
+
+def section_ranges(
+    fh: BinaryIO, file_size: int, mm: mmap.mmap | bytes | None = None
+) -> list[tuple[str, int, int]]:
+    """(name, offset, size) of every section that holds or may embed fatbin containers, in file order.
+
+    Read with struct: the ELF header (class, byte order, extended section numbering) and the
+    section header table (pyelftools would build a section object per header, symbol and hash
+    tables included: ~10 ms per big library, and ~60 ms to import).
+    """
+    if mm is None:
+        fh.seek(0)
+        mm = fh.read()
+    elf, shdr, count, str_off, str_size = _section_table(mm, file_size)
+    shoff, entsize = elf.e_shoff, elf.e_shentsize
     out = []
     for i in range(count):
         name_at, sh_type, offset, size = shdr.unpack_from(mm, shoff + i * entsize)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from capgap.binaries.cache import identity_file, write_atomically
-from capgap.binaries.elf import BinaryReadError, section_ranges
+from capgap.binaries.elf import BinaryReadError, section_names, section_ranges
 from capgap.binaries.fatbin import FatbinEntry
 from capgap.binaries.reader import UnreadableBinary, read_binary
 from capgap.boundedread import open_regular
@@ -39,8 +39,6 @@ _SCHEMA = re.compile(
 _TEXT = re.compile(rb"\.text\.([^\x00]+)")  # a cubin's section names: `.text.<kernel symbol>`
 _ENTRY = re.compile(rb"\.entry\s+([A-Za-z_$][\w$]*)")  # PTX
 _DIGITS = re.compile(r"\d+")
-_ELF64 = struct.Struct("<40xQ10xHHH")  # e_shoff, e_shentsize, e_shnum, e_shstrndx
-_SHDR64 = struct.Struct("<24xQQ")  # sh_offset, sh_size
 _THREADS = min(4, os.cpu_count() or 1)
 _MAX_IMAGE = 1 << 29  # 512 MiB inflated: the largest cubin of an engine library is tens of MB
 
@@ -158,15 +156,11 @@ def _symbols(mm: mmap.mmap, entry: FatbinEntry) -> set[bytes] | None:
 
 def _cubin_kernels(cubin: bytes) -> list[bytes]:
     """The kernel symbols a cubin's section names give (`.text.<symbol>`), read from its section
-    name table alone (empty for what is no 64-bit little-endian ELF)."""
-    if len(cubin) < _ELF64.size or cubin[:5] != b"\x7fELF\x02":
+    name table alone (empty for what is no readable ELF)."""
+    try:
+        return _TEXT.findall(section_names(cubin))
+    except BinaryReadError:
         return []
-    shoff, entsize, count, strndx = _ELF64.unpack_from(cubin)
-    at = shoff + strndx * entsize
-    if not shoff or strndx >= count or at + _SHDR64.size > len(cubin):
-        return []
-    offset, size = _SHDR64.unpack_from(cubin, at)
-    return _TEXT.findall(cubin, offset, min(offset + size, len(cubin)))
 
 
 def _inflated(mm: mmap.mmap, entry: FatbinEntry) -> bytes | None:

@@ -139,7 +139,8 @@ def _sites(texts: Iterable[tuple[str, str]], gated: dict[str, set[Site]]) -> dic
             for p in [p for p in out if _outside(module, p) and _named_in_string(p, text)]:
                 del out[p]
         for line, _indent, dotted in gatedimports.imports(text, module, rel.endswith("__init__.py")):
-            for p in [p for p in out if any(d == p or d.startswith(p + ".") for d in dotted)]:
+            loaded = _loaded(dotted)
+            for p in [p for p in out if p in loaded]:
                 if not _outside(module, p):
                     continue
                 if (rel, line) not in gated[p]:
