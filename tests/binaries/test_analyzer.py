@@ -187,3 +187,31 @@ def test_rescans_come_from_the_cache_until_a_file_changes(
     expected = ["README.so.txt", "compressed.so", "libbroken.so", "multi.so", "ptx_af.fatbin", "ptx_only.so"]
     expected += ["sm120a.cubin"] + (["host_only.so"] if _host_only_library() else [])
     assert sorted(calls[1:]) == sorted(expected)  # the symlink libmulti.so.1 is read once, as multi.so
+
+
+@pytest.mark.parametrize(
+    ("name", "severity"),
+    [
+        # one library per CUDA toolkit (bitsandbytes' `_cuda118` ... `_cuda132`): CUDA 11.7 cannot
+        # target sm_90 (11.8 is the first), so a 9.0 GPU loads a newer build; only the name is read
+        ("libkernels_cuda117.so", "low"),
+        ("libkernels_cuda118.so", "medium"),  # a toolkit that could have built sm_90
+        ("libkernels.so", "medium"),  # no toolkit named
+    ],
+)
+def test_a_library_named_for_a_toolkit_too_old_for_the_arch_is_expected(
+    tree: Path, name: str, severity: str
+) -> None:
+    (tree / "kernels" / "sm120a.cubin").rename(tree / "kernels" / name)
+    result = analyzer.analyze(resolve_target(str(tree)), ScanOptions(archs=(parse_arch("9.0"),)))
+    (found,) = [f for f in result.findings if f.symbol == name]
+    assert found.severity == severity
+    if severity == "low":
+        assert found.message.startswith(
+            f"expected: {name} was built with CUDA 11.7, which cannot target sm_90; CUDA 11.8 is the "
+            "first toolkit that can; other libraries of the same target carry 9.0 SASS"
+        )
+        assert found.extra["evidence"] == (
+            "its name: built with CUDA 11.7, which cannot target sm_90; "
+            "CUDA 11.8 is the first toolkit that can"
+        )

@@ -12,6 +12,7 @@ from capgap.binaries.cache import MISS, BinaryCache
 from capgap.binaries.compat import MISSING, NATIVE, NO_IMAGE, Verdict, judge
 from capgap.binaries.reader import CudaBinary, UnreadableBinary, is_candidate, read_binary
 from capgap.binaries.specific import arch_specific_only
+from capgap.binaries.toolkits import too_old_for
 from capgap.boundedread import kind_of
 from capgap.findings import Finding, Skipped
 
@@ -151,6 +152,15 @@ def findings(report: LibraryReport, others_serve: frozenset[str] = frozenset()) 
                 f"expected: {b.path.name} is built only for {built}, arch-specific targets for "
                 f"{lacks}, which {v.cc} lacks; it has no {v.cc} image by design (the engine must "
                 f"not send {v.cc} to it)"
+            )
+        elif v.cc in others_serve and (old := too_old_for(b.path.name, v.cc)):
+            # `libbitsandbytes_cuda118.so` beside `_cuda128.so`: one library per CUDA toolkit, the
+            # one matching the runtime loaded; a GPU of this arch runs a toolkit new enough for it
+            severity = "low"
+            extra["evidence"] = f"its name: built with {old}"
+            message = (
+                f"expected: {b.path.name} was built with {old}; other libraries of the same target "
+                f"carry {v.cc} SASS, and a {v.cc} GPU needs a CUDA runtime new enough to load those"
             )
         elif v.cc in others_serve:
             severity = "medium"
