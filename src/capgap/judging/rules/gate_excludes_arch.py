@@ -622,6 +622,45 @@ def _routed_apart(r: Reached, arm: int, owners: list[str], target: str) -> str:
     return ""
 
 
+def _thresholds_only(summary: str) -> bool:
+    """Does the outcome only compute numbers or compare them (`returns M <= (512 if low_wave else
+    320)`, `sets lt_75pct_wave = n_blocks * 4 < num_sms * 3`): a calibration, no path or setting?"""
+    parts = _unwrapped(summary).split(", ")
+    return all(
+        (what := _OUTCOME.match(part)) is not None
+        and _DIGIT.search(what[1]) is not None
+        and not _CALLS.search(what[1])
+        and not re.search(r"['\"]", what[1])
+        for part in parts
+    )
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def _family_branch(r: Reached, owners: list[str], target: ArchFacts) -> str:
+    """An arm of another decision of the same function written for the target's family (`if
+    is_sm120:` further down a per-arch heuristic: a test true for that family alone, or naming it
+    and true for none of the owners), as "line N: its test": the function was written knowing the
+    target, so what it withholds here is withheld on purpose ("" when none is)."""
+    others = [cc for cc, a in all_facts().items() if a.major != target.major]
+    named = re.compile(rf"(?<![a-z0-9])sm_?(?:{target.number}|{target.major}x)(?![0-9])", re.I)
+    for peer in r.peers:
+        for j, arm in enumerate(peer.decision.arms):
+            if arm.test is None or peer.value(j, target.cc) is False:
+                continue
+            alone = peer.value(j, target.cc) is True and all(peer.value(j, cc) is False for cc in others)
+            names = [
+                n.id if isinstance(n, ast.Name) else n.attr
+                for n in ast.walk(arm.test)
+                if isinstance(n, (ast.Name, ast.Attribute))
+            ]
+            says = any(named.search(n) for n in names) and all(peer.value(j, cc) is not True for cc in owners)
+            if alone or says:
+                return f"line {arm.line}: `{short(ast.unparse(arm.test), 60)}`"
+    return ""
+
+
 def _deciding(
     r: Reached, arm: int, f: FileFacts, owners: list[str], target: str, reg: Registry | None
 ) -> tuple[tuple[str, ...], int] | None:
@@ -1222,6 +1261,14 @@ def check(
             f"{arch.cc} alone goes without the caller's yes"
         )
     told = _said_without(d, mine, target) if severity == "medium" else ""
+    numeric = _thresholds_only(taken)
+    family = _family_branch(r, sibs, target) if severity == "medium" and not told and numeric else ""
+    if family:
+        # `if is_hbm: ... return M <= 512` above `if is_sm120: ...` in a per-arch heuristic: the
+        # authors gave the target a branch of its own, so what they withhold here is their choice
+        severity = "low"
+        extra["evidence"] = f"a branch of the same function written for {target.cc}'s family ({family})"
+        consequence += f"; the function gives {target.cc}'s family a branch of its own ({family})"
     if told:
         # "Architectures with only fa2 (e.g. SM89, SM120) cannot consume FP8 queries, so keep the
         # model dtype for Q there": the authors name the target and what it goes without
