@@ -10,10 +10,12 @@ their paths, the sources they compile) or that their kernels were read and need 
 
 from __future__ import annotations
 
+import ast
 import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
+from capgap.arch import all_facts
 from capgap.judging import evidence, remarks
 from capgap.judging.extensions import Extensions
 from capgap.judging.records import FileFacts
@@ -26,6 +28,7 @@ _IMPORT = re.compile(
     r"^[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)", re.M
 )
 _MAX_MODULES = 16
+_MAX_QUEUE = 2 * _MAX_MODULES  # the modules reached, with those they name by string or re-export
 _OWN_DEPTH = 2  # the file's own functions followed this many calls deep
 _MAX_OWN_BODIES = 24
 _MAX_DEF_LINES = 200  # of a function the arm calls, what is read for the modules it reaches
@@ -356,12 +359,26 @@ class Callees:
     """The scanned modules by dotted name, to read what an arm's callees need."""
 
     def __init__(
-        self, files: Iterable[FileFacts], every: bool = False, extensions: Extensions | None = None
+        self,
+        files: Iterable[FileFacts],
+        every: bool = False,
+        extensions: Extensions | None = None,
+        outside: Callable[[str], FileFacts | None] | None = None,
     ) -> None:
         """`every`: modules kept only for what they register or spell (judging.named) too;
-        `extensions`: the tree's compiled modules, for what one a path imports is built for."""
+        `extensions`: the tree's compiled modules, for what one a path imports is built for;
+        `outside`: the modules of the releases the target pins (`flashinfer.gemm`), by name."""
         self.by_module = {f.module: f for f in files if every or not f.named_only}
         self.extensions = extensions or Extensions()
+        self.outside = outside
+        self._tops = frozenset(m.partition(".")[0] for m in self.by_module)
+
+    def module(self, name: str) -> FileFacts | None:
+        """The scanned module `name`, else that module of a release the target pins."""
+        found = self.by_module.get(name)
+        if found is None and self.outside is not None and name.partition(".")[0] not in self._tops:
+            found = self.outside(name)
+        return found
 
     def resolve(self, dotted: str) -> FileFacts | None:
         """`a.b.c` is module `a.b.c`, or the name `c` in module `a.b`; never a package further up
@@ -369,10 +386,22 @@ class Callees:
         scan kept none of)."""
         parts = dotted.split(".")
         for end in range(len(parts), max(1, len(parts) - 2), -1):
-            f = self.by_module.get(".".join(parts[:end]))
+            f = self.module(".".join(parts[:end]))
             if f is not None:
                 return f
         return None
+
+    def _exporter(self, f: FileFacts | None, dotted: str, name: str) -> FileFacts | None:
+        """The package of a pinned release that re-exports `name` (`flashinfer.gemm` for
+        `flashinfer.gemm.mm_fp4`; the top package itself for `flashinfer.x`), or None."""
+        head, _, tail = dotted.partition(".")
+        if not name or head in self._tops:
+            return None
+        if f is None and tail == name:
+            f = self.module(head)
+        if f is None or not f.path.endswith("__init__.py") or not f.imports.get(name):
+            return None
+        return f
 
     def needs(
         self, modules: Iterable[str], loaded: Iterable[str] = ()
@@ -385,9 +414,22 @@ class Callees:
         needs: list[tuple[str, ...]] = []
         where: list[str] = []
         kernels = ""
-        for dotted in modules:
+        queue = list(modules)
+        for dotted in queue:  # (grows by the modules a function reached names by string)
             f = self.resolve(dotted)
             name = dotted.rpartition(".")[2] if f is None or f.module != dotted else ""
+            outside = f is not None and f.module.partition(".")[0] not in self._tops
+            package = self._exporter(f, dotted, name)
+            if package is not None:
+                # `flashinfer.gemm.mm_fp4`: a pinned release's package re-exports it from the module
+                # that has it, read next; what the name as written says is read now, as unread
+                if len(queue) < _MAX_QUEUE and package.imports[name] not in queue:
+                    queue.append(package.imports[name])
+                f, outside = None, False
+            for more in f.named_modules.get(name, ()) if f is not None and name else ():
+                # `has_x()` handing "flashinfer.cute_dsl.blockscaled_gemm" to importlib: what loads
+                if len(queue) < _MAX_QUEUE and more not in queue:
+                    queue.append(more)
             compiled = self.extensions.needs(dotted) if f is None and dotted in loaded else None
             if compiled is not None:
                 # `import vllm._deepselect_C`: kernels only GPUs with the features can load
@@ -406,6 +448,12 @@ class Callees:
                 if need not in needs:
                     needs.append(need)
                     where.append(f"{seen} in {f.module}, which it calls")
+            declared = _declared_need(f, name) if name and outside else None
+            if declared is not None and declared[0] not in needs:
+                # `@supported_compute_capability([100, 103, 107])` on the release's own function:
+                # what every GPU it lets run the function has (tcgen05) is what the function needs
+                needs.append(declared[0])
+                where.append(f"{declared[1]} on {f.module}.{name}, the pinned release's own check")
             for need in _entry_needs(f.entries.get(name, "")) if name else ():
                 # `bf16_mega_gate`, whose body calls `deep_gemm.bf16_mega_gate(...)`
                 if need not in needs:
@@ -418,11 +466,13 @@ class Callees:
                         needs.append(need)
                         source = dotted.rpartition(".")[0]
                         where.append(f"{seen} in the name {name}, which it uses from {source}")
-            if not f.needs and f.path.endswith(".py"):
+            outside = f.module.partition(".")[0] not in self._tops
+            if not f.needs and f.path.endswith(".py") and not (outside and f.path.endswith("__init__.py")):
                 # a module that only drives kernels of its package (`tuner.py` importing
-                # `blackwell/moe_kernel.py`): what the modules it imports from there need
+                # `blackwell/moe_kernel.py`): what the modules it imports from there need (not a
+                # pinned release's package, which imports all its kernels, whatever one a path runs)
                 for sibling in f.siblings[:_MAX_MODULES]:
-                    g = self.by_module.get(sibling)
+                    g = self.module(sibling)
                     for need, seen in zip(g.needs, g.needs_from, strict=True) if g is not None else ():
                         if need not in needs:
                             needs.append(need)
@@ -430,3 +480,26 @@ class Callees:
             if f.kernels and not f.needs and not f.entries.get(name) and not kernels:
                 kernels = f"{f.kernels} in {f.module}, which it calls"
         return needs, where, kernels
+
+
+def _declared_need(f: FileFacts, name: str) -> tuple[tuple[str, ...], str] | None:
+    """The need a capability decorator of function `name` declares: the MMA generation every arch
+    it admits has (`[100, 103, 107]`: tcgen05; `[90, 100]`: wgmma or tcgen05), with its words;
+    None when it admits an arch with neither, or none is found."""
+    for d in f.decisions:
+        if d.kind != "decorator" or d.context.rpartition(".")[2] != name or d.arms[0].test is None:
+            continue
+        test = d.arms[0].test
+        listed = test.comparators[0] if isinstance(test, ast.Compare) and test.comparators else None
+        try:
+            values = [ast.literal_eval(e) for e in getattr(listed, "elts", [])]
+        except (ValueError, TypeError, SyntaxError, RecursionError):
+            return None
+        archs = [a for a in all_facts().values() if a.number in values or (a.major, a.minor) in values]
+        if not archs:
+            return None
+        for need in (("tcgen05",), ("wgmma",), ("wgmma", "tcgen05")):
+            if all(any(a.has(feature) for feature in need) for a in archs):
+                return need, d.source.strip()
+        return None
+    return None

@@ -274,6 +274,7 @@ def kernel_facts(facts: FileFacts, text: str, low: str | bytes, lines: list[str]
     _smem_needs(facts, text, low)
     _own_kernels(facts, text)
     facts.entries = libraries.entries(text, low, lines, facts.module, facts.path.endswith("__init__.py"))
+    facts.named_modules = libraries.named_modules(text, low, lines)
     remarks.add_path_needs(facts)
     _arch_module_imports(facts, text)
     spelled_facts(facts, low)

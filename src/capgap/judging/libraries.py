@@ -56,3 +56,58 @@ def _names_need(dotted: str) -> bool:
     """Does an imported name spell a need (`deep_gemm`)? The same few hundred names recur in every
     module of an engine."""
     return bool(evidence.needs_in(dotted.lower()))
+
+
+# A module path spelled as a string (`"flashinfer.cute_dsl.blockscaled_gemm"`): two to six words
+# (and the name taken from it, when the next string names one: `("flashinfer.gemm", "mm_fp4")`)
+_MODULE_STRING = re.compile(
+    r"""["']([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*){1,5})["'](?:[ \t]*,[ \t]*["']([A-Za-z_]\w*)["'])?"""
+)
+_LOADED = re.compile(r"""\w\([ \t]*["']([a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)*)["'][ \t]*\)""")
+_HASATTR = re.compile(r"""\bhasattr\([ \t]*\w+[ \t]*,[ \t]*["']([A-Za-z_]\w*)["'][ \t]*\)""")
+_TOP_NAME = re.compile(r"^([A-Za-z_]\w*)[ \t]*(?::[^=\n]*)?=[ \t]*[A-Za-z_][\w.]*\(")
+_LOADERS = ("importlib", "__import__")  # a module that names modules by string loads them so
+_MAX_NAMED = 4
+_MAX_STATEMENT_LINES = 6
+
+
+def named_modules(text: str, low: str | bytes, lines: list[str] | None) -> dict[str, tuple[str, ...]]:
+    """Each top-level function, and each module variable a call makes, whose code names modules
+    by string -> those modules (`has_x` -> ("flashinfer.cute_dsl.blockscaled_gemm",)), in a
+    module that loads modules by name at all (importlib)."""
+    if not holds_any(low, _LOADERS) or not _MODULE_STRING.search(text):
+        return {}
+    lines = lines if lines is not None else text.splitlines()
+    out: dict[str, tuple[str, ...]] = {}
+    for i, line in enumerate(lines):
+        head = _TOP_DEF.match(line)
+        if head is not None:
+            body = callees.def_text(lines, i)
+        elif (head := _TOP_NAME.match(line)) is not None:
+            body = "\n".join(lines[i : i + _MAX_STATEMENT_LINES])
+            body = body[: _statement_end(body)]
+        else:
+            continue
+        spelled = [f"{hit[1]}.{hit[2]}" if hit[2] else hit[1] for hit in _MODULE_STRING.finditer(body)]
+        # `mod = _get_submodule("flashinfer")` then `hasattr(mod, "cute_dsl_fused_moe_nvfp4")`: the
+        # module loaded by name, and the names asked of it
+        loaded = _LOADED.findall(body)
+        if len(loaded) == 1:
+            spelled += [f"{loaded[0]}.{attr}" for attr in _HASATTR.findall(body)]
+        named = tuple(dict.fromkeys(spelled))[:_MAX_NAMED]
+        if named and head[1] not in out:
+            out[head[1]] = named
+    return out
+
+
+def _statement_end(text: str) -> int:
+    """Where the call that starts `text` closes (its parentheses balance), or its end."""
+    depth = 0
+    for at, char in enumerate(text):
+        if char in "([{":
+            depth += 1
+        elif char in ")]}":
+            depth -= 1
+            if depth == 0:
+                return at + 1
+    return len(text)

@@ -445,6 +445,10 @@ class FileFacts:
     # its kernels need -> that call and its line (`bf16_mega_gate` -> "'deep_gemm.bf16_mega_gate'
     # (line 35)"): what a path using that function runs (judging.callees)
     entries: dict[str, str] = field(default_factory=dict)
+    # each top-level function or module variable -> the modules it names by string (`"flashinfer.
+    # cute_dsl.blockscaled_gemm"` in `has_flashinfer_cutedsl_grouped_gemm_nt_masked`, handed to
+    # importlib; `x = _lazy_import_wrapper("flashinfer.gemm", "mm_fp4")`): what a path using it loads
+    named_modules: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # does the module ask the GPU it runs on (a capability query, a platform object, an `is_sm90`
     # helper)? A module that never does tests archs it is given: a kernel spec's, a caller's
     asks_device: bool = True

@@ -30,11 +30,13 @@ class Registry:
         native: list[str] | None = None,
         extensions: Extensions | None = None,
         op_kernels: OpKernels | None = None,
+        outside: Callable[[str], FileFacts | None] | None = None,
     ) -> None:
         self.files = files  # every file of the scan (the decision rules may see only a part)
         self.native = native or []  # the relative paths of the tree's `.cu` / `.cuh` sources
         self.extensions = extensions or Extensions()  # its compiled modules (`_deepselect_C.abi3.so`)
         self.op_kernels = op_kernels or OpKernels()  # its libraries' torch ops and their kernels
+        self.outside = outside  # the modules of the releases it pins (scan.dependencies), by name
         self._callees: Callees | None = None
         self._validations: Validations | None = None
         self._backends: Backends | None = None
@@ -93,7 +95,7 @@ class Registry:
     def callees(self) -> Callees:
         """The scanned modules by name, for what a path's callees need (built on first use)."""
         if self._callees is None:
-            self._callees = Callees(self.files, extensions=self.extensions)
+            self._callees = Callees(self.files, extensions=self.extensions, outside=self.outside)
         return self._callees
 
     @property

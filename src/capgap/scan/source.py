@@ -256,6 +256,7 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     from capgap.judging.opkernels import OpKernels
     from capgap.lifetime import keep_until_exit
     from capgap.reading import forked, grepfilter, mentions, native
+    from capgap.scan.dependencies import Dependencies
 
     if target.files is None:  # a directory: grep reads it while this process walks it
         grepfilter.prefetch(str(target.root))
@@ -264,8 +265,13 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     streams = grepfilter.started(str(target.root)) if target.files is None else False
     stats, paths, unreadable = _stat_all(target, links, python_later=streams and cache.path is None)
     compiled = _compiled_files(target)
+    # the releases it pins, read where a path calls into them (a target downloaded or given as a
+    # wheel may download them too; a directory reads only what capgap has or the environment holds)
+    tops = frozenset(rel.partition("/")[0].removesuffix(".py") for rel in paths)
+    deps = Dependencies(target, fetch=target.kind in {"requirement", "wheel"}, tops=tops)
     # findings of this capgap, and of these compiled modules (what a path imports is built for)
     key = ",".join(a.cc + a.suffix for a in options.archs) + "@" + code_stamp() + _stamp(compiled)
+    key += "|" + deps.stamp()
     if cache.unchanged(stats) and key in cache.results and not unreadable:
         grepfilter.discard(str(target.root))
         findings, skipped = cache.results[key]  # nothing changed: the last answer stands
@@ -283,7 +289,7 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     index = partial(kernel_index, cache_root=cache_dir() if options.use_cache else None)
     op_kernels = OpKernels(compiled, registered_ops, index)
     sources = [rel for hits in by_name.values() for rel, _ in hits]
-    reg = rules.Registry(files, sources, extensions, op_kernels)
+    reg = rules.Registry(files, sources, extensions, op_kernels, deps.facts)
     findings: list[Finding] = []
     findings += rules.table_findings(files, options.archs, reg)
     jobs = workers.default_jobs(options.jobs)
@@ -301,5 +307,6 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     )
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
     keep_until_exit(files)
-    cache.save(set(paths), {key: (findings, skipped)})
+    if not deps.missing:  # a release that could not be had: the next run may read it, answer anew
+        cache.save(set(paths), {key: (findings, skipped)})
     return AnalyzerResult(findings=findings, skipped=skipped, files=len(paths) + len(unreadable))

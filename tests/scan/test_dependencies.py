@@ -1,0 +1,182 @@
+"""What a pinned release's modules say a path needs (scan/dependencies.py, judging.callees).
+
+An engine's `_supports_current_device` asks `major == 10 and has_grouped_gemm()`, and the
+predicate hands `"kernlib.blockscaled.grouped_gemm"` to importlib: the kernel is the release's,
+and only the release says it needs tcgen05. Fixture releases sit in capgap's cache as
+`capgap scan kernlib==2.0` would have unpacked them; one test reads a real FlashInfer release.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from capgap.arch import parse_arch
+from capgap.findings import Finding
+from capgap.paths import cache_dir
+from capgap.scan.analyzers import ScanOptions
+from capgap.scan.dependencies import pins
+from capgap.scan.run import run_scan
+from capgap.targets import unpack_wheel
+from tests.real_wheels import fetch_wheel
+
+_METADATA = """\
+Metadata-Version: 2.1
+Name: eng
+Version: 1.0
+Requires-Dist: torch>=2.9
+Requires-Dist: kernlib-python[cu13]==2.0
+Requires-Dist: testonly==1.0; extra == "test"
+"""
+
+_ENGINE = {
+    "eng/__init__.py": "",
+    "eng/utils.py": """
+        import importlib
+
+        import torch
+
+
+        def is_sm100_supported():
+            return torch.cuda.get_device_capability() == (10, 0)
+
+
+        def _get_submodule(name):
+            try:
+                return importlib.import_module(name)
+            except ImportError:
+                return None
+
+
+        def has_grouped_gemm():
+            mod = _get_submodule("kernlib.blockscaled")
+            return mod is not None and hasattr(mod, "grouped_gemm")
+
+
+        def has_fused_moe():
+            mod = _get_submodule("kernlib")
+            return mod is not None and hasattr(mod, "fused_moe")
+    """,
+    "eng/experts.py": """
+        import torch
+
+        from eng.utils import has_fused_moe, has_grouped_gemm
+
+
+        def grouped_supported():
+            return torch.cuda.get_device_capability()[0] == 10 and has_grouped_gemm()
+
+
+        def fused_supported():
+            return torch.cuda.get_device_capability()[0] == 10 and has_fused_moe()
+    """,
+}
+
+# The release: a package re-exporting its functions, a wrapper driving a tcgen05 kernel module of
+# its own, and a function whose own decorator admits 10.x alone
+_RELEASE = {
+    "kernlib/__init__.py": "from .moe import fused_moe as fused_moe\n",
+    "kernlib/blockscaled.py": """
+        from kernlib.kernels.masked_blackwell import MaskedGemmKernel
+
+
+        def grouped_gemm(a, b):
+            return MaskedGemmKernel()(a, b)
+    """,
+    "kernlib/kernels/__init__.py": "",
+    "kernlib/kernels/masked_blackwell.py": """
+        from cutlass.cute.nvgpu import tcgen05
+
+
+        class MaskedGemmKernel:
+            def __call__(self, a, b):
+                return tcgen05.mma(a, b)
+    """,
+    "kernlib/moe.py": """
+        from kernlib.utils import supported_compute_capability
+
+
+        @supported_compute_capability([100, 103])
+        def fused_moe(x):
+            return x
+    """,
+    "kernlib/utils.py": """
+        def supported_compute_capability(ccs):
+            return lambda f: f
+    """,
+}
+
+
+def _write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def _engine(tmp_path: Path, metadata: str = _METADATA) -> Path:
+    root = tmp_path / "tree"
+    _write(root, _ENGINE)
+    (root / "eng-1.0.dist-info").mkdir()
+    (root / "eng-1.0.dist-info" / "METADATA").write_text(metadata)
+    return root
+
+
+def _cache_release() -> None:
+    release = cache_dir() / "unpacked" / "kernlib_python-2.0-py3-none-any-0123456789ab"
+    _write(release, _RELEASE)
+    (release / ".complete").write_text("")
+
+
+def _scan(root: Path) -> dict[int, Finding]:
+    options = ScanOptions(archs=(parse_arch("12.0"),), use_cache=False, binaries=False)
+    found = run_scan([str(root)], options).findings
+    return {f.line: f for f in found if f.path == "eng/experts.py"}
+
+
+def test_pins_are_the_exact_requirements_without_markers(tmp_path: Path) -> None:
+    assert pins(_engine(tmp_path)) == {"kernlib_python": "2.0"}
+
+
+def test_a_pinned_release_says_what_the_path_it_is_asked_for_needs(tmp_path: Path) -> None:
+    _cache_release()
+    found = _scan(_engine(tmp_path))
+    grouped, fused = found[6], found[10]
+    assert grouped.severity == fused.severity == "low"
+    assert grouped.consequence.startswith(
+        "expected: that path needs tcgen05 (read from 'tcgen05' imported at line 1 in "
+        "kernlib.kernels.masked_blackwell, which kernlib.blockscaled imports), which 12.0 lacks"
+    )
+    # the release's package re-exports fused_moe from kernlib.moe, whose own decorator admits 10.x
+    assert fused.consequence.startswith(
+        "expected: that path needs tcgen05 (read from @supported_compute_capability([100, 103]) on "
+        "kernlib.moe.fused_moe, the pinned release's own check), which 12.0 lacks"
+    )
+
+
+def test_without_the_release_the_paths_stay_medium(tmp_path: Path) -> None:
+    # a directory fetches nothing: the release not at hand, nothing is read of it
+    found = _scan(_engine(tmp_path))
+    assert (found[6].severity, found[10].severity) == ("medium", "medium")
+
+
+def test_an_unpinned_release_is_not_read(tmp_path: Path) -> None:
+    _cache_release()
+    found = _scan(_engine(tmp_path, _METADATA.replace("==2.0", ">=2.0")))
+    assert (found[6].severity, found[10].severity) == ("medium", "medium")
+
+
+def test_a_real_flashinfer_release(tmp_path: Path, wheel_cache: Path) -> None:
+    """FlashInfer 0.6.18's CuTe-DSL masked grouped GEMM (`flashinfer.cute_dsl.blockscaled_gemm`)
+    drives its SM100 kernel module, which imports tcgen05."""
+    unpack_wheel(fetch_wheel(wheel_cache, "flashinfer-python==0.6.18"))
+    root = _engine(tmp_path, _METADATA.replace("kernlib-python[cu13]==2.0", "flashinfer-python==0.6.18"))
+    utils = root / "eng" / "utils.py"
+    utils.write_text(
+        utils.read_text().replace('"kernlib.blockscaled"', '"flashinfer.cute_dsl.blockscaled_gemm"')
+    )
+    utils.write_text(utils.read_text().replace('"grouped_gemm"', '"grouped_gemm_nt_masked"'))
+    grouped = _scan(root)[6]
+    assert grouped.severity == "low"
+    assert "tcgen05" in grouped.consequence
+    assert "flashinfer.gemm.kernels.grouped_gemm_masked_blackwell" in grouped.consequence
