@@ -459,6 +459,12 @@ class Callees:
                 if need not in needs:
                     needs.append(need)
                     where.append(f"{f.entries[name]} in {f.module}.{name}, which it calls")
+            for need, seen in _required_targets(f, name) if name and _ASKS.match(name) else ():
+                # `return is_cute_dsl_available() and is_sm100a_supported(dev)`: a predicate of the
+                # path that requires code built for an arch-specific target (sm_100a: tcgen05)
+                if need not in needs:
+                    needs.append(need)
+                    where.append(f"{seen}, which {f.module}.{name} requires")
             if name and not _ASKS.match(name):
                 # a kernel entry named for what it runs (`gen_trtllm_gen_gemm_module`, `gemm_sm100`)
                 for need, seen in zip(*evidence.needs_with_evidence(name.lower()), strict=True):
@@ -503,3 +509,22 @@ def _declared_need(f: FileFacts, name: str) -> tuple[tuple[str, ...], str] | Non
                 return need, d.source.strip()
         return None
     return None
+
+
+# A predicate asking for an arch-specific target (`is_sm100a_supported`, `_is_sm90a`): the code it
+# lets run is built for that target's features
+_TARGET_CALL = re.compile(r"(?<![\w.])(\w*sm_?\d{2,3}a\w*)[ \t]*\(")
+
+
+def _required_targets(f: FileFacts, name: str) -> list[tuple[tuple[str, ...], str]]:
+    """What the predicate `name` of module `f` requires by asking for an arch-specific target in
+    its own code, each with the call (`is_sm100a_supported()`: tcgen05)."""
+    helper = next((h for h in f.helpers if h.name == name and h.kind == "def"), None)
+    out: list[tuple[tuple[str, ...], str]] = []
+    for called in _TARGET_CALL.findall("\n".join(helper.source) if helper is not None else ""):
+        if called == name or not _ASKS.match(called):  # (its own `def` line names it too)
+            continue
+        for need in evidence.needs_in(called.lower()):
+            if need not in (n for n, _ in out):
+                out.append((need, f"{called}()"))
+    return out

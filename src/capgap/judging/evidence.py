@@ -40,7 +40,7 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
             "flash_?attn_?v?3",
             "flash_?attention_?v?3",
             r"fa3(?<=\bfa3)(?:\b|_)",  # `fa3`, `fa3_available`
-            "_fa3_",
+            r"_fa3(?:\b|_)",  # `FP8_FA3`, `use_fa3_kernel`
             r"_sm90(?:\b|_)",
         ),
     ),
