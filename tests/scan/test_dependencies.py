@@ -100,6 +100,14 @@ _RELEASE = {
         def fused_moe(x):
             return x
     """,
+    "kernlib/jit/__init__.py": "",
+    "kernlib/jit/softmax.py": """
+        from kernlib.jit.core import gen_jit_spec
+
+
+        def gen_softmax_module():
+            return gen_jit_spec("softmax", ["softmax.cu"], supported_major_versions=[10])
+    """,
     "kernlib/utils.py": """
         def supported_compute_capability(ccs):
             return lambda f: f
@@ -151,6 +159,25 @@ def test_a_pinned_release_says_what_the_path_it_is_asked_for_needs(tmp_path: Pat
     assert fused.consequence.startswith(
         "expected: that path needs tcgen05 (read from @supported_compute_capability([100, 103]) on "
         "kernlib.moe.fused_moe, the pinned release's own check), which 12.0 lacks"
+    )
+
+
+def test_a_module_loaded_by_name_is_what_the_predicate_s_yes_runs(tmp_path: Path) -> None:
+    # `find_spec("kernlib.jit.softmax")` in the test itself: the release builds it for major 10 only
+    _cache_release()
+    root = _engine(tmp_path)
+    (root / "eng" / "sampling.py").write_text(
+        "from importlib.util import find_spec\n\nimport torch\n\n\n"
+        "def device_supported():\n"
+        "    cap = torch.cuda.get_device_capability()\n"
+        '    return cap == (10, 3) and find_spec("kernlib.jit.softmax") is not None\n'
+    )
+    options = ScanOptions(archs=(parse_arch("12.0"),), use_cache=False, binaries=False)
+    (found,) = [f for f in run_scan([str(root)], options).findings if f.path == "eng/sampling.py"]
+    assert found.severity == "low"
+    assert found.consequence.startswith(
+        "expected: that path needs tcgen05 (read from kernlib.jit.softmax.gen_softmax_module() built for "
+        "10 only, the pinned release's own build list), which 12.0 lacks"
     )
 
 

@@ -14,6 +14,7 @@ import ast
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 from capgap.arch import all_facts
 from capgap.judging import evidence, remarks
@@ -449,11 +450,12 @@ class Callees:
                     needs.append(need)
                     where.append(f"{seen} in {f.module}, which it calls")
             declared = _declared_need(f, name) if name and outside else None
+            declared = declared or (_built_need(f) if outside else None)
             if declared is not None and declared[0] not in needs:
                 # `@supported_compute_capability([100, 103, 107])` on the release's own function:
                 # what every GPU it lets run the function has (tcgen05) is what the function needs
                 needs.append(declared[0])
-                where.append(f"{declared[1]} on {f.module}.{name}, the pinned release's own check")
+                where.append(declared[1])
             for need in _entry_needs(f.entries.get(name, "")) if name else ():
                 # `bf16_mega_gate`, whose body calls `deep_gemm.bf16_mega_gate(...)`
                 if need not in needs:
@@ -488,6 +490,37 @@ class Callees:
         return needs, where, kernels
 
 
+def _built_need(f: FileFacts) -> tuple[tuple[str, ...], str] | None:
+    """The need a module's JIT build lists declare (`supported_major_versions=[10]`): the MMA
+    generation every GPU they build for has, with the list's words; None when a list builds for a
+    GPU with neither, or the module has none."""
+    lists = [b for b in f.builds if b.function]
+    archs = [a for b in lists for a in all_facts().values() if _built_for(b.archs, a)]
+    if not lists or not archs:
+        return None
+    need = _generation(archs)
+    written = ", ".join(dict.fromkeys(a for b in lists for a in b.archs))
+    built = f"{f.module}.{lists[0].function}() built for {written} only"
+    return (need, f"{built}, the pinned release's own build list") if need else None
+
+
+def _built_for(listed: list[str], arch: Any) -> bool:
+    """Does a build list as written (`"10"`, `"100a"`, `"12.0"`) build for the arch?"""
+    for item in listed:
+        digits = re.sub(r"[^0-9.]", "", item)
+        if digits == str(arch.major) or digits in (str(arch.number), arch.cc):
+            return True
+    return False
+
+
+def _generation(archs: list[Any]) -> tuple[str, ...] | None:
+    """The MMA generation every arch of `archs` has (tcgen05; wgmma; either), or None."""
+    for need in (("tcgen05",), ("wgmma",), ("wgmma", "tcgen05")):
+        if all(any(a.has(feature) for feature in need) for a in archs):
+            return need
+    return None
+
+
 def _declared_need(f: FileFacts, name: str) -> tuple[tuple[str, ...], str] | None:
     """The need a capability decorator of function `name` declares: the MMA generation every arch
     it admits has (`[100, 103, 107]`: tcgen05; `[90, 100]`: wgmma or tcgen05), with its words;
@@ -502,12 +535,9 @@ def _declared_need(f: FileFacts, name: str) -> tuple[tuple[str, ...], str] | Non
         except (ValueError, TypeError, SyntaxError, RecursionError):
             return None
         archs = [a for a in all_facts().values() if a.number in values or (a.major, a.minor) in values]
-        if not archs:
-            return None
-        for need in (("tcgen05",), ("wgmma",), ("wgmma", "tcgen05")):
-            if all(any(a.has(feature) for feature in need) for a in archs):
-                return need, d.source.strip()
-        return None
+        need = _generation(archs) if archs else None
+        checked = f"{d.source.strip()} on {f.module}.{name}"
+        return (need, f"{checked}, the pinned release's own check") if need else None
     return None
 
 

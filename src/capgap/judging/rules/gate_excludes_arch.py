@@ -959,6 +959,13 @@ def check(
         needs, seen_in = _unported(needs, seen_in, target, reg, d)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
+    asked = f.named_modules.get(d.context.partition(".")[0], ()) if arm.action == "positive" else ()
+    if not lack and reg is not None and asked:
+        # `return cap == (10, 3) and find_spec("flashinfer.jit.cake_blackwell_softmax") is not None`:
+        # the modules the function loads by name to say yes are what its yes runs
+        needs, seen_in, _ = reg.callees.needs(asked)
+        lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
+        seen = seen_in[needs.index(lack[0])] if lack else ""
     if not lack and reg is not None and arm.ops:
         # `return ops.kimi_k3_attn_res(...)`: the images of the tree's library that hold the op's
         # kernels (`attn_res_fwd_online_v2_kernel`: sm_100f alone) say what the path runs
