@@ -11,6 +11,8 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from capgap.arch import parse_arch
 from capgap.findings import Finding
 from capgap.paths import cache_dir
@@ -207,3 +209,29 @@ def test_a_real_flashinfer_release(tmp_path: Path, wheel_cache: Path) -> None:
     assert grouped.severity == "low"
     assert "tcgen05" in grouped.consequence
     assert "flashinfer.gemm.kernels.grouped_gemm_masked_blackwell" in grouped.consequence
+
+
+def test_an_installed_dist_s_pins_come_from_its_own_dist_info(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    _write(site, _ENGINE)
+    for dist, text in (("eng-1.0", _METADATA), ("other-2.0", _METADATA.replace("kernlib", "elsewhere"))):
+        (site / f"{dist}.dist-info").mkdir()
+        (site / f"{dist}.dist-info" / "METADATA").write_text(text)
+    files = tuple(p for p in site.rglob("*.py"))
+    assert pins(site, files, "eng") == {"kernlib_python": "2.0"}
+
+
+def test_an_installed_dist_reads_the_release_installed_beside_it() -> None:
+    """pydantic pins pydantic-core exactly; both installed in this environment: the release read
+    is the installed one, found through the environment's own metadata (nothing downloaded)."""
+    pytest.importorskip("pydantic_core")
+    from capgap.scan.dependencies import Dependencies
+    from capgap.targets import resolve_target
+
+    target = resolve_target("pydantic")
+    deps = Dependencies(target, fetch=False, tops=frozenset({"pydantic"}))
+    if "pydantic_core" not in deps.pinned:
+        pytest.skip("this pydantic does not pin pydantic-core exactly")
+    found = deps.facts("pydantic_core.core_schema")
+    assert found is not None and found.path == "pydantic_core/core_schema.py"
+    assert deps.read == [f"pydantic_core {deps.pinned['pydantic_core']}"]

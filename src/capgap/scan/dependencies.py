@@ -35,11 +35,14 @@ _MAX_METADATA = 4 << 20
 _MAX_MODULE = 2 << 20  # a hand-written module is far smaller; what is larger is read no further
 
 
-def pins(root: Path, files: tuple[Path, ...] | None = None) -> dict[str, str]:
-    """The exact releases the target's METADATA requires, by normalised name (`flashinfer_python`)."""
-    metadata = [f for f in files if f.name == "METADATA"] if files is not None else []
-    if files is None:
-        metadata = sorted(root.glob("*.dist-info/METADATA"))
+def pins(root: Path, files: tuple[Path, ...] | None = None, name: str | None = None) -> dict[str, str]:
+    """The exact releases the target's METADATA requires, by normalised name (`flashinfer_python`):
+    a tree's own `*.dist-info`, or, for an installed dist (`files`, its site directory as `root`),
+    the dist-info of that dist (`name`)."""
+    metadata = sorted(root.glob("*.dist-info/METADATA"))
+    if files is not None:
+        own = _normal(name or "")
+        metadata = [m for m in metadata if _normal(m.parent.name.partition("-")[0]) == own]
     out: dict[str, str] = {}
     for path in metadata[:1]:
         try:
@@ -66,7 +69,7 @@ class Dependencies:
         self.target = target
         self.fetch = fetch
         self.tops = tops
-        self.pinned = pins(target.root, target.files)
+        self.pinned = pins(target.root, target.files, target.name)
         self.read: list[str] = []  # "flashinfer-python 0.7.2.post1": the releases whose modules were read
         self.missing: list[str] = []  # the releases that could not be had (offline, no wheel)
         self._roots: dict[str, Path | None] = {}
