@@ -6,8 +6,8 @@ what the FlashInfer kernel behind it needs (tcgen05) is written in FlashInfer, n
 pinned release is the one the engine runs with: its modules are read as the target's own are
 (never imported), only where judging asks for one (`judging.callees`).
 
-Where a pinned release comes from: an installed distribution of the same environment when the
-target is one; else capgap's cache of wheels; else, for a target that was itself downloaded or
+Where a pinned release comes from: the site directory of an installed target (what runs beside it);
+else capgap's cache of wheels; else, for a target that was itself downloaded or
 given as a wheel, `pip download --no-deps` of that exact release (a directory on disk fetches
 nothing). Whatever cannot be had leaves the evidence unread, as before.
 """
@@ -26,7 +26,7 @@ from capgap.judging import callees, remarks
 from capgap.judging.records import FileFacts
 from capgap.paths import cache_dir
 from capgap.reading.fileparse import facts_for_bytes
-from capgap.targets import Target, download_wheel, query_dist, unpack_wheel
+from capgap.targets import Target, download_wheel, unpack_wheel
 
 # `flashinfer-python==0.7.2.post1`, `flashinfer_python[cu13]==0.7.2` (no marker: markers are extras
 # and platforms a default install may leave out)
@@ -108,8 +108,9 @@ class Dependencies:
 
     def _release(self, name: str, version: str) -> Path | None:
         if self.target.kind == "dist":
-            data = query_dist(name)
-            return Path(str(data["base"])) if data is not None else None
+            # installed: what runs beside it is what its site directory holds (of whichever
+            # environment `--python` named), whatever version that is
+            return self.target.root if self.target.files is not None else None
         spec = f"{name}=={version}"
         cached = _cached(spec, name, version)
         if cached is not None or not self.fetch:
