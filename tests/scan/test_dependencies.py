@@ -235,3 +235,27 @@ def test_an_installed_dist_reads_the_release_installed_beside_it() -> None:
     found = deps.facts("pydantic_core.core_schema")
     assert found is not None and found.path == "pydantic_core/core_schema.py"
     assert deps.read == [f"pydantic_core {deps.pinned['pydantic_core']}"]
+
+
+def test_a_release_pip_cannot_get_is_not_asked_for_again_soon(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A downloaded target offline, or pinning a release the index lacks: pip is asked once, and the
+    answer (not cached, so a later scan may read the release) comes without waiting on it again."""
+    from capgap.errors import EnvironmentProblem
+    from capgap.scan import dependencies
+    from capgap.targets import Target
+
+    asked: list[str] = []
+
+    def unreachable(spec: str) -> Path:  # the boundary: pip's answer when the index can't be reached
+        asked.append(spec)
+        raise EnvironmentProblem(f"pip download {spec!r} failed: no network")
+
+    monkeypatch.setattr(dependencies, "download_wheel", unreachable)
+    target = Target("eng-1.0-py3-none-any.whl", "wheel", _engine(tmp_path))
+    for _ in range(2):
+        deps = dependencies.Dependencies(target, fetch=True, tops=frozenset({"eng"}))
+        assert deps.facts("kernlib.blockscaled") is None
+        assert deps.missing == ["kernlib_python==2.0"]
+    assert asked == ["kernlib_python==2.0"]

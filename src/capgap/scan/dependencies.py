@@ -14,9 +14,11 @@ nothing). Whatever cannot be had leaves the evidence unread, as before.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import re
+import time
 from email.parser import HeaderParser
 from pathlib import Path
 
@@ -115,11 +117,18 @@ class Dependencies:
         cached = _cached(spec, name, version)
         if cached is not None or not self.fetch:
             return cached
+        tried = _marker(spec)
+        if tried.is_file() and time.time() - tried.stat().st_mtime < _RETRY_AFTER_S:
+            self.missing.append(spec)  # not to be had a moment ago (no such wheel, or offline)
+            return None
         try:
             with _locked(spec):
                 return _cached(spec, name, version) or unpack_wheel(download_wheel(spec))
         except (CapgapError, OSError):
             self.missing.append(spec)
+            with contextlib.suppress(OSError):
+                tried.parent.mkdir(parents=True, exist_ok=True)
+                tried.write_text("")
             return None
 
 
@@ -133,6 +142,14 @@ def _cached(spec: str, name: str, version: str) -> Path | None:
         if (unpacked / ".complete").is_file():
             return unpacked
     return None
+
+
+_RETRY_AFTER_S = 24 * 3600  # a release pip could not get is not asked for again before this
+
+
+def _marker(spec: str) -> Path:
+    """Where a failed download of `spec` is remembered (rescans offline do not wait on pip again)."""
+    return cache_dir() / "wheels" / f".{hashlib.sha256(spec.encode()).hexdigest()[:16]}.unavailable"
 
 
 class _locked:
