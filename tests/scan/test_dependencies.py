@@ -259,3 +259,16 @@ def test_a_release_pip_cannot_get_is_not_asked_for_again_soon(
         assert deps.facts("kernlib.blockscaled") is None
         assert deps.missing == ["kernlib_python==2.0"]
     assert asked == ["kernlib_python==2.0"]
+
+
+def test_a_damaged_wheel_in_the_cache_is_as_if_absent(tmp_path: Path) -> None:
+    """`capgap scan` never fails for a dependency: a cached wheel that is no zip leaves the
+    release unread and the path as it was."""
+    import hashlib
+
+    key = hashlib.sha256(b"kernlib_python==2.0|").hexdigest()[:16]
+    wheels = cache_dir() / "wheels" / key
+    wheels.mkdir(parents=True)
+    (wheels / "kernlib_python-2.0-py3-none-any.whl").write_bytes(b"not a zip at all")
+    found = _scan(_engine(tmp_path))
+    assert (found[6].severity, found[10].severity) == ("medium", "medium")

@@ -114,7 +114,10 @@ class Dependencies:
             # environment `--python` named), whatever version that is
             return self.target.root if self.target.files is not None else None
         spec = f"{name}=={version}"
-        cached = _cached(spec, name, version)
+        try:
+            cached = _cached(spec, name, version)
+        except (CapgapError, OSError):  # a damaged wheel in the cache: as if it were not there
+            cached = None
         if cached is not None or not self.fetch:
             return cached
         tried = _marker(spec)
