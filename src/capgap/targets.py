@@ -233,20 +233,30 @@ def _check_sizes(wheel: Path, unpacked: int, packed: int) -> None:
         )
 
 
-def download_wheel(requirement: str, python: str | None = None) -> Path:
+def wheel_dir(requirement: str, python: str | None = None, pure: bool = False) -> Path:
+    """Where capgap's cache keeps the wheel `download_wheel` fetched for these arguments."""
+    key = hashlib.sha256(f"{requirement}|{python or ''}{'|pure' if pure else ''}".encode()).hexdigest()
+    return cache_dir() / "wheels" / key[:16]
+
+
+# pip's tags of a wheel with no compiled code (`py3-none-any`)
+_PURE = ["--platform", "any", "--implementation", "py", "--abi", "none"]
+
+
+def download_wheel(requirement: str, python: str | None = None, pure: bool = False) -> Path:
     """`pip download --no-deps` one wheel into capgap's cache (reused when already there).
 
     Always capgap's own pip, isolated (`-I`: no `./pip/` from the current directory) and in an
     empty directory; for another interpreter, with that interpreter's tags (its own pip would
-    run with its environment's site processing)."""
-    key = hashlib.sha256(f"{requirement}|{python or ''}".encode()).hexdigest()[:16]
-    dest = cache_dir() / "wheels" / key
+    run with its environment's site processing). `pure`: only a wheel without compiled code (a
+    release read for its Python modules, never a half-gigabyte of kernels)."""
+    dest = wheel_dir(requirement, python, pure)
     existing = sorted(dest.glob("*.whl")) if dest.is_dir() else []
     if existing:
         return existing[0]
     dest.mkdir(parents=True, exist_ok=True)
     cmd = [sys.executable, "-I", "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-q"]
-    cmd += [*_tag_options(python), "-d", str(dest.resolve()), requirement]
+    cmd += [*(_PURE if pure else _tag_options(python)), "-d", str(dest.resolve()), requirement]
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="capgap-neutral-") as neutral:

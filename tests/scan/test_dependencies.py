@@ -246,10 +246,10 @@ def test_a_release_pip_cannot_get_is_not_asked_for_again_soon(
     from capgap.scan import dependencies
     from capgap.targets import Target
 
-    asked: list[str] = []
+    asked: list[tuple[str, bool]] = []
 
-    def unreachable(spec: str) -> Path:  # the boundary: pip's answer when the index can't be reached
-        asked.append(spec)
+    def unreachable(spec: str, pure: bool = False) -> Path:  # the boundary: pip, the index unreachable
+        asked.append((spec, pure))
         raise EnvironmentProblem(f"pip download {spec!r} failed: no network")
 
     monkeypatch.setattr(dependencies, "download_wheel", unreachable)
@@ -258,17 +258,45 @@ def test_a_release_pip_cannot_get_is_not_asked_for_again_soon(
         deps = dependencies.Dependencies(target, fetch=True, tops=frozenset({"eng"}))
         assert deps.facts("kernlib.blockscaled") is None
         assert deps.missing == ["kernlib_python==2.0"]
-    assert asked == ["kernlib_python==2.0"]
+    assert asked == [("kernlib_python==2.0", True)]  # a pure-Python wheel, asked for once
 
 
 def test_a_damaged_wheel_in_the_cache_is_as_if_absent(tmp_path: Path) -> None:
     """`capgap scan` never fails for a dependency: a cached wheel that is no zip leaves the
     release unread and the path as it was."""
-    import hashlib
+    from capgap.targets import wheel_dir
 
-    key = hashlib.sha256(b"kernlib_python==2.0|").hexdigest()[:16]
-    wheels = cache_dir() / "wheels" / key
+    wheels = wheel_dir("kernlib_python==2.0", pure=True)
     wheels.mkdir(parents=True)
     (wheels / "kernlib_python-2.0-py3-none-any.whl").write_bytes(b"not a zip at all")
     found = _scan(_engine(tmp_path))
     assert (found[6].severity, found[10].severity) == ("medium", "medium")
+
+
+def test_a_release_is_fetched_as_a_pure_python_wheel_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The release is read for its modules: pip is asked for a `py3-none-any` wheel, never for a
+    platform wheel of compiled kernels (sgl-kernel 0.3.21: 535 MB)."""
+    import subprocess
+
+    from capgap import targets
+    from capgap.errors import EnvironmentProblem
+
+    ran: list[list[str]] = []
+
+    def pip(cmd: list[str], **_: object) -> subprocess.CompletedProcess[str]:  # the boundary: pip
+        ran.append(cmd)
+        return subprocess.CompletedProcess(cmd, 1, "", "ERROR: No matching distribution found")
+
+    monkeypatch.setattr(targets.subprocess, "run", pip)
+    with pytest.raises(EnvironmentProblem):
+        targets.download_wheel("sgl_kernel==0.3.21", pure=True)
+    (cmd,) = ran
+    assert cmd[cmd.index("--platform") :][:6] == [
+        "--platform",
+        "any",
+        "--implementation",
+        "py",
+        "--abi",
+        "none",
+    ]
+    assert targets.wheel_dir("x==1", pure=True) != targets.wheel_dir("x==1")

@@ -8,8 +8,9 @@ pinned release is the one the engine runs with: its modules are read as the targ
 
 Where a pinned release comes from: the site directory of an installed target (what runs beside it);
 else capgap's cache of wheels; else, for a target that was itself downloaded or
-given as a wheel, `pip download --no-deps` of that exact release (a directory on disk fetches
-nothing). Whatever cannot be had leaves the evidence unread, as before.
+given as a wheel, `pip download --no-deps` of that exact release, a pure-Python wheel only (the
+modules are what is read; sgl-kernel's 535 MB of kernels is not fetched for them); a directory on
+disk fetches nothing. Whatever cannot be had leaves the evidence unread, as before.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from capgap.judging import callees, remarks
 from capgap.judging.records import FileFacts
 from capgap.paths import cache_dir
 from capgap.reading.fileparse import facts_for_bytes
-from capgap.targets import Target, download_wheel, unpack_wheel
+from capgap.targets import Target, download_wheel, unpack_wheel, wheel_dir
 
 # `flashinfer-python==0.7.2.post1`, `flashinfer_python[cu13]==0.7.2` (no marker: markers are extras
 # and platforms a default install may leave out)
@@ -126,7 +127,7 @@ class Dependencies:
             return None
         try:
             with _locked(spec):
-                return _cached(spec, name, version) or unpack_wheel(download_wheel(spec))
+                return _cached(spec, name, version) or unpack_wheel(download_wheel(spec, pure=True))
         except (CapgapError, OSError):
             self.missing.append(spec)
             with contextlib.suppress(OSError):
@@ -137,8 +138,7 @@ class Dependencies:
 
 def _cached(spec: str, name: str, version: str) -> Path | None:
     """The release unpacked in capgap's cache, or its downloaded wheel unpacked now."""
-    key = hashlib.sha256(f"{spec}|".encode()).hexdigest()[:16]  # as targets.download_wheel keys it
-    wheels = sorted((cache_dir() / "wheels" / key).glob("*.whl"))
+    wheels = sorted(wheel_dir(spec, pure=True).glob("*.whl"))
     if wheels:
         return unpack_wheel(wheels[0])
     for unpacked in sorted((cache_dir() / "unpacked").glob(f"{name}-{version}-*")):
