@@ -16,8 +16,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-from capgap.arch import all_facts
-from capgap.judging import evidence, remarks
+from capgap.arch import all_facts, parse_arch
+from capgap.judging import builds, evidence, remarks
 from capgap.judging.extensions import Extensions
 from capgap.judging.records import FileFacts
 from capgap.reading.hintlines import line_matches
@@ -474,7 +474,6 @@ class Callees:
                         needs.append(need)
                         source = dotted.rpartition(".")[0]
                         where.append(f"{seen} in the name {name}, which it uses from {source}")
-            outside = f.module.partition(".")[0] not in self._tops
             if not f.needs and f.path.endswith(".py") and not (outside and f.path.endswith("__init__.py")):
                 # a module that only drives kernels of its package (`tuner.py` importing
                 # `blackwell/moe_kernel.py`): what the modules it imports from there need (not a
@@ -495,22 +494,15 @@ def _built_need(f: FileFacts) -> tuple[tuple[str, ...], str] | None:
     generation every GPU they build for has, with the list's words; None when a list builds for a
     GPU with neither, or the module has none."""
     lists = [b for b in f.builds if b.function]
-    archs = [a for b in lists for a in all_facts().values() if _built_for(b.archs, a)]
+    archs = [
+        a for b in lists for a in all_facts().values() if builds.coverage(b.archs, parse_arch(a.cc)) == "sass"
+    ]
     if not lists or not archs:
         return None
     need = _generation(archs)
     written = ", ".join(dict.fromkeys(a for b in lists for a in b.archs))
     built = f"{f.module}.{lists[0].function}() built for {written} only"
     return (need, f"{built}, the pinned release's own build list") if need else None
-
-
-def _built_for(listed: list[str], arch: Any) -> bool:
-    """Does a build list as written (`"10"`, `"100a"`, `"12.0"`) build for the arch?"""
-    for item in listed:
-        digits = re.sub(r"[^0-9.]", "", item)
-        if digits == str(arch.major) or digits in (str(arch.number), arch.cc):
-            return True
-    return False
 
 
 def _generation(archs: list[Any]) -> tuple[str, ...] | None:

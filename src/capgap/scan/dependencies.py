@@ -116,18 +116,18 @@ class Dependencies:
             return self.target.root if self.target.files is not None else None
         spec = f"{name}=={version}"
         try:
-            cached = _cached(spec, name, version)
+            cached = _cached(name, version)
         except (CapgapError, OSError):  # a damaged wheel in the cache: as if it were not there
             cached = None
         if cached is not None or not self.fetch:
             return cached
-        tried = _marker(spec)
+        tried = _beside(spec, ".unavailable")
         if tried.is_file() and time.time() - tried.stat().st_mtime < _RETRY_AFTER_S:
             self.missing.append(spec)  # not to be had a moment ago (no such wheel, or offline)
             return None
         try:
             with _locked(spec):
-                return _cached(spec, name, version) or unpack_wheel(download_wheel(spec, pure=True))
+                return _cached(name, version) or unpack_wheel(download_wheel(spec, pure=True))
         except (CapgapError, OSError):
             self.missing.append(spec)
             with contextlib.suppress(OSError):
@@ -136,9 +136,9 @@ class Dependencies:
             return None
 
 
-def _cached(spec: str, name: str, version: str) -> Path | None:
+def _cached(name: str, version: str) -> Path | None:
     """The release unpacked in capgap's cache, or its downloaded wheel unpacked now."""
-    wheels = sorted(wheel_dir(spec, pure=True).glob("*.whl"))
+    wheels = sorted(wheel_dir(f"{name}=={version}", pure=True).glob("*.whl"))
     if wheels:
         return unpack_wheel(wheels[0])
     for unpacked in sorted((cache_dir() / "unpacked").glob(f"{name}-{version}-*")):
@@ -150,16 +150,17 @@ def _cached(spec: str, name: str, version: str) -> Path | None:
 _RETRY_AFTER_S = 24 * 3600  # a release pip could not get is not asked for again before this
 
 
-def _marker(spec: str) -> Path:
-    """Where a failed download of `spec` is remembered (rescans offline do not wait on pip again)."""
-    return cache_dir() / "wheels" / f".{hashlib.sha256(spec.encode()).hexdigest()[:16]}.unavailable"
+def _beside(spec: str, suffix: str) -> Path:
+    """A file of capgap's wheel cache about the download of `spec`: its lock (`.lock`), or the
+    memory of a failed one (`.unavailable`: rescans offline do not wait on pip again)."""
+    return cache_dir() / "wheels" / f".{hashlib.sha256(spec.encode()).hexdigest()[:16]}{suffix}"
 
 
 class _locked:
     """One download of a release at a time (the scan judges in two processes)."""
 
     def __init__(self, spec: str) -> None:
-        self.path = cache_dir() / "wheels" / f".{hashlib.sha256(spec.encode()).hexdigest()[:16]}.lock"
+        self.path = _beside(spec, ".lock")
 
     def __enter__(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
