@@ -31,6 +31,15 @@ def files_naming(paths: dict[str, str], words: Iterable[str]) -> Iterator[tuple[
                 continue
 
 
+def text_of(path: str) -> str | None:
+    """A file's text, or None when it cannot be read or is no UTF-8."""
+    data = _read(path)
+    try:
+        return data.decode("utf-8") if data is not None else None
+    except UnicodeDecodeError:
+        return None
+
+
 def _read(path: str) -> bytes | None:
     try:
         with open(path, "rb") as fh:

@@ -248,12 +248,31 @@ def _unshared(f: FileFacts) -> FileFacts:
     return replace(f, needs=list(f.needs), needs_from=list(f.needs_from), builds=builds)
 
 
+def _module_reader(paths: dict[str, str]) -> Callable[[str], tuple[str, str] | None]:
+    """Module name -> (relative path, text) of the tree's Python file of that module, read when asked."""
+    from capgap.reading.mentions import text_of
+
+    by_module = {
+        rel.removesuffix(".py").removesuffix("/__init__").replace("/", "."): rel
+        for rel in paths
+        if rel.endswith(".py")
+    }
+
+    def read(module: str) -> tuple[str, str] | None:
+        rel = by_module.get(module)
+        text = text_of(paths[rel]) if rel is not None else None
+        return (rel, text) if rel is not None and text is not None else None
+
+    return read
+
+
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     from capgap.binaries.kernels import kernel_index, registered_ops
     from capgap.binaries.specific import bound_library
-    from capgap.judging import rules, unreached
+    from capgap.judging import decidedfirst, rules, unreached
     from capgap.judging.extensions import Extensions
     from capgap.judging.opkernels import OpKernels
+    from capgap.judging.resolved import Resolver
     from capgap.lifetime import keep_until_exit
     from capgap.reading import forked, grepfilter, mentions, native
     from capgap.scan.dependencies import Dependencies
@@ -305,6 +324,8 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
         options.archs,
         lambda words: mentions.files_naming(paths, words),
     )
+    # a gate whose path also asks a value the tree's resolver never gives the target (judging.decidedfirst)
+    findings = decidedfirst.demote(findings, options.archs, Resolver(_module_reader(paths), reg.helper_for))
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
     keep_until_exit(files)
     if not deps.missing:  # a release that could not be had: the next run may read it, answer anew
