@@ -125,7 +125,9 @@ def test_a_refusal_that_only_logs_narrows_nothing(tmp_path: Path) -> None:
 
 
 def test_a_refusal_that_raises_narrows_as_an_assert_does(tmp_path: Path) -> None:
-    found = _scan(tmp_path, "if not is_version_supported(version):\n            raise AssertionError(version)")
+    found = _scan(
+        tmp_path, "if not is_version_supported(version):\n            raise AssertionError(version)"
+    )
     assert {f.severity for f in found} == {"low"}
 
 

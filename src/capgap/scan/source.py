@@ -269,7 +269,7 @@ def _module_reader(paths: dict[str, str]) -> Callable[[str], tuple[str, str] | N
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     from capgap.binaries.kernels import kernel_index, registered_ops
     from capgap.binaries.specific import bound_library
-    from capgap.judging import decidedfirst, rules, unreached
+    from capgap.judging import decidedfirst, ownmodule, rules, unreached
     from capgap.judging.extensions import Extensions
     from capgap.judging.opkernels import OpKernels
     from capgap.judging.resolved import Resolver
@@ -326,6 +326,8 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     )
     # a gate whose path also asks a value the tree's resolver never gives the target (judging.decidedfirst)
     findings = decidedfirst.demote(findings, options.archs, Resolver(_module_reader(paths), reg.helper_for))
+    # a feature the target's family has in a module of its own (judging.ownmodule)
+    findings = ownmodule.demote(findings, list(paths), options.archs)
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
     keep_until_exit(files)
     if not deps.missing:  # a release that could not be had: the next run may read it, answer anew
