@@ -35,7 +35,10 @@ def demote(findings: list[Finding], archs: tuple[ArchSpec, ...], resolver: Resol
             parsed = resolver.module(module)
             arch = facts.get(finding.arch)
             if parsed is not None and arch is not None:
-                said = _never_given(parsed, finding.line, resolver, arch)
+                try:
+                    said = _never_given(parsed, finding.line, resolver, arch)
+                except RecursionError:  # a statement nested too deep to read: nothing is said
+                    said = ""
         if said:
             finding = replace(
                 finding,
@@ -117,14 +120,13 @@ def _refused_conjunct(
         return ""
     try:
         wanted = ast.literal_eval(part.comparators[0])
-    except (ValueError, TypeError, SyntaxError, RecursionError):
+        if isinstance(part.ops[0], ast.In):
+            accepted = set(wanted) if isinstance(wanted, (tuple, list, set, frozenset)) else None
+        else:
+            accepted = {wanted}
+    except (ValueError, TypeError, SyntaxError, RecursionError):  # (TypeError: `x == [1, 2]`)
         return ""
-    accepted = (
-        set(wanted)
-        if isinstance(part.ops[0], ast.In) and isinstance(wanted, (tuple, list, set))
-        else {wanted}
-    )
-    if isinstance(part.ops[0], ast.In) and not isinstance(wanted, (tuple, list, set)):
+    if not accepted:
         return ""
     if any(isinstance(v, bool) or v is None for v in accepted):
         return ""  # `x == True`, `x is None`: no value a resolver picks among
