@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 SEVERITIES = ("low", "medium", "high")
@@ -48,6 +48,17 @@ class Finding:
         else:
             data.pop("extra")
         return data
+
+
+def lowered(finding: Finding, why: str, key: str, said: str) -> Finding:
+    """The finding rated low by a pass that reads more than its rule did: its consequence ends
+    with `why`, and `extra[key]` holds `said` (what the pass read)."""
+    return replace(
+        finding,
+        severity="low",
+        consequence=f"{finding.consequence}; {why}",
+        extra={**finding.extra, key: said},
+    )
 
 
 @dataclass(frozen=True)

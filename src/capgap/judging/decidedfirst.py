@@ -11,11 +11,10 @@ value is demoted to low and names the resolver and what it gives the target.
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 from typing import Any
 
 from capgap.arch import ArchSpec, all_facts
-from capgap.findings import Finding
+from capgap.findings import Finding, lowered
 from capgap.judging.resolved import ANY, UNKNOWN_ITEM, Module, Resolver, Values, join_values
 from capgap.judging.symbolic import CAP_NAME
 
@@ -40,12 +39,7 @@ def demote(findings: list[Finding], archs: tuple[ArchSpec, ...], resolver: Resol
                 except RecursionError:  # a statement nested too deep to read: nothing is said
                     said = ""
         if said:
-            finding = replace(
-                finding,
-                severity="low",
-                consequence=f"{finding.consequence}; {finding.arch} never takes this path: {said}",
-                extra={**finding.extra, "decided_first": said},
-            )
+            finding = lowered(finding, f"{finding.arch} never takes this path: {said}", "decided_first", said)
         out.append(finding)
     return out
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import replace
 
 from capgap.arch import ArchSpec
-from capgap.findings import Finding
+from capgap.findings import Finding, lowered
 
 _SEVERE = ("medium", "high")
 _RULES = frozenset(
@@ -83,11 +82,6 @@ def demote(findings: list[Finding], rels: list[str], archs: tuple[ArchSpec, ...]
             )
         if own:
             said = f"{finding.arch}'s family has this feature in a module of its own: {own}"
-            finding = replace(
-                finding,
-                severity="low",
-                consequence=f"{finding.consequence}; {said}",
-                extra={**finding.extra, "own_module": own},
-            )
+            finding = lowered(finding, said, "own_module", own)
         out.append(finding)
     return out

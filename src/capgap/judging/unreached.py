@@ -17,11 +17,10 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import replace
 
 from capgap.arch import ArchSpec
 from capgap.arch.facts import all_facts
-from capgap.findings import Finding
+from capgap.findings import Finding, lowered
 from capgap.judging import gatedimports
 from capgap.judging.reach import truth
 from capgap.judging.records import FileFacts
@@ -66,12 +65,7 @@ def demote(
     for finding in findings:
         said = next((w for p in _packages(finding.path) if (w := why.get((p, finding.arch)))), "")
         if said and finding.severity in _SEVERE:
-            finding = replace(
-                finding,
-                severity="low",
-                consequence=f"{finding.consequence}; {finding.arch} never runs this code: {said}",
-                extra={**finding.extra, "unreached": said},
-            )
+            finding = lowered(finding, f"{finding.arch} never runs this code: {said}", "unreached", said)
         out.append(finding)
     return out
 
