@@ -58,3 +58,33 @@ def test_a_predicate_that_may_accept_what_it_does_not_name_narrows_nothing() -> 
 
 def test_what_a_loop_assigns_is_unknown_after_it() -> None:
     assert _values("looped", "12.0") is ANY
+
+
+def test_a_block_is_read_alone_with_the_modules_line_numbers() -> None:
+    from capgap.judging.resolved import Module
+
+    text = textwrap.dedent(
+        """
+        import torch
+
+
+        class Runner:
+            LIMIT = 4
+
+            def pick(self):
+                def inner():
+                    return 1
+                if self.version == 4:
+                    return inner()
+                return 0
+        """
+    )
+    module = Module("eng.run", "eng/run.py", text)
+    block = module.block_at(12)  # `if self.version == 4:` in `pick`
+    assert block is not None
+    (func,) = block.body
+    assert (func.name, func.lineno) == ("pick", 8)
+    outer = module.block_at(12, outer=True)
+    assert outer is not None and [n.name for n in outer.body] == ["Runner"]
+    assert module.block_at(6) is None  # a statement of the class body sits in no function
+    assert module.block_at(2) is None  # module level

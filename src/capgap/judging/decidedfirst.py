@@ -46,15 +46,27 @@ def demote(findings: list[Finding], archs: tuple[ArchSpec, ...], resolver: Resol
 
 def _never_given(module: Module, line: int, resolver: Resolver, arch: Any) -> str:
     """Why the path the statement at `line` guards is shut to `arch` by a resolved value, or ""."""
-    found = _enclosing(module.tree, line)
+    block = module.block_at(line)
+    found = _enclosing(block, line) if block is not None else None
     if found is None:
         return ""
-    func, cls = found
+    func = found[0]
+    cls: ast.ClassDef | None = None
     for part in _path_conjuncts(func, line):
+        if cls is None and _of_self(part):
+            # `self.x == 4`: what the class's methods assign `self.x`, read in the class whole
+            outer = module.block_at(line, outer=True)
+            whole = _enclosing(outer, line) if outer is not None else None
+            func, cls = whole if whole is not None else (func, None)
         said = _refused_conjunct(part, func, cls, module, resolver, arch)
         if said:
             return said
     return ""
+
+
+def _of_self(part: ast.expr) -> bool:
+    left = part.left if isinstance(part, ast.Compare) else None
+    return isinstance(left, ast.Attribute) and isinstance(left.value, ast.Name) and left.value.id == "self"
 
 
 def _enclosing(tree: ast.Module, line: int) -> tuple[Function, ast.ClassDef | None] | None:

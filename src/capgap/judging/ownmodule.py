@@ -45,9 +45,11 @@ def family_modules(rels: Iterable[str], major: int) -> dict[str, frozenset[str]]
     (`flashinfer/experimental/sm120_dsa_indexer.py` -> dsa, indexer)."""
     token = _family_token(major)
     out: dict[str, frozenset[str]] = {}
+    spelled = (f"sm{major}", f"sm_{major}")
     for rel in rels:
-        if not rel.endswith(".py"):
-            continue
+        low = rel.lower()
+        if not rel.endswith(".py") or not any(word in low for word in spelled):
+            continue  # (most paths name no arch: a substring test spares the split)
         parts = rel.removesuffix(".py").split("/")
         for end, part in enumerate(parts, 1):
             words = _words(part)

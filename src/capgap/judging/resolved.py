@@ -15,6 +15,7 @@ answer here is never more than the code says. Functions are found through the mo
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -56,16 +57,92 @@ class _Other:
 OTHER = _Other()
 
 
-@dataclass
 class Module:
-    """A parsed module of the tree: its functions by name and what its imports bind."""
+    """A module of the tree: its text, and, parsed when first asked, its functions by name,
+    its module-level assignments and what its imports bind."""
 
-    name: str
-    path: str
-    functions: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]
-    imports: dict[str, str]
-    names: dict[str, ast.expr]  # its module-level assignments
-    tree: ast.Module
+    def __init__(self, name: str, path: str, text: str) -> None:
+        self.name, self.path, self.text = name, path, text
+        self._parsed: tuple[ast.Module, dict[str, Function], dict[str, ast.expr]] | None = None
+        self._imports: dict[str, str] | None = None
+
+    @property
+    def imports(self) -> dict[str, str]:
+        if self._imports is None:
+            self._imports = import_map(self.text, self.name, self.path.endswith("__init__.py"))
+        return self._imports
+
+    @property
+    def functions(self) -> dict[str, Function]:
+        return self._parse()[1]
+
+    @property
+    def names(self) -> dict[str, ast.expr]:
+        return self._parse()[2]
+
+    def _parse(self) -> tuple[ast.Module, dict[str, Function], dict[str, ast.expr]]:
+        if self._parsed is None:
+            try:
+                tree = ast.parse(self.text)
+            except (SyntaxError, ValueError, RecursionError):
+                tree = ast.Module(body=[], type_ignores=[])  # unparseable: nothing is read from it
+            functions = {n.name: n for n in tree.body if isinstance(n, Function)}
+            names = {
+                t.id: n.value
+                for n in tree.body
+                if isinstance(n, ast.Assign)
+                for t in n.targets
+                if isinstance(t, ast.Name)
+            }
+            self._parsed = (tree, functions, names)
+        return self._parsed
+
+    def block_at(self, line: int, outer: bool = False) -> ast.Module | None:
+        """The innermost `def` holding `line` (`outer`: the top-level `def` or `class`, its
+        decorators with it), parsed alone with the module's line numbers: a scan asks about a few
+        lines of many long modules. None at module level."""
+        lines = self.text.splitlines()
+        if not 0 < line <= len(lines):
+            return None
+        floor = _indent(lines[line - 1])  # a head encloses the line only if indented less
+        start = None
+        for i in range(line - 1, -1, -1):
+            text = lines[i]
+            head = _BLOCK_HEAD.match(text)
+            if head is not None and (len(head[1]) < floor or i == line - 1):
+                if head[2] == "class" and not outer and i != line - 1:
+                    return None  # a statement of a class body: in no function
+                if not outer or not head[1]:
+                    start = i
+                    break
+            if text.strip() and not text.lstrip().startswith("#") and not _CLOSING.match(text.lstrip()):
+                floor = min(floor, _indent(text))
+        if start is None:
+            return None
+        depth = _indent(lines[start])
+        while start > 0 and lines[start - 1].strip().startswith("@") and _indent(lines[start - 1]) == depth:
+            start -= 1
+        end = next(
+            (i for i in range(line, len(lines)) if lines[i].strip() and not lines[i].lstrip().startswith("#")
+             and _indent(lines[i]) <= depth and not _CLOSING.match(lines[i].lstrip())),
+            len(lines),
+        )  # fmt: skip
+        body = [text[depth:] if text[:depth].isspace() else text for text in lines[start:end]]
+        try:  # (blank lines in front keep the module's line numbers)
+            return ast.parse("\n" * start + "\n".join(body))
+        except (SyntaxError, ValueError, RecursionError):
+            # (a string of the block starts a line further left): the whole module then
+            return self._parse()[0]
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip())
+
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+# a line that starts a def or class (its indentation first); one that closes brackets
+_BLOCK_HEAD = re.compile(r"([ \t]*)(?:async\s+)?(def|class)\s")
+_CLOSING = re.compile(r"[)\]}]")
 
 
 @dataclass
@@ -80,28 +157,9 @@ class Resolver:
 
     def module(self, name: str) -> Module | None:
         if name not in self._modules:
-            self._modules[name] = self._parse(name)
+            found = self.read(name)
+            self._modules[name] = Module(name, found[0], found[1]) if found is not None else None
         return self._modules[name]
-
-    def _parse(self, name: str) -> Module | None:
-        found = self.read(name)
-        if found is None:
-            return None
-        path, text = found
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError, RecursionError):
-            return None  # unparseable: nothing is read from it
-        functions = {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        names = {
-            t.id: n.value
-            for n in tree.body
-            if isinstance(n, ast.Assign)
-            for t in n.targets
-            if isinstance(t, ast.Name)
-        }
-        imports = import_map(text, name, path.endswith("__init__.py"))
-        return Module(name, path, functions, imports, names, tree)
 
     def function(
         self, module: Module, name: str, within: ast.AST | None = None
