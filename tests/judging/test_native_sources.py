@@ -275,3 +275,42 @@ def test_retained_ptx_programs_say_what_their_runtime_needs(tmp_path: Path) -> N
     found = _scan(tmp_path, tree)
     assert _brief(found) == [("gate-excludes-arch", "low", "eng/kda/ptx_runtime.py", 7)]
     assert "'tcgen05' in 2 of 2 sources under eng/data/csrc/kda/ptx/" in found[0].consequence
+
+
+_BINDING_JIT = """
+import torch
+
+_SOURCES = ["kda/kda_evolution_binding.cuh", "kda/kda_binding_common.cuh"]
+_NVCC_FLAGS = {"sm100a": ["-arch=sm_100a"], "sm103a": ["-arch=sm_103a"]}
+
+
+def flags():
+    major, minor = torch.cuda.get_device_capability()
+    return _NVCC_FLAGS.get(f"sm{major}{minor}a", [])
+"""
+
+
+def _binding_family(evolution_body: str) -> dict[str, str]:
+    # the binding names its kernels by stem (`kda_evolution_<variant>.cu`), beside many other
+    # kernels of the directory that need nothing
+    tree = {
+        "eng/jit/kda_evolution.py": _BINDING_JIT,
+        "eng/data/csrc/kda/kda_evolution_binding.cuh": "void run();\n",
+        "eng/data/csrc/kda/kda_binding_common.cuh": "void common();\n",
+    }
+    for variant in ("a", "b"):
+        tree[f"eng/data/csrc/kda/kda_evolution_{variant}.cu"] = evolution_body
+    for i in range(6):
+        tree[f"eng/data/csrc/kda/kda_decode_{i}.cu"] = "__global__ void k() {}\n"
+    return tree
+
+
+def test_a_bindings_own_kernels_by_stem_decide_before_its_directory(tmp_path: Path) -> None:
+    found = _scan(tmp_path, _binding_family('__global__ void k() { asm("tcgen05.mma.cta_group::1"); }\n'))
+    assert _brief(found) == [("table-missing-arch", "low", "eng/jit/kda_evolution.py", 4)]
+    assert "under eng/data/csrc/kda/kda_evolution_*" in found[0].extra["evidence"]
+
+
+def test_a_bindings_plain_kernels_leave_the_table_a_gap(tmp_path: Path) -> None:
+    found = _scan(tmp_path, _binding_family("__global__ void k(float* x) { x[0] = 1.f; }\n"))
+    assert _brief(found) == [("table-missing-arch", "medium", "eng/jit/kda_evolution.py", 4)]

@@ -110,7 +110,12 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
             # mostly launchers: the kernels they run are picked elsewhere (a registry), from the
             # family's directory
             home = _home(hits, reader)
-            if home:
+            stems = _launched_stems(hits)
+            beside = posixpath.commonpath([rel.rpartition("/")[0] or "." for rel, _ in hits])
+            if stems and beside not in ("", "."):
+                # `x_binding.cuh` launches the `x_*.cu` kernels beside it: those first
+                needs, where = reader.directory_needs(beside, stems)
+            if home and not needs:
                 needs, where = reader.directory_needs(home)
         _give(f, needs, where)
         own[f.module] = (list(f.needs), list(f.needs_from))  # what it states or imports too
@@ -212,12 +217,18 @@ class _Reader:
                 wheres.append(f"'{name} {nbytes}' in {rel}")
         return needs, wheres
 
-    def directory_needs(self, home: str) -> tuple[list[tuple[str, ...]], list[str]]:
+    def directory_needs(
+        self, home: str, stems: tuple[str, ...] = ()
+    ) -> tuple[list[tuple[str, ...]], list[str]]:
         """The needs at least half the kernel sources under `home` spell (read evenly, at most
-        _MAX_DIR_READS of them)."""
-        if home in self.dirs:
-            return self.dirs[home]
+        _MAX_DIR_READS of them); with `stems`, of those whose names start with one of them only
+        (`cake_flashkda_blackwell_evolution_` for the kernels its binding launches)."""
+        key = home + "|" + ",".join(stems)
+        if key in self.dirs:
+            return self.dirs[key]
         under = self.under(home)
+        if stems:
+            under = [h for h in under if h[0].rpartition("/")[2].startswith(stems) and not _launcher(h[0])]
         kernels = [h for h in under if not _launcher(h[0])]
         if kernels and 2 * len(kernels) <= len(under):
             # a generated `<hash>_binding.cu` beside each `<hash>_kernel.cu`: the launchers would
@@ -242,8 +253,9 @@ class _Reader:
                 of = f"{n} of {len(read)} sources" + (
                     f" read of {len(under)}" if len(read) < len(under) else ""
                 )
-                where.append(f"'{word}' in {of} under {home}/")
-        self.dirs[home] = (needs, where)
+                named = f"{home}/{stems[0]}*" if stems else f"{home}/"
+                where.append(f"'{word}' in {of} under {named}")
+        self.dirs[key] = (needs, where)
         return needs, where
 
 
@@ -339,6 +351,22 @@ def _parents(directory: str) -> Iterable[str]:
     while directory:
         yield directory
         directory = directory.rpartition("/")[0]
+
+
+def _launched_stems(hits: list[tuple[str, str]]) -> tuple[str, ...]:
+    """What the launchers a module names call their kernels (`cake_flashkda_blackwell_evolution_`
+    for `cake_flashkda_blackwell_evolution_binding.cuh`); long stems only (`_binding.cu` alone
+    names no family)."""
+    stems = []
+    for rel, _ in hits:
+        name = rel.rpartition("/")[2]
+        hit = _LAUNCHER.search(name)
+        if hit is not None and hit.start() >= _MIN_STEM and "common" not in hit[0]:
+            stems.append(name[: hit.start()] + "_")
+    return tuple(dict.fromkeys(stems))
+
+
+_MIN_STEM = 8
 
 
 def _home(hits: list[tuple[str, str]], reader: _Reader) -> str:
