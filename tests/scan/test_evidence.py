@@ -12,7 +12,7 @@ REFERENCE = (
     (("wgmma",), r"wgmma|warpgroup|sm_?90a|flash_?attn_?3|\bfa3(?:\b|_)|_fa3\b|_fa3_|_sm90\b|_sm90_"),
     (
         ("tcgen05",),
-        r"tcgen05|\btmem\b|\btmem_|_tmem|\bumma\b|sm_?100a|_sm100\b|_sm100_|sm10x|trtllm_?gen|flashinfer_trtllm|cutlass_mla",
+        r"tcgen05|\btmem\b|\btmem_|_tmem|\bumma\b|sm_?100a|_sm100\b|_sm100_|sm10x|trtllm[-_]?gen|flashinfer_trtllm|cutlass_mla",
     ),
     (("wgmma", "tcgen05"), r"deep_?gemm|flash_?mla"),
     (("tma",), r"\btma\b|_tma\b|\btma_|_tma_"),
@@ -23,8 +23,9 @@ REFERENCE = (
 )
 PIECES = (  # noqa: SIM905 - one string reads better than 55 quoted words
     "wgmma warpgroup sm90a sm_90a flashattn3 flash_attn_3 fa3 _fa3_ _fa3 _sm90 tcgen05 tmem tmem_ _tmem umma "
-    "sm100a sm_100a _sm100 sm10x trtllmgen trtllm_gen cutlass_mla deepgemm deep_gemm flashmla flash_mla tma "
-    "_tma fp4 nvfp4 mxfp4 _fp4 e2m1 fp8 _fp8 e4m3 e5m2 multicast multimem nvls _nvls mnnvl nvswitch "
+    "sm100a sm_100a _sm100 sm10x trtllmgen trtllm_gen trtllm-gen cutlass_mla deepgemm deep_gemm flashmla "
+    "flash_mla tma _tma fp4 nvfp4 mxfp4 _fp4 e2m1 fp8 _fp8 e4m3 e5m2 multicast multimem nvls _nvls mnnvl "
+    "nvswitch "
     "format stma tmax fp41 afp8 nvlsx é ü 9 _ . ( ) \n"
 ).split(" ")
 
@@ -53,3 +54,8 @@ def test_an_fa3_name_after_an_underscore_is_flashattention_3() -> None:
     # torchao's `return AttentionBackend.FP8_FA3`: FlashAttention-3 is Hopper's wgmma kernel
     assert evidence.needs_in("attentionbackend.fp8_fa3") == [("wgmma",), ("fp8_tensor_cores",)]
     assert evidence.needs_in("use_fa30") == []
+
+
+def test_trtllm_gen_spelled_with_a_hyphen_is_the_sm100_cubins() -> None:
+    # FlashInfer's `"trtllm-gen" if get_compute_capability(dev)[0] == 10 else "xqa"`
+    assert evidence.needs_in("backend = \"trtllm-gen\"") == [("tcgen05",)]

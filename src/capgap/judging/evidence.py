@@ -55,7 +55,7 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
             r"_sm100(?:\b|_)",
             "sm10x",
             r"cta_group(?<=\bcta_group)\b",  # `cta_group::2`: the 2-SM MMA of tcgen05 PTX
-            "trtllm_?gen",
+            "trtllm[-_]?gen",  # `trtllm_gen_fmha`, FlashInfer's backend="trtllm-gen"
             "flashinfer_trtllm",  # the TRT-LLM-gen fused MoE / FP8 GEMM backends (SM100 cubins)
             # FlashInfer's `trtllm_ragged_attention_deepseek`: trtllm-gen FMHA cubins, or its
             # `cute-dsl` SM100 FMHA (flashinfer/prefill.py); engines gate it on 10.x
