@@ -65,12 +65,22 @@ class Module:
         self.name, self.path, self.text = name, path, text
         self._parsed: tuple[ast.Module, dict[str, Function], dict[str, ast.expr]] | None = None
         self._imports: dict[str, str] | None = None
+        self._local: dict[int, dict[str, str]] = {}
 
     @property
     def imports(self) -> dict[str, str]:
         if self._imports is None:
             self._imports = import_map(self.text, self.name, self.path.endswith("__init__.py"))
         return self._imports
+
+    def local_imports(self, within: ast.AST) -> dict[str, str]:
+        """What the imports inside a function of this module bind, read from its lines as the
+        module's are (`from .interface import is_supported as _supported` in its body)."""
+        first, last = getattr(within, "lineno", 0), getattr(within, "end_lineno", 0) or 0
+        if first not in self._local:
+            lines = self.text.splitlines()[first - 1 : last] if first else []
+            self._local[first] = import_map("\n".join(lines), self.name, self.path.endswith("__init__.py"))
+        return self._local[first]
 
     @property
     def functions(self) -> dict[str, Function]:
@@ -167,7 +177,7 @@ class Resolver:
         """The function a plain name means in `module` (inside the function `within`, whose own
         imports come first: `from .interface import is_supported` in its body): its own, else
         the one it imports."""
-        dotted = _local_imports(within, module).get(name) if within is not None else None
+        dotted = module.local_imports(within).get(name) if within is not None else None
         if dotted is None and name in module.functions:
             return module, module.functions[name]
         dotted = dotted or module.imports.get(name)
@@ -517,21 +527,3 @@ def _compared_constants(
             if found is not None and found[1] is not func:
                 out.update(_compared_constants(resolver, found[0], found[1], depth + 1))
     return frozenset(out)
-
-
-def _local_imports(within: ast.AST, module: Module) -> dict[str, str]:
-    """What the imports inside a function bind (`from a.b import c as d` -> d: a.b.c)."""
-    out: dict[str, str] = {}
-    package = module.name if module.path.endswith("__init__.py") else module.name.rpartition(".")[0]
-    for node in ast.walk(within):
-        if not isinstance(node, ast.ImportFrom) or node is within:
-            continue
-        base = node.module or ""
-        if node.level:
-            parts = package.split(".")
-            up = parts[: len(parts) - (node.level - 1)] if node.level - 1 < len(parts) else []
-            base = ".".join([*up, *([base] if base else [])])
-        for alias in node.names:
-            if alias.name != "*":
-                out.setdefault(alias.asname or alias.name, f"{base}.{alias.name}")
-    return out
