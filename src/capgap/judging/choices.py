@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import re
 
+from capgap.judging.evidence import needs_in
+
 # `returns 'x'`, `gives 'x'`, `sets self.backend = 'x'`, each possibly `carries on (...)`
 _PICK = re.compile(r"^(?:carries on \()?(returns|gives|sets [\w.\[\]']+ =) '([\w\-.]+)'\)?$")
 # Implementations any CUDA GPU runs, and words for the lesser path: a target sent to one of them
 # is worked around, not given a choice of its own
 _FALLBACK = re.compile(
     r"^(?:triton|torch|pytorch|sdpa|naive|native|eager|reference|emulat"
-    r"|slow|fallback|default|generic|basic|simple|plain|unfused|none|off|disabled?)",
+    r"|slow|fallback|default|generic|basic|simple|plain|unfused|simt|none|off|disabled?)",
     re.I,
 )
 
@@ -46,7 +48,7 @@ def own_choice(
     theirs = _pick(taken)
     mine = [_pick(s) for s in instead]
     if theirs is None or not mine or any(m is None for m in mine):
-        return _own_value(given, gives or [])
+        return _own_value(given, gives or []) or _own_call(taken, instead)
     values = {m[1] for m in mine if m is not None}
     if len(values) != 1 or theirs[1] in values:
         return ""
@@ -66,3 +68,35 @@ def _own_value(given: tuple[str, ...], gives: list[tuple[str, ...]]) -> str:
         return ""
     value = values.pop()
     return "" if _FALLBACK.match(value) or _FALLBACK.match(given[0]) else value
+
+
+# `returns get_cake_router_gemm_module()`, `sets self.kernel = load_dsv3_kernel(x)`
+_CALL = re.compile(r"^(?:carries on \()?(returns|gives|sets [\w.\[\]']+ =) ([\w.]+)\(.*\)\)?$")
+
+
+def _own_call(taken: str, instead: list[str]) -> str:
+    """The word naming the target's own implementation where the sibling's outcome and each of the
+    target's hand over the same thing from functions named alike but for one word
+    (`get_cake_router_gemm_module()` beside `get_dsv3_router_gemm_module()`): "dsv3" ("" otherwise,
+    and where either word is a portable fallback's)."""
+    theirs = _CALL.match(taken)
+    mine = [_CALL.match(s) for s in instead]
+    if theirs is None or not mine or any(m is None or m[1] != theirs[1] for m in mine):
+        return ""
+    names = {m[2] for m in mine if m is not None}
+    if len(names) != 1:
+        return ""
+    a, b = _words(theirs[2]), _words(names.pop())
+    if len(a) != len(b):
+        return ""
+    apart = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
+    if len(apart) != 1 or any(_FALLBACK.match(w) or _ARCHISH.search(w) or needs_in(w) for w in apart[0]):
+        return ""  # `run_tcgen05_kernel()` / `run_simt_kernel()`: a feature's path and the portable one
+    return apart[0][1]
+
+
+_ARCHISH = re.compile(r"sm_?\d|hopper|blackwell|ampere|ada|volta|turing")
+
+
+def _words(name: str) -> list[str]:
+    return [w for w in re.split(r"[._]+", name.lower()) if w]

@@ -23,7 +23,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from capgap.arch import ArchSpec, all_facts
+from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
 from capgap.judging import evidence, tileconfigs
 from capgap.judging.basis import decision_text
@@ -99,11 +99,17 @@ def check(
                 continue  # the module checks the feature at run time (`if handle.multicast_ptr == 0:`)
             if _picked(seen, arm.summary) and _factory_accepts(arm.values, arch, reg):
                 continue  # the code registered under the name checks the arch and lets the target in
-            other = next((d.arms[j].summary for j in range(len(d.arms)) if j not in r.reach[target.cc]), "")
-            what = evidence.describe(need)
             # the arm selects, by name, what the target cannot run (`attention_backend = "fa3"`):
             # the engine's own choice fails when first used, where the other archs get a backend
             picked = _picked(seen, arm.summary)
+            refused = _factory_refusal(arm.values, arch, reg) if picked else None
+            if refused is None and _before_the_feature(with_it, target, need):
+                # a target from before the feature, let in with other GPUs from before it (`major
+                # >= 8` on an Ada, for wgmma): what they are sent to runs without it, unless the
+                # code the arm names refuses the target itself
+                continue
+            other = next((d.arms[j].summary for j in range(len(d.arms)) if j not in r.reach[target.cc]), "")
+            what = evidence.describe(need)
             consequence = (
                 f"{arch.cc} is let into code that needs {what} (read from {seen}), "
                 f"which {arch.cc} lacks: "
@@ -118,7 +124,6 @@ def check(
                 + (f" where the other outcome {other}" if other and not picked else "")
             )
             severity = "high" if picked else "medium"
-            refused = _factory_refusal(arm.values, arch, reg) if picked else None
             if refused is not None:
                 # what the engine's own code does with the name on the target, not what its name hints
                 consequence += f"; {refused}"
@@ -137,6 +142,19 @@ def check(
             if found is not None:
                 return found
     return None
+
+
+def _before_the_feature(with_it: list[str], target: ArchFacts, need: tuple[str, ...]) -> list[str]:
+    """Where the target predates every arch having the need, the archs admitted with it that do
+    too (an Ada let into a path said to need wgmma beside an Ampere): the path serves GPUs from
+    before the feature. ([] for a target from after it: a library that runs older GPUs on kernels
+    of their own may still send the target to the feature's, as FA3 sends 9.0 and newer to wgmma.)"""
+    facts = all_facts()
+    having = [(a.major, a.minor) for a in facts.values() if any(a.has(feat) for feat in need)]
+    if not having or (target.major, target.minor) > min(having):
+        return []
+    first = min(having)
+    return [cc for cc in with_it if (facts[cc].major, facts[cc].minor) < first]
 
 
 def _factory_refusal(values: tuple[str, ...], arch: ArchSpec, reg: Registry | None) -> str | None:

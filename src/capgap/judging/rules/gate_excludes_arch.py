@@ -837,6 +837,8 @@ def check(
         and (reg is None or callers.asked_elsewhere(d, f, reg))
     ):
         return None  # `if cap == (10, 3): return True; return False`: a predicate written with ifs
+    if all(_SUFFIX.match(a.summary) for a in d.arms):
+        return None  # `return "a" if major >= 9 else ""`: how each arch's build target is spelled
     mine = r.reach[target.cc]
     if not mine:
         return None  # an earlier guard already turned the target away: judged there
@@ -1218,6 +1220,18 @@ def check(
             f"tuned for one model's shape ({pins}): {', '.join(sibs)} {taken}, {arch.cc} {instead}; "
             f"worth measuring on {arch.cc} for that model"
         )
+    elif lacked := _path_of_those_without(r, arm_i, target):
+        # `use_fmha_v2 = is_sm90 or is_sm120` read on a B300: the GPUs let in lie on both sides of
+        # the target and share only the lack of what it has: their way around that lack
+        severity = "low"
+        takers = r.archs_reaching(arm_i)
+        many = f"{len(takers)} GPUs from {takers[0]} to {takers[-1]}"
+        named = ", ".join(takers) if len(takers) <= 6 else many
+        extra["evidence"] = f"{named} all lack {lacked}, which {arch.cc} has"
+        consequence = (
+            f"expected: the path of GPUs without {lacked} (older and newer ones alike: {extra['evidence']}); "
+            f"{arch.cc} {instead}"
+        )
     else:
         severity = "medium"
         consequence = f"{arch.cc} never gets this path ({taken}); it {instead} instead"
@@ -1326,6 +1340,31 @@ _SHAPE_NAME = re.compile(
     r"hidden|intermediate|experts|topk|top_k|heads|head_dim|hc_count|vocab|lora_rank", re.I
 )
 _MIN_PINS = 2  # one pinned size is as often a kernel's own constraint (`head_dim == 128`)
+
+
+# An outcome that is an arch-specific target's suffix (`sm_90a`, `sm_120f`) or none: no path, only
+# the spelling of what the arch's code is compiled for (sglang's `_cuda_arch_suffix`)
+_SUFFIX = re.compile(r"""^(?:carries on \()?(?:returns|gives) (['"])[af]?\1\)?$""")
+_GENERATION_FEATURES = ("tcgen05", "wgmma")  # what a generation's own kernels are written with
+
+
+def _path_of_those_without(r: Reached, arm: int, target: ArchFacts) -> str:
+    """The generation feature the target has and no arch taking `arm` has, when those archs lie
+    both below and above the target (no age cutoff, a choice by what they lack); "" if none."""
+    admitted = [facts_of(cc) for cc in r.archs_reaching(arm) if cc != target.cc]
+    mine = (target.major, target.minor)
+    if not any((a.major, a.minor) < mine for a in admitted):
+        return ""
+    if not any((a.major, a.minor) > mine and a.major != target.major for a in admitted):
+        return ""
+    return next(
+        (
+            evidence.describe((feat,))
+            for feat in _GENERATION_FEATURES
+            if target.has(feat) and not any(a.has(feat) for a in admitted)
+        ),
+        "",
+    )
 
 
 def _model_shape(d: Decision) -> str:
