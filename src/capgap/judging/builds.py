@@ -98,6 +98,8 @@ def find_build_lists(text: str, python_module: bool = False) -> list[BuildList]:
         if len(line) > 2000:
             continue
         m = _NAMED.search(line)
+        if m and "#" in line[: m.start()]:
+            m = None  # `# Bundled FA3 is compiled for TORCH_CUDA_ARCH_LIST verbatim; without "9.0a"`
         if (
             m
             and python_module

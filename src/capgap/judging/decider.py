@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
-from capgap.arch import all_facts
+from capgap.arch import ArchFacts, all_facts
 from capgap.judging.symbolic import Context, evaluate, tri
 
 
@@ -63,12 +63,13 @@ def _negation(test: ast.expr) -> bool:
     )
 
 
-def carve_out(test: ast.expr, ctx: Context, target: str) -> tuple[str, int] | None:
+def carve_out(test: ast.expr, ctx: Context, target: str, unequal: bool = True) -> tuple[str, int] | None:
     """(source, line) of an operand of the `and` chain `test` (or the whole test) that the target
     fails and that names the target's own family to shut it out (`has_device_capability(90) and
     not family(120)`, `major >= 10 and major != 12`, `not use_sm120_dsa_indexer()`): false for
     every GPU of that family, true for every other GPU since Hopper. A deliberate exclusion, not a
-    path left unlisted."""
+    path left unlisted. `unequal`: a test alone that leaves the GPUs it names out (`cap != (12, 0)`)
+    counts too."""
     facts = all_facts()
     if isinstance(test, ast.Name):  # `use_sparse = not is_sm120 and (...)`, then `if use_sparse:`
         bound = ctx.lookup(test.id)
@@ -79,7 +80,7 @@ def carve_out(test: ast.expr, ctx: Context, target: str) -> tuple[str, int] | No
     # `elif not use_sm120_dsa_indexer():` alone carves the family out as an operand of an `and`
     # does; a test alone must negate a flag or helper (`cap < (12, 0)` is a ceiling on every newer GPU)
     anded = isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And)
-    if not anded and not _negation(test):
+    if not anded and not _negation(test) and not (unequal and _unequal(test)):
         return None
     for operand in _operands(test, ast.And) if anded else [test]:
         source = ast.unparse(operand)
@@ -91,4 +92,42 @@ def carve_out(test: ast.expr, ctx: Context, target: str) -> tuple[str, int] | No
         judge = tri(sym)
         if all(judge(a) is (a.major != major) for a in facts.values() if a.major >= 9):
             return source, operand.lineno
+        # `cap != (12, 0)`: the one GPU named is turned away, every other since Hopper let in
+        others = [a for a in facts.values() if a.major >= 9 and a.major != major]
+        if unequal and _unequal(operand) and judge(facts[target]) is False and all(judge(a) for a in others):
+            return source, operand.lineno
     return None
+
+
+def _unequal(test: ast.expr) -> bool:
+    """`cap != (12, 0)`, `major not in (12,)`: GPUs named to be left out (no bound: `cap < (12, 0)`
+    shuts out every newer GPU as well)."""
+    return isinstance(test, ast.Compare) and all(isinstance(op, (ast.NotEq, ast.NotIn)) for op in test.ops)
+
+
+_ARCH_WORD = re.compile(r"major|capab|arch|\bcc\b|\bsm|_sm|device_sm|\bcap\b|_cap\b", re.I)
+
+
+def names_generation(test: ast.expr | None, target: ArchFacts) -> bool:
+    """Does the test let GPUs in by naming the target's major or arch as such (`major == 8`, `cap in
+    (80, 89)`, `(8, 9)`), not by a bound (`>= 80`) that happens to hold for it?"""
+    if test is None:
+        return False
+    major, number = target.major, target.number
+    for node in ast.walk(test):
+        if not isinstance(node, ast.Compare) or not all(isinstance(op, (ast.Eq, ast.In)) for op in node.ops):
+            continue
+        if not _ARCH_WORD.search(ast.unparse(node.left)):
+            continue  # `head_dim == 8` names no GPU
+        for side in node.comparators:
+            values = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
+            for v in values:
+                if (
+                    isinstance(v, ast.Constant)
+                    and v.value in (major, number)
+                    and not isinstance(v.value, bool)
+                ):
+                    return True
+                if isinstance(v, ast.Tuple) and [getattr(e, "value", None) for e in v.elts][:1] == [major]:
+                    return True
+    return False

@@ -1545,6 +1545,7 @@ class _Walker:
         if not self._use_hints.any_in(*self._span(node)):
             return
         quoted: set[int] | None = None  # the conditional expressions that only word a message
+        nested: set[int] | None = None  # those that are an outcome of another: judged with it
         later: set[int] | None = None  # nodes in a later operand of `and` / `or`: they may not run
         for sub in walk(node):
             if isinstance(sub, ast.Subscript) and isinstance(sub.value, (ast.Name, ast.Attribute)):
@@ -1589,7 +1590,8 @@ class _Walker:
                     self.use(table, sub.left, "in", sub.lineno, scope, text, denies, effect)
             elif isinstance(sub, ast.IfExp):
                 quoted = _in_messages(node) if quoted is None else quoted
-                if id(sub) not in quoted:
+                nested = _nested_ifexps(node) if nested is None else nested
+                if id(sub) not in quoted and id(sub) not in nested:
                     self.ifexp_decision(sub, scope, chain or [])
 
     def inline_table(
@@ -1921,6 +1923,19 @@ def _prose(node: ast.IfExp) -> bool:
         isinstance(v, ast.Constant) and isinstance(v.value, str) and _BARE_NAME.fullmatch(v.value) is None
         for v in values
     )
+
+
+def _nested_ifexps(node: ast.AST) -> set[int]:
+    """The ids of the conditional expressions that are an outcome of another (`A if cc > 100 else
+    (B if cc == 100 else C)`): read alone, the inner one would drop the outer test (12.0 "gives
+    C"), which the outer decision's chain already holds."""
+    return {
+        id(part)
+        for sub in walk(node)
+        if isinstance(sub, ast.IfExp)
+        for part in (sub.body, sub.orelse)
+        if isinstance(part, ast.IfExp)
+    }
 
 
 def _in_messages(node: ast.AST) -> set[int]:

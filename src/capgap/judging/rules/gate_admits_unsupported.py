@@ -18,14 +18,13 @@ Native gates are judged by `capgap.native.admits` (preprocessor) and `capgap.nat
 
 from __future__ import annotations
 
-import ast
 import re
 from dataclasses import replace
 from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import evidence, tileconfigs
+from capgap.judging import decider, evidence, tileconfigs
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, _safe, arms_taken
 from capgap.judging.records import Arm, Decision, FileFacts
@@ -75,7 +74,7 @@ def check(
             continue  # every arch gets here: the decision is not about this path
         if _decided_below(r, i, target.cc):
             continue  # past a guard clause (`if major == 11: raise`), a later test decides the path
-        if _names_generation(arm.test, target.major, target.number):
+        if decider.names_generation(arm.test, target):
             continue  # `assert major == 8 or major == 9`: the authors name the target's generation
         probed = _probed(d, f, i)
         pairs = [*zip(arm.needs, arm.evidence, strict=False), *_probe_needs(d, f, i, probed), *_handed(arm)]
@@ -168,33 +167,6 @@ def _factory_refusal(values: tuple[str, ...], arch: ArchSpec, reg: Registry | No
             f, d, summary = got
             return f"the code registered as '{name}' ({f.path}:{d.line}) {summary} on {arch.cc}"
     return None
-
-
-_ARCH_WORD = re.compile(r"major|capab|arch|\bcc\b|\bsm|_sm|device_sm|\bcap\b|_cap\b", re.I)
-
-
-def _names_generation(test: ast.expr | None, major: int, number: int) -> bool:
-    """Does the test let GPUs in by naming the target's major or arch as such (`major == 8`, `cap in
-    (80, 89)`, `(8, 9)`), not by a bound (`>= 80`) that happens to hold for it?"""
-    if test is None:
-        return False
-    for node in ast.walk(test):
-        if not isinstance(node, ast.Compare) or not all(isinstance(op, (ast.Eq, ast.In)) for op in node.ops):
-            continue
-        if not _ARCH_WORD.search(ast.unparse(node.left)):
-            continue  # `head_dim == 8` names no GPU
-        for side in node.comparators:
-            values = side.elts if isinstance(side, (ast.Tuple, ast.List, ast.Set)) else [side]
-            for v in values:
-                if (
-                    isinstance(v, ast.Constant)
-                    and v.value in (major, number)
-                    and not isinstance(v.value, bool)
-                ):
-                    return True
-                if isinstance(v, ast.Tuple) and [getattr(e, "value", None) for e in v.elts][:1] == [major]:
-                    return True
-    return False
 
 
 def _factory_accepts(values: tuple[str, ...], arch: ArchSpec, reg: Registry | None) -> bool:
@@ -373,4 +345,11 @@ def _open_ended(r: Reached, i: int) -> bool:
 
 def _direct(seen: str) -> bool:
     word = seen.split("'")[1] if "'" in seen else seen
+    if seen.endswith("in a comment"):
+        # a comment that names the instructions says what the code uses ("uses tcgen05/TMA"); one
+        # naming a kernel family (`FA3 impl behind torch's flash op`) may only say what else exists
+        return any(d in word.lower() for d in _INSTRUCTIONS)
     return any(d in word.lower() for d in _DIRECT) or re.search(r"Sm(?:10[03]|90)", word) is not None
+
+
+_INSTRUCTIONS = ("tcgen05", "tmem", "umma", "wgmma", "warpgroup", "multimem", "multicast", "nvls")

@@ -18,6 +18,7 @@ from capgap.arch import ArchFacts, ArchSpec, all_facts, cc_key
 from capgap.findings import Finding
 from capgap.judging import callees, callers, choices, decider, evidence, fixups, keyed, newer, prose, remarks
 from capgap.judging.basis import decision_text
+from capgap.judging.decider import names_generation
 from capgap.judging.reach import Reached, pure, reached
 from capgap.judging.records import Arm, Decision, FileFacts
 from capgap.judging.registry import Registry
@@ -671,12 +672,15 @@ def _deciding(
     return decider.deciding(test, reg.context(r.decision.scope, f), target, owners)
 
 
-def _carved(r: Reached, arm: int, f: FileFacts, target: str, reg: Registry | None) -> tuple[str, int] | None:
-    """The operand of the arm's test that names the target's family to shut it out (decider.carve_out)."""
+def _carved(
+    r: Reached, arm: int, f: FileFacts, target: str, reg: Registry | None, failing: bool = False
+) -> tuple[str, int] | None:
+    """The operand of the arm's test that names the target's family to shut it out (decider.carve_out;
+    `failing`: the target's outcome is an error, which a bare `assert major != 9` stays)."""
     test = r.decision.arms[arm].test
     if test is None or reg is None:
         return None
-    return decider.carve_out(test, reg.context(r.decision.scope, f), target)
+    return decider.carve_out(test, reg.context(r.decision.scope, f), target, unequal=not failing)
 
 
 def _behind_refused_setting(d: Decision, target: ArchFacts, owners: list[str], reg: Registry | None) -> bool:
@@ -891,6 +895,12 @@ def check(
         special = set()
     if not missed:
         return None
+    # `if cap in ((8, 9), (12, 0)): use_fused = False  # cuDNN bug`, every other GPU skipping it: a
+    # limit the authors put on the target by name, not a path the others get
+    named_limit = next((j for j in mine if _written_for_target(d.arms[j], target)), None)
+    if not all(d.arms[i].summary == "skips the branch" for i in missed):
+        named_limit = None
+    fails = any(d.arms[i].action == "error" for i in mine)
     left_out_of = sorted({cc for sibs in missed.values() for cc in sibs})
     if not refused and _behind_refused_setting(d, target, left_out_of, reg):
         # only reached under a setting the target cannot have (not the check refusing it): judged there
@@ -1118,7 +1128,7 @@ def check(
         severity = "low"
         extra["evidence"] = written
         consequence = f"expected: a path {written}; {arch.cc} {instead}"
-    elif (carved := _carved(r, decider, f, arch.cc, reg)) is not None:
+    elif (carved := _carved(r, decider, f, arch.cc, reg, fails)) is not None:
         # `has_device_capability(90) and not family(120)`: the authors name the target's family to
         # keep it out, where every other GPU since Hopper gets through
         severity = "low"
@@ -1219,6 +1229,13 @@ def check(
         consequence = (
             f"tuned for one model's shape ({pins}): {', '.join(sibs)} {taken}, {arch.cc} {instead}; "
             f"worth measuring on {arch.cc} for that model"
+        )
+    elif named_limit is not None:
+        severity = "low"
+        extra["evidence"] = f"the test '{short(d.arms[named_limit].source or d.source, 80)}' names {arch.cc}"
+        consequence = (
+            f"a limit put on {arch.cc} by name ({extra['evidence']}), every other GPU skipping it: "
+            f"a known issue of the authors', not a path others get; {arch.cc} {instead}"
         )
     elif lacked := _path_of_those_without(r, arm_i, target):
         # `use_fmha_v2 = is_sm90 or is_sm120` read on a B300: the GPUs let in lie on both sides of
@@ -1345,6 +1362,20 @@ _MIN_PINS = 2  # one pinned size is as often a kernel's own constraint (`head_di
 # An outcome that is an arch-specific target's suffix (`sm_90a`, `sm_120f`) or none: no path, only
 # the spelling of what the arch's code is compiled for (sglang's `_cuda_arch_suffix`)
 _SUFFIX = re.compile(r"""^(?:carries on \()?(?:returns|gives) (['"])[af]?\1\)?$""")
+# what a branch naming the target does for it: something, nothing, or turning something off (`if cap
+# in ((8, 9), (12, 0)): use_fused = False  # cuDNN bug`), not an error
+_WRITTEN_FOR = frozenset({"positive", "nothing", "reject"})
+_FAILS = re.compile(r"\bassert\b|\braises?\b|fails the assert")
+
+
+def _written_for_target(arm: Arm, target: ArchFacts) -> bool:
+    """Is the arm one the target takes by a test naming it (`cap in ((8, 9), (12, 0))`), that
+    fails nothing there (`assert num_splits == 1, 'SM120 forward ...'` is a refusal, judged as one)?"""
+    return (
+        arm.action in _WRITTEN_FOR and not _FAILS.search(arm.summary) and names_generation(arm.test, target)
+    )
+
+
 _GENERATION_FEATURES = ("tcgen05", "wgmma")  # what a generation's own kernels are written with
 
 
@@ -1417,7 +1448,12 @@ def _computed_numbers(taken: str, mine: list[str]) -> bool:
     if theirs is None or not mine:
         return False
     ours = [e for e in (_number_expr(summary) for summary in mine) if e is not None]
-    return len(ours) == len(mine) and any(_computed(e) for e in [theirs, *ours])
+    # beside a number of the target's, a variable it also returns (`return need`) holds one too
+    named = [s for s in mine if _BARE_NAME.match(_unwrapped(s))]
+    return bool(ours) and len(ours) + len(named) == len(mine) and any(_computed(e) for e in [theirs, *ours])
+
+
+_BARE_NAME = re.compile(r"^(?:gives|returns) [a-z_][a-z0-9_]*$")
 
 
 # Calls that keep a number a number

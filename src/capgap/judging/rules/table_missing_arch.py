@@ -41,6 +41,15 @@ _DENY_NAME = re.compile(
 )
 
 
+# Names of tables of the software versions an arch requires beyond the default (unsloth's
+# `_BLACKWELL_SM_MIN_TOOLKIT`): a missing entry requires nothing more, it loses nothing
+_REQUIRED_VERSIONS = re.compile(
+    r"(?:^|_)(?:min|minimum|required?|requires|requirements?)_?(?:[a-z0-9]+_)?"
+    r"(?:toolkit|cuda|driver|nvcc|ptx|compiler|cxx|version)s?(?:_|$)",
+    re.I,
+)
+
+
 def _cap_key(use: TableUse, f: FileFacts, reg: Registry) -> bool:
     sym = evaluate(use.key, reg.context(use.scope, f))
     return sym.kind in {"cap", "namecap"}
@@ -65,6 +74,8 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry)
                 continue
             if _DENY_NAME.search(table.name) or any(u.denies for _, u in uses):
                 continue  # a table of refusals lacking the arch refuses nothing there: no gap
+            if _REQUIRED_VERSIONS.search(table.name):
+                continue  # `_SM_MIN_TOOLKIT = {103: (12, 9)}`: an arch it lacks asks no more than the default
             needs = keyed.needs(f, table, importers)
             for arch in archs:
                 if any(covers(table.style, k.cc, arch) for k in table.keys):
