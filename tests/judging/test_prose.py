@@ -18,6 +18,10 @@ class ChunkPrefill:
         self.supports_prefill = False
         if torch.cuda.get_device_capability()[0] {test}:
             self.supports_prefill = True
+
+
+def prefill(kernel, x):
+    return kernel.run(x) if kernel.supports_prefill else x
 '''
 
 

@@ -9,7 +9,11 @@ from capgap.judging import evidence
 
 # The needs as first written, one alternation each: the reference the spellings must match.
 REFERENCE = (
-    (("wgmma",), r"wgmma|warpgroup|sm_?90a|flash_?attn_?3|\bfa3(?:\b|_)|_fa3\b|_fa3_|_sm90\b|_sm90_"),
+    (
+        ("wgmma",),
+        r"wgmma|warpgroup(?!\.(?:make_smem_layout_atom|smemlayoutatomkind))|sm_?90a|flash_?attn_?3"
+        r"|\bfa3(?:\b|_)|_fa3\b|_fa3_|_sm90\b|_sm90_",
+    ),
     (
         ("tcgen05",),
         r"tcgen05|\btmem\b|\btmem_|_tmem|\bumma\b|sm_?100a|_sm100\b|_sm100_|sm10x|trtllm[-_]?gen|flashinfer_trtllm|cutlass_mla",
@@ -58,4 +62,11 @@ def test_an_fa3_name_after_an_underscore_is_flashattention_3() -> None:
 
 def test_trtllm_gen_spelled_with_a_hyphen_is_the_sm100_cubins() -> None:
     # FlashInfer's `"trtllm-gen" if get_compute_capability(dev)[0] == 10 else "xqa"`
-    assert evidence.needs_in("backend = \"trtllm-gen\"") == [("tcgen05",)]
+    assert evidence.needs_in('backend = "trtllm-gen"') == [("tcgen05",)]
+
+
+def test_cute_s_warpgroup_smem_layout_atom_is_no_mma() -> None:
+    # quack's `warpgroup.make_smem_layout_atom(...)`: a swizzled layout its SM120 GEMM builds too
+    assert evidence.needs_in("warpgroup.make_smem_layout_atom(atom, dtype)") == []
+    assert evidence.needs_in("warpgroup.smemlayoutatomkind.k_sw128") == []
+    assert evidence.needs_in("warpgroup.mmaf16bf16op(a, b)") == [("wgmma",)]

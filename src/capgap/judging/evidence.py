@@ -35,7 +35,9 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
         ("wgmma",),
         _spellings(
             "wgmma",
-            "warpgroup",
+            # `warpgroup.make_smem_layout_atom`: CuTe's swizzled smem layout, no MMA (quack's SM120
+            # GEMM builds its tiles with it too)
+            r"warpgroup(?!\.(?:make_smem_layout_atom|smemlayoutatomkind))",
             "sm_?90a",
             "flash_?attn_?v?3",
             "flash_?attention_?v?3",

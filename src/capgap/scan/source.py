@@ -269,7 +269,7 @@ def _module_reader(paths: dict[str, str]) -> Callable[[str], tuple[str, str] | N
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     from capgap.binaries.kernels import kernel_index, registered_ops
     from capgap.binaries.specific import bound_library
-    from capgap.judging import decidedfirst, ownmodule, rules, unreached
+    from capgap.judging import decidedfirst, ownmodule, rules, unreached, unread
     from capgap.judging.extensions import Extensions
     from capgap.judging.opkernels import OpKernels
     from capgap.judging.resolved import Resolver
@@ -328,6 +328,8 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     findings = decidedfirst.demote(findings, options.archs, Resolver(_module_reader(paths), reg.helper_for))
     # a feature the target's family has in a module of its own (judging.ownmodule)
     findings = ownmodule.demote(findings, list(paths), options.archs)
+    # a flag set on an object that nothing reads (judging.unread)
+    findings = unread.demote(findings, lambda words: mentions.files_naming(paths, words))
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
     keep_until_exit(files)
     if not deps.missing:  # a release that could not be had: the next run may read it, answer anew
