@@ -11,6 +11,8 @@ unsloth): each test's tree is written here, shaped as the code judged was.
 - `TORCH_CUDA_ARCH_LIST` named in a comment is no build list.
 - gate-admits-unsupported: a comment naming a kernel family (`FA3`) is no evidence of the
   instructions a path uses (one naming them, `uses tcgen05`, still is).
+- cuTile kernels (`@ct.kernel`) are a module's own kernel code: a refusal naming Hopper beside them
+  is no evidence of wgmma (liger-kernel's cuTile FLCE).
 - A quantity each arch computes its own way (`return stages * (a + b) + 64` beside `return need`)
   is tuning, low.
 """
@@ -133,3 +135,25 @@ def test_a_quantity_each_arch_computes_its_own_way_is_tuning(tmp_path: Path) -> 
     found = _scan(tmp_path, {"eng/smem.py": _ESTIMATE})
     assert [(f.rule, f.severity) for f in found] == [("gate-excludes-arch", "low")]
     assert "tuning only" in found[0].consequence
+
+
+_CUTILE = """
+import cuda.tile as ct
+import torch
+
+
+@ct.kernel(occupancy=8)
+def flce_kernel(x, out):
+    ct.store(out, ct.load(x))
+
+
+def validate(x):
+    if torch.cuda.get_device_capability(x.device) != (9, 0):
+        raise RuntimeError("cuTile FLCE requires a Hopper (compute capability 9.0) GPU")
+"""
+
+
+def test_cutile_kernels_are_the_module_s_own_code(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/flce.py": _CUTILE})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/flce.py", 11)]
+    assert found[0].extra["evidence"] == "its own @ct.kernel code (line 5)"

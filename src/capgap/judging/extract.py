@@ -509,7 +509,10 @@ def _smem_needs(facts: FileFacts, text: str, low: str | bytes) -> None:
 
 # A kernel defined in the module itself, in one of the Python kernel languages.
 _KERNEL_DEF = re.compile(
-    r"^[ \t]*@(cute\.kernel|triton\.jit|(?:T|tilelang)\.prim_func|tilelang\.jit|tl\.jit)\b", re.M
+    # cuTile's `@ct.kernel` (`import cuda.tile as ct`) as well: tile code the compiler lowers per arch
+    r"^[ \t]*@(cute\.kernel|triton\.jit|(?:T|tilelang)\.prim_func|tilelang\.jit|tl\.jit"
+    r"|ct\.kernel|cuda\.tile\.kernel)\b",
+    re.M,
 )
 
 
