@@ -157,3 +157,20 @@ def test_cutile_kernels_are_the_module_s_own_code(tmp_path: Path) -> None:
     found = _scan(tmp_path, {"eng/flce.py": _CUTILE})
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/flce.py", 11)]
     assert found[0].extra["evidence"] == "its own @ct.kernel code (line 5)"
+
+
+_INNER_GATE = """
+import torch
+
+
+def backend(fast):
+    is_sm100 = torch.cuda.get_device_capability()[0] == 10
+    name = ("cute_dsl" if is_sm100 else "cuda") if fast else "torch"
+    return name
+"""
+
+
+def test_an_arch_test_inside_a_branch_value_of_another_test_is_still_read(tmp_path: Path) -> None:
+    # the outer test (`fast`) asks no arch: the inner expression is the decision
+    found = _scan(tmp_path, {"eng/pick.py": _INNER_GATE})
+    assert [(f.rule, f.line) for f in found] == [("gate-excludes-arch", 6)]

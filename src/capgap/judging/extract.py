@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import codecs
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Protocol, TypeGuard
 
 from capgap.judging import (
@@ -1593,7 +1593,8 @@ class _Walker:
                     self.use(table, sub.left, "in", sub.lineno, scope, text, denies, effect)
             elif isinstance(sub, ast.IfExp):
                 quoted = _in_messages(node) if quoted is None else quoted
-                nested = _nested_ifexps(node) if nested is None else nested
+                if nested is None:
+                    nested = _nested_ifexps(node, lambda test: self._gate_test(test, scope))
                 if id(sub) not in quoted and id(sub) not in nested:
                     self.ifexp_decision(sub, scope, chain or [])
 
@@ -1928,17 +1929,24 @@ def _prose(node: ast.IfExp) -> bool:
     )
 
 
-def _nested_ifexps(node: ast.AST) -> set[int]:
-    """The ids of the conditional expressions that are an outcome of another (`A if cc > 100 else
-    (B if cc == 100 else C)`): read alone, the inner one would drop the outer test (12.0 "gives
-    C"), which the outer decision's chain already holds."""
-    return {
-        id(part)
-        for sub in walk(node)
-        if isinstance(sub, ast.IfExp)
-        for part in (sub.body, sub.orelse)
-        if isinstance(part, ast.IfExp)
-    }
+def _nested_ifexps(node: ast.AST, gate: Callable[[ast.expr], bool]) -> set[int]:
+    """The ids of the conditional expressions that are an outcome of another recorded as a decision
+    (`A if cc > 100 else (B if cc == 100 else C)`): read alone, the inner one would drop the outer
+    test (12.0 "gives C"), which the outer decision's chain already holds. An `else` chain is one
+    decision with its head; one in a branch's value (`(A if is_sm100 else B) if fast else C`) is
+    left to be read alone unless the head's chain tests the arch (`gate`)."""
+    out: set[int] = set()
+    for sub in walk(node):
+        if not isinstance(sub, ast.IfExp) or id(sub) in out:
+            continue
+        chain, tests = [sub], [sub.test]
+        while isinstance(chain[-1].orelse, ast.IfExp):
+            chain.append(chain[-1].orelse)
+            tests.append(chain[-1].test)
+            out.add(id(chain[-1]))
+        if any(gate(t) for t in tests):
+            out.update(id(c.body) for c in chain if isinstance(c.body, ast.IfExp))
+    return out
 
 
 def _in_messages(node: ast.AST) -> set[int]:
