@@ -14,6 +14,7 @@ from capgap.judging import (
     callees,
     classbounds,
     evidence,
+    flagguards,
     gatedimports,
     kernel_specs,
     libraries,
@@ -208,6 +209,8 @@ def extract(
     facts.gated_imports, facts.top_imports = gatedimports.read(
         text, whole.lines() if whole is not None else lines, module, path.endswith("__init__.py")
     )
+    if facts.decisions:  # what a flag a decision sets guards in another method (judging.flagguards)
+        facts.flag_imports = flagguards.read(text, module, path.endswith("__init__.py"))
     classbounds.read_checks(facts, text)  # `cap > cls.MAX`: how a base class reads the bounds
     if facts.class_bounds:
         classbounds.add_needs(facts, low if isinstance(low, str) else text.lower())

@@ -488,4 +488,6 @@ class FileFacts:
     # the target fails each test, what only those load is code it never runs (judging.unreached)
     gated_imports: tuple[str, ...] = ()
     top_imports: tuple[str, ...] = ()  # the modules its module-level imports name: loaded with it
+    # `self.X` -> what a method imports past `if not self.X: raise` (judging.flagguards)
+    flag_imports: dict[str, tuple[str, ...]] = field(default_factory=dict)
     skipped: str = ""  # reason, when the file could not be read or parsed

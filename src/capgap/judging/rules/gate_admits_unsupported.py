@@ -78,6 +78,7 @@ def check(
             continue  # `assert major == 8 or major == 9`: the authors name the target's generation
         probed = _probed(d, f, i)
         pairs = [*zip(arm.needs, arm.evidence, strict=False), *_probe_needs(d, f, i, probed), *_handed(arm)]
+        pairs += _flag_guarded(arm, f, reg)
         for need, seen in pairs:
             if any(target.has(feat) for feat in need):
                 continue
@@ -321,6 +322,51 @@ def _probe_needs(d: Decision, f: FileFacts, i: int, probed: set[str]) -> list[tu
 def _ported(lib: str, arch: ArchSpec, reg: Registry | None) -> bool:
     """Does the scanned tree have code of the library for the target's family (Registry.ports)?"""
     return reg is not None and reg.ports(lib, arch.cc, arch.facts.major, arch.facts.minor)
+
+
+_SETS_FLAG = re.compile(r"^sets self\.(\w+) = True$")
+
+
+def _flag_guarded(arm: Arm, f: FileFacts, reg: Registry | None) -> list[tuple[tuple[str, ...], str]]:
+    """What the code a flag the arm sets lets run needs (`self.supports_prefill = True`, then `if
+    not self.supports_prefill: raise` and `from ...kda_blackwell import chunk_kda_cutedsl` in
+    another method: judging.flagguards): read from what it imports there, or, for a name a
+    package's `__init__` defines, from the package's own modules when every one of them that
+    needs anything needs it."""
+    hit = _SETS_FLAG.match(arm.summary)
+    names = f.flag_imports.get(hit[1], ()) if hit is not None else ()
+    if hit is None or not names or reg is None:
+        return []
+    said = f", imported past `if not self.{hit[1]}:`"
+    out: list[tuple[tuple[str, ...], str]] = []
+    for name in names:
+        needs, where, _ = reg.callees.needs([name])
+        if not needs:
+            needs, where = _package_needs(name.rpartition(".")[0], reg)
+        out += [(need, f"{seen}{said}") for need, seen in zip(needs, where, strict=True)]
+    return out
+
+
+def _package_needs(package: str, reg: Registry) -> tuple[list[tuple[str, ...]], list[str]]:
+    """The one need every module of `package` that needs or spells anything shares, with where one
+    read it (`kda_blackwell/kernel_h.py` calling `_tcgen05.alloc`); nothing when they differ or
+    none does."""
+    read: list[tuple[str, list[tuple[str, ...]], list[str]]] = []
+    for name, m in reg.callees.by_module.items():
+        if name.startswith(package + "."):
+            needs, where = [*m.needs, *m.spelled], [*m.needs_from, *m.spelled_from]
+            if needs:
+                read.append((name, needs, where))
+    if not read:
+        return [], []
+    shared = set(read[0][1])
+    for _, needs, _ in read[1:]:
+        shared &= set(needs)
+    if not shared:
+        return [], []
+    need = sorted(shared)[0]
+    name, needs, where = read[0]
+    return [need], [f"{where[needs.index(need)]} in {name}, a module of {package}"]
 
 
 def _handed(arm: Arm) -> list[tuple[tuple[str, ...], str]]:
