@@ -316,20 +316,21 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     findings += rules.registry_findings(files, options.archs, reg)
     findings += rules.class_bound_findings(files, options.archs)
     findings += rules.build_findings(files, options.archs)
+    naming = partial(mentions.files_naming, paths)  # the tree's Python files that name a word
     # what lies in a package the target never imports costs it nothing (judging.unreached)
     findings = unreached.demote(
         findings,
         files,
         reg,
         options.archs,
-        lambda words: mentions.files_naming(paths, words),
+        naming,
     )
     # a gate whose path also asks a value the tree's resolver never gives the target (judging.decidedfirst)
     findings = decidedfirst.demote(findings, options.archs, Resolver(_module_reader(paths), reg.helper_for))
     # a feature the target's family has in a module of its own (judging.ownmodule)
     findings = ownmodule.demote(findings, list(paths), options.archs)
     # a flag set on an object that nothing reads (judging.unread)
-    findings = unread.demote(findings, lambda words: mentions.files_naming(paths, words))
+    findings = unread.demote(findings, naming)
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
     keep_until_exit(files)
     if not deps.missing:  # a release that could not be had: the next run may read it, answer anew

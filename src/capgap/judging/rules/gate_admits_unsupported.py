@@ -32,12 +32,10 @@ from capgap.judging.registry import Registry
 from capgap.judging.symbolic import tri
 
 RULE_ID = "gate-admits-unsupported"
+# Instruction sets and hardware named as such: what a comment may say code uses
+_INSTRUCTIONS = ("tcgen05", "tmem", "umma", "wgmma", "warpgroup", "multimem", "multicast", "nvls")
 _DIRECT = (
-    "tcgen05",
-    "tmem",
-    "umma",
-    "wgmma",
-    "warpgroup",
+    *_INSTRUCTIONS,
     "sm_90a",
     "sm90a",
     "sm_100a",
@@ -45,9 +43,6 @@ _DIRECT = (
     "fa3",  # FlashAttention-3: the Hopper wgmma kernels, built for nothing else
     "flash_attn_3",
     "flashattn3",
-    "multimem",
-    "multicast",
-    "nvls",
     "mnnvl",
     "nvswitch",
 )
@@ -396,6 +391,3 @@ def _direct(seen: str) -> bool:
         # naming a kernel family (`FA3 impl behind torch's flash op`) may only say what else exists
         return any(d in word.lower() for d in _INSTRUCTIONS)
     return any(d in word.lower() for d in _DIRECT) or re.search(r"Sm(?:10[03]|90)", word) is not None
-
-
-_INSTRUCTIONS = ("tcgen05", "tmem", "umma", "wgmma", "warpgroup", "multimem", "multicast", "nvls")

@@ -897,9 +897,8 @@ def check(
         return None
     # `if cap in ((8, 9), (12, 0)): use_fused = False  # cuDNN bug`, every other GPU skipping it: a
     # limit the authors put on the target by name, not a path the others get
-    named_limit = next((j for j in mine if _written_for_target(d.arms[j], target)), None)
-    if not all(d.arms[i].summary == "skips the branch" for i in missed):
-        named_limit = None
+    skipped = all(d.arms[i].summary == "skips the branch" for i in missed)
+    named_limit = next((j for j in mine if _written_for_target(d.arms[j], target)), None) if skipped else None
     fails = any(d.arms[i].action == "error" for i in mine)
     left_out_of = sorted({cc for sibs in missed.values() for cc in sibs})
     if not refused and _behind_refused_setting(d, target, left_out_of, reg):
