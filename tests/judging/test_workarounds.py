@@ -32,3 +32,27 @@ def test_the_same_branch_logging_a_choice_is_still_a_path(tmp_path: Path) -> Non
     (found,) = _scan(tmp_path, {"eng/gpt_oss.py": _OVERRIDE.format(words=words)}, arch="9.0")
     assert found.severity == "medium"
     assert found.message.startswith("get_device_capability leaves 9.0 out: 10.0, 10.3, 11.0, 12.0, 12.1 logs")
+
+
+_COPY = """
+import torch
+
+def forward(q, k, v, use_fa4):
+    if use_fa4 and (10, 0) <= torch.cuda.get_device_capability() < (12, 0) and q.shape[-1] == 256:
+        # FA4 D=256 SM10x kernels need packed K/V views materialized
+        q, k, v = [x.contiguous() for x in (q, k, v)]
+    return attention(q, k, v)
+"""
+
+
+def test_a_branch_that_only_copies_tensors_costs_the_gpus_left_out_nothing(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/attn.py": _COPY}, arch="12.0")
+    assert [f for f in found if f.severity != "low"] == []
+
+
+def test_a_branch_that_copies_then_calls_a_kernel_is_a_path(tmp_path: Path) -> None:
+    code = _COPY.replace(
+        "for x in (q, k, v)]", "for x in (q, k, v)]\n        return fa4_d256_attention(q, k, v)"
+    )
+    (found,) = _scan(tmp_path, {"eng/attn.py": code}, arch="12.0")
+    assert found.severity == "medium"

@@ -59,6 +59,8 @@ def classify(body: list[ast.stmt]) -> tuple[str, str]:
         return "reject", what
     if all(_only_logs(s) for s in stmts):  # "X is not fully optimized yet": a log line changes no path
         return "nothing", what
+    if all(_only_copies(s) for s in stmts):  # a kernel's layout demand met by a copy: no path, a cost
+        return "nothing", "only copies tensors (" + what + ")"
     if all(
         _switches_off(s) or _logs_refusal(s) or _denies(s) or _validates(s) or _says_why_not(s) for s in stmts
     ):
@@ -84,6 +86,33 @@ def _only_logs(stmt: ast.stmt) -> bool:
     if isinstance(stmt, ast.If):
         return all(_only_logs(s) for s in [*stmt.body, *stmt.orelse])
     return False
+
+
+# `x.contiguous()`, `x.clone()`: the same tensor in new memory
+_COPIES = frozenset({"contiguous", "clone"})
+
+
+def _only_copies(stmt: ast.stmt) -> bool:
+    """`q, k, v = [x.contiguous() for x in (q, k, v)]`, `x = x.clone()`: a branch of such statements
+    makes what some kernel of the GPUs taking it demands (Transformer Engine's FA4 D=256 SM10x
+    kernels want packed K/V). The GPUs it leaves out skip a copy and lose no path."""
+    if not isinstance(stmt, ast.Assign):
+        return False
+    value = stmt.value
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+        values: list[ast.expr] = [value.elt]
+    elif isinstance(value, (ast.List, ast.Tuple)):
+        values = list(value.elts)
+    else:
+        values = [value]
+    return bool(values) and all(
+        isinstance(v, ast.Call)
+        and isinstance(v.func, ast.Attribute)
+        and v.func.attr in _COPIES
+        and not v.args
+        and not v.keywords
+        for v in values
+    )
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:
