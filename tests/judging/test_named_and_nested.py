@@ -8,7 +8,7 @@ unsloth): each test's tree is written here, shaped as the code judged was.
 - `cap != (12, 0)` names the one GPU it leaves out: a deliberate exclusion, low.
 - A table of the versions an arch requires beyond a default (`_SM_MIN_TOOLKIT`) loses nothing
   where it lacks the arch.
-- `TORCH_CUDA_ARCH_LIST` named in a comment is no build list.
+- `TORCH_CUDA_ARCH_LIST` named in a comment, or in a docstring's usage example, is no build list.
 - gate-admits-unsupported: a comment naming a kernel family (`FA3`) is no evidence of the
   instructions a path uses (one naming them, `uses tcgen05`, still is).
 - cuTile kernels (`@ct.kernel`) are a module's own kernel code: a refusal naming Hopper beside them
@@ -83,6 +83,21 @@ def fa3_lacks_sm90a(build_env):
     return bool(arch_list) and "9.0a" not in arch_list
 """
 
+_DOCUMENTED_LIST = '''
+import os
+
+
+def load(name, sources):
+    """Build a CUDA extension.
+
+    Pick the archs with TORCH_CUDA_ARCH_LIST:
+
+    ``TORCH_CUDA_ARCH_LIST="6.1 8.6" python build_my_extension.py``
+    """
+    os.environ.setdefault("TORCH_CUDA_ARCH_LIST", "{default}")
+    return _build(name, sources)
+'''
+
 _ESTIMATE = """
 import torch
 
@@ -122,6 +137,18 @@ def test_a_table_of_required_versions_lacking_the_arch_asks_no_more(tmp_path: Pa
 
 def test_an_arch_list_named_in_a_comment_is_no_build_list(tmp_path: Path) -> None:
     assert _scan(tmp_path, {"eng/xf.py": _COMMENTED_LIST}) == []
+
+
+def test_a_build_list_in_a_docstring_is_documentation(tmp_path: Path) -> None:
+    # torch/utils/cpp_extension.py's docstring (two medium build-missing-arch findings in torch 2.13)
+    code = _DOCUMENTED_LIST.format(default="")
+    assert _scan(tmp_path, {"eng/ext.py": code}) == []
+
+
+def test_a_build_list_the_code_sets_beside_such_a_docstring_still_counts(tmp_path: Path) -> None:
+    code = _DOCUMENTED_LIST.format(default="8.0 9.0")
+    found = _scan(tmp_path, {"eng/ext.py": code})
+    assert [(f.rule, f.line) for f in found] == [("build-missing-arch", 11)]
 
 
 def test_a_comment_naming_a_kernel_family_is_no_evidence_of_instructions() -> None:

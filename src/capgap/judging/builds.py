@@ -7,7 +7,9 @@
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 
 from capgap.arch import ArchSpec, try_parse_arch
 from capgap.judging.records import BuildList
@@ -94,6 +96,7 @@ def find_build_lists(text: str, python_module: bool = False) -> list[BuildList]:
     count (a Python tuple of supported archs is a gate, not a build list)."""
     out: list[BuildList] = []
     gencode_block: list[tuple[int, str, list[str]]] = []
+    quoted: frozenset[int] | None = None  # a Python module's lines inside a long string, when asked
     for lineno, line in enumerate(text.splitlines(), 1):
         if len(line) > 2000:
             continue
@@ -106,6 +109,10 @@ def find_build_lists(text: str, python_module: bool = False) -> list[BuildList]:
             and (m["sym"] != "TORCH_CUDA_ARCH_LIST" or _prose_or_formatted(line, m.start()))
         ):
             m = None
+        if m and python_module:
+            quoted = _long_string_lines(text) if quoted is None else quoted
+            if lineno in quoted:  # ``TORCH_CUDA_ARCH_LIST="6.1 8.6" python build.py`` in a docstring
+                m = None
         if m:
             items = [i for i in _ITEM.findall(m["list"]) if try_parse_arch(i) is not None]
             if items:
@@ -143,6 +150,19 @@ def _cmake_sources(text: str, found: list[BuildList]) -> None:
     for bl, nxt in zip(found, found[1:], strict=False):
         if nxt.symbol == bl.symbol and nxt.line - bl.line <= 3 and not bl.sources:
             bl.sources = nxt.sources
+
+
+def _long_string_lines(text: str) -> frozenset[int]:
+    """The lines of a Python module that lie inside a string spanning several lines (a docstring's
+    usage example, a message): none where the module does not tokenize."""
+    lines: set[int] = set()
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.STRING and tok.end[0] > tok.start[0]:
+                lines.update(range(tok.start[0], tok.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        return frozenset()
+    return frozenset(lines)
 
 
 def _prose_or_formatted(line: str, start: int) -> bool:

@@ -20,6 +20,7 @@ from capgap.judging import (
     libraries,
     opkernels,
     outcomes,
+    overwritten,
     prose,
     registered,
     remarks,
@@ -748,7 +749,7 @@ class _Walker:
             elif isinstance(stmt, ast.ImportFrom) and is_module:
                 self.imports(stmt)
             elif isinstance(stmt, ast.If):
-                if i > consumed:
+                if i > consumed and not overwritten.before_read(stmt, rest, self._text_between):
                     consumed = self.if_decision(body, i, chain, scope, end)
                 self.walk_if(stmt, body, i, chain, scope, cls_scope, is_module)
             elif isinstance(stmt, ast.Assert):  # what follows runs when the test is true
@@ -784,6 +785,10 @@ class _Walker:
                 self.block(orelse, chain, scope, cls_scope, is_module, self.end_of(stmt))
             else:
                 self.exprs(stmt, stmt, body, i, scope, chain)
+
+    def _text_between(self, first: int, last: int) -> str:
+        """The file's own lines first..last (1-based, inclusive; none when last < first)."""
+        return "\n".join(self._own_lines()[max(first, 1) - 1 : max(last, 0)])
 
     def end_of(self, stmt: ast.stmt) -> int:
         """A statement's last line in the file (the cut may have kept only part of it)."""
