@@ -52,7 +52,9 @@ def test_a_namesake_another_module_defines_and_asks_is_not_its_caller(tmp_path: 
 
 
 def test_a_predicate_nothing_asks_is_judged_where_it_is_defined(tmp_path: Path) -> None:
-    found = _scan(tmp_path, {"eng/caps.py": _PREDICATE})
+    # called, but by no decision (a private function nothing calls at all is dead: judging.uncalled)
+    user = "from eng.caps import _fused_on_blackwell\n\nFUSED = _fused_on_blackwell()\n"
+    found = _scan(tmp_path, {"eng/caps.py": _PREDICATE, "eng/user.py": user})
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/caps.py", 6)]
 
 

@@ -746,6 +746,9 @@ def test_a_refusal_in_a_module_whose_kernels_were_read_looks_portable(tmp_path: 
             if torch.cuda.get_device_capability()[0] != 10:
                 raise RuntimeError("fused gated quantization requires SM100 or SM103")
             return gen_gated_module().run(x)
+
+        def gated(x):
+            return _validate(x)
     """,
             "eng/jit/gated.py": """
         def gen_gated_module():

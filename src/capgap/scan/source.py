@@ -269,7 +269,7 @@ def _module_reader(paths: dict[str, str]) -> Callable[[str], tuple[str, str] | N
 def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     from capgap.binaries.kernels import kernel_index, registered_ops
     from capgap.binaries.specific import bound_library
-    from capgap.judging import decidedfirst, ownmodule, rules, unreached, unread
+    from capgap.judging import decidedfirst, ownmodule, rules, uncalled, unreached, unread
     from capgap.judging.extensions import Extensions
     from capgap.judging.opkernels import OpKernels
     from capgap.judging.resolved import Resolver
@@ -331,6 +331,8 @@ def _analyze(target: Target, options: ScanOptions) -> AnalyzerResult:
     findings = ownmodule.demote(findings, list(paths), options.archs)
     # a flag set on an object that nothing reads (judging.unread)
     findings = unread.demote(findings, naming)
+    # a decision inside a private function nothing calls (judging.uncalled)
+    findings = uncalled.demote(findings, naming)
     findings.sort(key=lambda f: (f.path, f.line, f.rule, f.arch))
     keep_until_exit(files)
     if not deps.missing:  # a release that could not be had: the next run may read it, answer anew

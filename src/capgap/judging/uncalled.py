@@ -1,0 +1,93 @@
+"""A private function that nothing in the tree calls: the decision inside it guards no path.
+
+torch 2.13's `torch/utils/_triton.py` keeps `has_datacenter_blackwell_tma_device()` (10.x only) beside
+the helpers inductor uses; no file of the tree names it, so that 12.0 "returns False" there costs
+it nothing. A medium or high gate finding in a module-level function, private by its name (`_x`) or
+its module's (`_triton.py`), that no Python file of the tree names but for its own `def` is low,
+with `extra.uncalled` naming it. A public function of a public module may be called from outside
+the tree (an engine calling its kernel library): it keeps its severity. A decorated one may be
+registered by name (`@register_func("tvm.contrib.nvcc.supports_fp4")`): it keeps it too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+
+from capgap.findings import Finding, lowered
+
+_SEVERE = ("medium", "high")
+_NAME = re.compile(r"[A-Za-z_]\w*")
+
+Reader = Callable[[Iterable[str]], Iterator[tuple[str, str]]]
+
+
+def _private(finding: Finding, name: str) -> bool:
+    parts = finding.path.split("/")
+    modules = [p.removesuffix(".py") for p in parts]
+    return name.startswith("_") or any(m.startswith("_") and not m.startswith("__") for m in modules)
+
+
+def _named_beyond_def(text: str, name: str) -> bool:
+    """Does the text name `name` other than in its own `def` line, or is that def decorated by
+    something that may register it by name?"""
+    escaped = re.escape(name)
+    lines = text.split("\n")
+    for at, line in enumerate(lines):
+        if not re.search(rf"\b{escaped}\b", line):
+            continue
+        if not re.match(rf"[ \t]*(?:async[ \t]+)?def[ \t]+{escaped}\b", line):
+            return True
+        if any(not _WRAPS.match(d) for d in _decorators(lines, at)):
+            return True
+    return False
+
+
+# decorators that wrap a function without registering it anywhere: caching, grad modes, descriptors
+_WRAPS = re.compile(
+    r"@(?:functools\.)?(?:cache|lru_cache|cached_property)\b|@(?:staticmethod|classmethod|property)\b"
+    r"|@torch\.(?:no_grad|inference_mode)\b"
+)
+_CLOSING = re.compile(r"^[)\]}]+,?$")
+
+
+def _decorators(lines: list[str], at: int) -> list[str]:
+    """The decorator lines above the def on line `at` (a decorator's call may span lines: its
+    closing bracket sits at the def's indent, its arguments deeper)."""
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    found: list[str] = []
+    for line in reversed(lines[max(at - _DECORATOR_LINES, 0) : at]):
+        stripped = line.strip()
+        if not stripped or len(line) - len(line.lstrip()) > indent or _CLOSING.match(stripped):
+            continue
+        if len(line) - len(line.lstrip()) < indent or not stripped.startswith("@"):
+            break
+        found.append(stripped)
+    return found
+
+
+_DECORATOR_LINES = 40
+
+
+def demote(findings: list[Finding], read: Reader) -> list[Finding]:
+    """The findings, those inside a private function nothing names demoted to low."""
+    where: dict[str, list[int]] = {}
+    for i, finding in enumerate(findings):
+        if finding.rule != "gate-excludes-arch" or finding.severity not in _SEVERE:
+            continue
+        name = str(finding.extra.get("context") or "")
+        if _NAME.fullmatch(name) and _private(finding, name):
+            where.setdefault(name, []).append(i)
+    if not where:
+        return findings
+    uncalled = set(where)
+    for _rel, text in read(where):
+        uncalled -= {name for name in uncalled if _named_beyond_def(text, name)}
+        if not uncalled:
+            return findings
+    out = list(findings)
+    for name in uncalled:
+        for i in where[name]:
+            said = f"nothing in the tree calls {name}(): the decision in it guards no path"
+            out[i] = lowered(out[i], said, "uncalled", name)
+    return out
