@@ -183,7 +183,8 @@ def _cached_wheel(distribution: str, version: str, cache: Path) -> Path | None:
     stem = distribution.replace("-", "_").lower()
     for wheel in sorted(cache.glob("*.whl")):
         name, _, rest = wheel.name.partition("-")
-        if name.lower() == stem and rest.split("-", 1)[0] == version:
+        # `torch-2.13.0+cpu-...`: a local version label (a CPU build of the same source) is the version
+        if name.lower() == stem and rest.split("-", 1)[0].partition("+")[0] == version:
             return wheel
     return None
 

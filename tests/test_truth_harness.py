@@ -211,6 +211,14 @@ def test_cached_wheel_is_found_by_distribution_and_version(tmp_path: Path) -> No
     assert truth.fetch_wheel("flashinfer-python", "0.7.2.post1", cache=tmp_path) == wheel
 
 
+def test_a_cached_wheel_with_a_local_version_label_is_that_version(tmp_path: Path) -> None:
+    # pip saves the CPU build of torch 2.13.0 as `torch-2.13.0+cpu-...`
+    wheel = tmp_path / "torch-2.13.0+cpu-cp311-cp311-manylinux_2_28_x86_64.whl"
+    wheel.write_bytes(b"")
+    (tmp_path / "torch-2.13.1+cpu-cp311-cp311-manylinux_2_28_x86_64.whl").write_bytes(b"")
+    assert truth.fetch_wheel("torch", "2.13.0", cache=tmp_path) == wheel
+
+
 def test_a_minor_gap_is_found_by_a_low_finding_and_a_medium_one_rates_it_wrong() -> None:
     cases = [case(span=(10, 10), severity="low"), case(span=(30, 30), severity="low")]
     s = truth.score(cases, [finding(line=10, severity="low"), finding(line=30, severity="medium")])

@@ -6,20 +6,19 @@ it nothing. A medium or high gate finding in a module-level function, private by
 its module's (`_triton.py`), that no Python file of the tree names but for its own `def` is low,
 with `extra.uncalled` naming it. A public function of a public module may be called from outside
 the tree (an engine calling its kernel library): it keeps its severity. A decorated one may be
-registered by name (`@register_func("tvm.contrib.nvcc.supports_fp4")`): it keeps it too.
+registered by name (`@register_func("tvm.contrib.nvcc.supports_fp4")`): it keeps it too; caching
+wrappers (`@functools.cache`) register nothing.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
 
 from capgap.findings import Finding, lowered
+from capgap.judging.unread import Reader, demote_where_none_names
 
 _SEVERE = ("medium", "high")
 _NAME = re.compile(r"[A-Za-z_]\w*")
-
-Reader = Callable[[Iterable[str]], Iterator[tuple[str, str]]]
 
 
 def _private(finding: Finding, name: str) -> bool:
@@ -78,16 +77,9 @@ def demote(findings: list[Finding], read: Reader) -> list[Finding]:
         name = str(finding.extra.get("context") or "")
         if _NAME.fullmatch(name) and _private(finding, name):
             where.setdefault(name, []).append(i)
-    if not where:
-        return findings
-    uncalled = set(where)
-    for _rel, text in read(where):
-        uncalled -= {name for name in uncalled if _named_beyond_def(text, name)}
-        if not uncalled:
-            return findings
-    out = list(findings)
-    for name in uncalled:
-        for i in where[name]:
-            said = f"nothing in the tree calls {name}(): the decision in it guards no path"
-            out[i] = lowered(out[i], said, "uncalled", name)
-    return out
+
+    def lower(finding: Finding, name: str) -> Finding:
+        said = f"nothing in the tree calls {name}(): the decision in it guards no path"
+        return lowered(finding, said, "uncalled", name)
+
+    return demote_where_none_names(findings, read, where, _named_beyond_def, lower)

@@ -48,16 +48,32 @@ def demote(findings: list[Finding], read: Reader) -> list[Finding]:
         hit = _SETS.match(_taken(finding))
         if hit is not None:
             flags.setdefault(hit[1], []).append(i)
-    if not flags:
+
+    def lower(finding: Finding, name: str) -> Finding:
+        said = f"nothing in the tree reads self.{name}: the flag this path sets guards nothing"
+        return lowered(finding, said, "unread", f"self.{name}")
+
+    return demote_where_none_names(findings, read, flags, _reads, lower)
+
+
+def demote_where_none_names(
+    findings: list[Finding],
+    read: Reader,
+    at: dict[str, list[int]],
+    names: Callable[[str, str], bool],
+    lower: Callable[[Finding, str], Finding],
+) -> list[Finding]:
+    """The findings, those at `at` (word -> their indices) whose word no file `read` gives
+    `names(text, word)` lowered by `lower(finding, word)`; files are read until every word is named."""
+    if not at:
         return findings
-    unread = set(flags)
-    for _rel, text in read(flags):
-        unread -= {name for name in unread if _reads(text, name)}
-        if not unread:
+    left = set(at)
+    for _rel, text in read(at):
+        left -= {word for word in left if names(text, word)}
+        if not left:
             return findings
     out = list(findings)
-    for name in unread:
-        for i in flags[name]:
-            said = f"nothing in the tree reads self.{name}: the flag this path sets guards nothing"
-            out[i] = lowered(out[i], said, "unread", f"self.{name}")
+    for word in left:
+        for i in at[word]:
+            out[i] = lower(out[i], word)
     return out
