@@ -35,7 +35,7 @@ _LOGS = {"warning", "warn", "warning_once", "info", "info_once", "debug", "error
 
 def classify(body: list[ast.stmt]) -> tuple[str, str]:
     """(action, summary) of a branch body."""
-    stmts = [s for s in body if not _is_docstring(s) and not isinstance(s, ast.Pass)]
+    stmts = [s for s in body if not is_filler(s)]
     if not stmts:
         return "nothing", "does nothing"
     what = summary(stmts) or _first_words(stmts)
@@ -117,6 +117,11 @@ def _only_copies(stmt: ast.stmt) -> bool:
 
 def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+
+
+def is_filler(stmt: ast.stmt) -> bool:
+    """A docstring, a bare constant or `pass`: a statement that does nothing in a branch."""
+    return _is_docstring(stmt) or isinstance(stmt, ast.Pass)
 
 
 def _is_false(test: ast.expr) -> bool:

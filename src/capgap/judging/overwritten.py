@@ -12,6 +12,8 @@ import ast
 import re
 from collections.abc import Callable
 
+from capgap.judging.outcomes import is_filler
+
 
 def before_read(stmt: ast.If, rest: list[ast.stmt], text_between: Callable[[int, int], str]) -> bool:
     """Do `stmt`'s branches only set plain names, which a later statement of the same block sets on
@@ -36,9 +38,7 @@ def _only_sets(stmts: list[ast.stmt]) -> set[str] | None:
     """The plain names a branch sets, when setting them is all it does (through nested ifs)."""
     names: set[str] = set()
     for stmt in stmts:
-        if isinstance(stmt, ast.Pass) or (
-            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
-        ):
+        if is_filler(stmt):
             continue
         if (assigned := _assigned(stmt)) is not None:
             names |= assigned

@@ -17,7 +17,6 @@ import re
 from capgap.findings import Finding, lowered
 from capgap.judging.unread import Reader, demote_where_none_names
 
-_SEVERE = ("medium", "high")
 _NAME = re.compile(r"[A-Za-z_]\w*")
 
 
@@ -57,9 +56,10 @@ def _decorators(lines: list[str], at: int) -> list[str]:
     found: list[str] = []
     for line in reversed(lines[max(at - _DECORATOR_LINES, 0) : at]):
         stripped = line.strip()
-        if not stripped or len(line) - len(line.lstrip()) > indent or _CLOSING.match(stripped):
+        depth = len(line) - len(line.lstrip())
+        if not stripped or depth > indent or _CLOSING.match(stripped):
             continue
-        if len(line) - len(line.lstrip()) < indent or not stripped.startswith("@"):
+        if depth < indent or not stripped.startswith("@"):
             break
         found.append(stripped)
     return found
@@ -70,16 +70,13 @@ _DECORATOR_LINES = 40
 
 def demote(findings: list[Finding], read: Reader) -> list[Finding]:
     """The findings, those inside a private function nothing names demoted to low."""
-    where: dict[str, list[int]] = {}
-    for i, finding in enumerate(findings):
-        if finding.rule != "gate-excludes-arch" or finding.severity not in _SEVERE:
-            continue
+
+    def function(finding: Finding) -> str | None:
         name = str(finding.extra.get("context") or "")
-        if _NAME.fullmatch(name) and _private(finding, name):
-            where.setdefault(name, []).append(i)
+        return name if _NAME.fullmatch(name) and _private(finding, name) else None
 
     def lower(finding: Finding, name: str) -> Finding:
         said = f"nothing in the tree calls {name}(): the decision in it guards no path"
         return lowered(finding, said, "uncalled", name)
 
-    return demote_where_none_names(findings, read, where, _named_beyond_def, lower)
+    return demote_where_none_names(findings, read, function, _named_beyond_def, lower)

@@ -41,30 +41,34 @@ def _reads(text: str, name: str) -> bool:
 
 def demote(findings: list[Finding], read: Reader) -> list[Finding]:
     """The findings, those whose path only sets an attribute nothing reads demoted to low."""
-    flags: dict[str, list[int]] = {}
-    for i, finding in enumerate(findings):
-        if finding.rule != "gate-excludes-arch" or finding.severity not in _SEVERE:
-            continue
+
+    def flag(finding: Finding) -> str | None:
         hit = _SETS.match(_taken(finding))
-        if hit is not None:
-            flags.setdefault(hit[1], []).append(i)
+        return hit[1] if hit is not None else None
 
     def lower(finding: Finding, name: str) -> Finding:
         said = f"nothing in the tree reads self.{name}: the flag this path sets guards nothing"
         return lowered(finding, said, "unread", f"self.{name}")
 
-    return demote_where_none_names(findings, read, flags, _reads, lower)
+    return demote_where_none_names(findings, read, flag, _reads, lower)
 
 
 def demote_where_none_names(
     findings: list[Finding],
     read: Reader,
-    at: dict[str, list[int]],
+    word_of: Callable[[Finding], str | None],
     names: Callable[[str, str], bool],
     lower: Callable[[Finding, str], Finding],
 ) -> list[Finding]:
-    """The findings, those at `at` (word -> their indices) whose word no file `read` gives
-    `names(text, word)` lowered by `lower(finding, word)`; files are read until every word is named."""
+    """The findings, each medium or high gate finding whose word (`word_of`, None for none) no file
+    `read` gives `names(text, word)` lowered by `lower(finding, word)`; files are read until every
+    word is named."""
+    at: dict[str, list[int]] = {}
+    for i, finding in enumerate(findings):
+        if finding.rule == "gate-excludes-arch" and finding.severity in _SEVERE:
+            word = word_of(finding)
+            if word is not None:
+                at.setdefault(word, []).append(i)
     if not at:
         return findings
     left = set(at)
