@@ -66,3 +66,13 @@ def test_a_flag_whose_guard_admits_the_target_into_tcgen05_kernels_is_reported(t
 def test_a_flag_that_keeps_the_target_out_admits_nothing(tmp_path: Path) -> None:
     found = _scan(tmp_path, {"eng/kda.py": _KERNEL.format(test="== 10"), **_PACKAGE})
     assert [f for f in found if f.rule == "gate-admits-unsupported"] == []
+
+
+def test_a_tab_indented_guard_reads_its_block_as_a_space_indented_one_does() -> None:
+    from capgap.judging.flagguards import read
+
+    spaced = _KERNEL.format(test=">= 10")
+    tabbed = spaced.replace("        ", "\t\t").replace("    ", "\t")
+    assert "\t\tif not self.supports_prefill:" in tabbed
+    assert read(spaced, "eng.kda", False) == {"supports_prefill": ("eng.ops.kda_blackwell.chunk_kda",)}
+    assert read(tabbed, "eng.kda", False) == read(spaced, "eng.kda", False)

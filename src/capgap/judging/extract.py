@@ -22,6 +22,7 @@ from capgap.judging import (
     outcomes,
     overwritten,
     prose,
+    refusalflags,
     registered,
     remarks,
     runs,
@@ -660,6 +661,7 @@ class _Walker:
         self._within: list[tuple[str, ...]] = []  # settings an enclosing if-test requires (`_required`)
         self._unset: list[str] = []  # settings an enclosing if-test asks to be unset (`_unset`)
         self._prose: list[surroundings.Opening] = []  # what the enclosing defs and classes open with
+        self._defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []  # the enclosing defs, innermost last
         self._module_prose: tuple[str, ...] | None = None  # arch sentences of the module's docstring
         self._own_helpers: tuple[int, set[str]] = (0, set())  # (helpers seen, their plain def names)
         # per statement (by id, the statement kept with it), what a positive arm gives settings
@@ -925,11 +927,13 @@ class _Walker:
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
                 self.facts.checks.append((qualname, stmt.lineno, self.end_of(node), value.func.id))
         self._prose.append(self._def_prose(node))
+        self._defs.append(node)
         try:
             with outcomes.reading(node, self._returns_strings, self._sets_sentences):
                 self.block(node.body, [*chain, node.name], local, cls_scope, end=self.end_of(node))
         finally:
             self._prose.pop()
+            self._defs.pop()
 
     def _def_prose(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) -> surroundings.Opening:
         """The sentences naming archs in a def's or class's docstring and leading comments, and
@@ -1044,10 +1048,14 @@ class _Walker:
         arms: list[ArmSpec] = []
         for test, stmts, if_line in links:
             action, what = outcomes.classify(stmts)
+            if action == "positive" and (why := self._flag_refusal(stmts, body[i].lineno)) is not None:
+                action, what = "reject", why
             span = [(stmts[0].lineno, self.end_of(stmts[-1]))]
             arms.append((test, if_line, stmts, span, action, what))
         if orelse:
             action, what = outcomes.classify(orelse)
+            if action == "positive" and (why := self._flag_refusal(orelse, body[i].lineno)) is not None:
+                action, what = "reject", why
             span = [(orelse[0].lineno, self.end_of(orelse[-1]))]
             arms.append((None, orelse[0].lineno, orelse, span, action, what))
         elif all(exits(b) for _, b, _ in links):
@@ -1080,6 +1088,17 @@ class _Walker:
             kept=kept,
         )
         return last
+
+    def _flag_refusal(self, stmts: list[ast.stmt], line: int) -> str | None:
+        """When a branch only sets flags its function then refuses on, what it leads to
+        (judging.refusalflags); None otherwise."""
+        names = refusalflags.flags_set(stmts) if self._defs else None
+        if names is None:
+            return None
+        fn = self._defs[-1]
+        text = self._text_between(fn.lineno, self.end_of(fn))
+        refusal = refusalflags.refusal_it_leads_to(text, fn.lineno, line, names)
+        return None if refusal is None else refusalflags.said(names, refusal)
 
     def walk_if(
         self,

@@ -18,7 +18,9 @@ _REFUSES = re.compile(r"^[ \t]*(?:raise|return)\b")
 
 
 def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
+    """Columns, tabs expanded as Python reads them (a tab-indented file's guard and body compare)."""
+    wide = line.expandtabs()
+    return len(wide) - len(wide.lstrip(" "))
 
 
 def read(text: str, module: str, is_package: bool) -> dict[str, tuple[str, ...]]:
@@ -31,7 +33,7 @@ def read(text: str, module: str, is_package: bool) -> dict[str, tuple[str, ...]]
     loaded: list[tuple[int, int, list[str]]] | None = None
     for hit in _GUARD.finditer(text):
         first = text.count("\n", 0, hit.start())  # the guard's line, 0-based
-        indent = len(hit[1].expandtabs())
+        indent = _indent(hit[1])
         end = first + 1
         refuses = False
         while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > indent):

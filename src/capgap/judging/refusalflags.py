@@ -1,0 +1,161 @@
+"""A branch that only raises a flag, which its function then refuses on, is itself a restriction.
+
+unsloth 2026.10.9's `check_vllm_torch_sm100_compatibility` looks for a GPU of major 10
+(`if major == 10: has_sm100 = True; ... break`), then `if not has_sm100: return`, and past that
+raises "vLLM's distributed module crashes with std::bad_alloc on SM100 GPUs". What the flag's yes
+leads to is the raise alone: 12.0, left out of it, is not refused and loses nothing (issue 14,
+point 2: being left out of a refusal is good for the target).
+
+Read on the function's own text (the statement cut may keep only part of it). Anything that reads
+the flag other than a test whose yes refuses, or inside the refusal itself, keeps the branch a path.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+
+from capgap.judging.outcomes import classify, is_filler
+from capgap.judging.statements import short
+
+_REFUSING = {"error", "reject", "nothing"}  # a raise, a refusal or a log line: no path for anyone
+
+
+def flags_set(stmts: list[ast.stmt]) -> set[str] | None:
+    """The plain names a branch sets, when setting them (and leaving a loop) is all it does."""
+    names: set[str] = set()
+    for stmt in stmts:
+        if is_filler(stmt) or isinstance(stmt, (ast.Break, ast.Pass)):
+            continue
+        targets = (
+            stmt.targets
+            if isinstance(stmt, ast.Assign)
+            else [stmt.target]
+            if isinstance(stmt, ast.AnnAssign)
+            else []
+        )
+        if not targets or not all(isinstance(t, ast.Name) for t in targets):
+            return None
+        names |= {t.id for t in targets if isinstance(t, ast.Name)}
+    return names or None
+
+
+def refusal_it_leads_to(source: str, def_line: int, line: int, names: set[str]) -> str | None:
+    """`source`: a function's own lines, its `def` on file line `def_line`; `line`: the decision's
+    first line; `names`: the flags one of its branches sets. The refusal every later reader of the
+    flags leads into ("raises RuntimeError '...' (line N)"), or None when a reader does anything else."""
+    fn = _parsed(source, def_line)
+    if fn is None:
+        return None
+    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and names & set(n.names) for n in ast.walk(fn)):
+        return None
+    parents = {child: parent for parent in ast.walk(fn) for child in ast.iter_child_nodes(parent)}
+    decision = next((n for n in ast.walk(fn) if isinstance(n, ast.If) and n.lineno == line), None)
+    if decision is None:
+        return None
+    inside = {id(n) for n in ast.walk(decision)}
+    refusal = None
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load)):
+            continue
+        if id(node) in inside:
+            continue
+        if node.lineno <= (decision.end_lineno or decision.lineno):
+            return None  # read before the decision (a loop's next round): no plain sequence
+        if _within_refusal(node, parents):
+            continue
+        words = _gate_refuses(node, parents)
+        if words is None:
+            return None
+        refusal = refusal or words
+    return refusal
+
+
+def _parsed(source: str, def_line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    try:
+        tree = ast.parse(textwrap.dedent(source))
+    except (SyntaxError, ValueError):
+        return None
+    fn = tree.body[0] if tree.body else None
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    ast.increment_lineno(fn, def_line - fn.lineno)
+    return fn
+
+
+def _within_refusal(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
+    """Is the read part of a raise or a log line (the flag's words in the message)?"""
+    at: ast.AST | None = node
+    while at is not None and not isinstance(at, ast.stmt):
+        at = parents.get(at)
+    return isinstance(at, (ast.Raise, ast.Expr)) and classify([at])[0] in _REFUSING  # type: ignore[list-item]
+
+
+def _gate_refuses(node: ast.Name, parents: dict[ast.AST, ast.AST]) -> str | None:
+    """The read is the test of an `if`: its yes refuses (`if flag: raise`), or its no leaves and
+    what runs after it on the flag's yes is a refusal (`if not flag: return` ... `raise`)."""
+    negated = isinstance(parents.get(node), ast.UnaryOp) and isinstance(parents[node].op, ast.Not)  # type: ignore[attr-defined]
+    test: ast.AST = parents[node] if negated else node
+    gate = parents.get(test)
+    if not negated and isinstance(gate, ast.BoolOp) and isinstance(gate.op, ast.And):
+        test, gate = gate, parents.get(gate)  # `if flag and old_torch: raise`: its yes needs the flag
+    if not isinstance(gate, ast.If) or gate.test is not test:
+        return None
+    if not negated:
+        action, what = classify(gate.body)
+        return f"{what} (line {gate.body[-1].lineno})" if action in _REFUSING else None
+    if gate.orelse or not gate.body or not isinstance(gate.body[-1], (ast.Return, ast.Continue)):
+        return None
+    if isinstance(gate.body[-1], ast.Continue):
+        return None  # (the loop goes on: what follows is the next round's)
+    return _next_refusal(gate, parents)
+
+
+def _next_refusal(stmt: ast.stmt, parents: dict[ast.AST, ast.AST]) -> str | None:
+    """What runs after `stmt` until the function ends: a raise, past statements that only set
+    names or log (None when anything else runs, or the function ends without one)."""
+    at: ast.AST = stmt
+    while True:
+        parent = parents.get(at)
+        if parent is None:
+            return None
+        block = next((b for b in _blocks(parent) if at in b), None)
+        if block is None:
+            return None
+        for later in block[block.index(at) + 1 :]:  # type: ignore[arg-type]
+            if isinstance(later, ast.Raise):
+                return f"{classify([later])[1]} (line {later.lineno})"
+            if not _only_sets_or_logs(later):
+                return None
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None  # the function returns: nothing refused
+        if isinstance(parent, ast.Try) and (block is not parent.body or parent.orelse or parent.finalbody):
+            return None
+        if not isinstance(parent, (ast.Try, ast.If, ast.With)):
+            return None  # (a loop's body runs again; a handler runs on a failure)
+        at = parent
+
+
+def _blocks(node: ast.AST) -> list[list[ast.stmt]]:
+    return [
+        getattr(node, field)
+        for field in ("body", "orelse", "finalbody")
+        if isinstance(getattr(node, field, None), list)
+    ]
+
+
+def _only_sets_or_logs(stmt: ast.stmt) -> bool:
+    if is_filler(stmt) or isinstance(
+        stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Import, ast.ImportFrom)
+    ):
+        return True
+    if isinstance(stmt, ast.Expr):
+        return classify([stmt])[0] == "nothing"  # a log line
+    if isinstance(stmt, ast.Try):  # `try: v = version("x") except Exception: v = "unknown"`
+        handlers = [s for h in stmt.handlers for s in h.body]
+        return all(_only_sets_or_logs(s) for s in [*stmt.body, *handlers, *stmt.orelse, *stmt.finalbody])
+    return False
+
+
+def said(names: set[str], refusal: str) -> str:
+    return f"sets {', '.join(sorted(names))}, which leads only to: {short(refusal, 120)}"

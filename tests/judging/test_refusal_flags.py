@@ -1,0 +1,108 @@
+"""A branch that only sets a flag its function then refuses on is a restriction (unsloth 2026.10.9's
+`check_vllm_torch_sm100_compatibility`: `has_sm100 = True; break`, `if not has_sm100: return`, then
+a raise; judged not-a-gap in the held-out set). A flag read anywhere else keeps the branch a path."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from capgap.judging import refusalflags
+from tests.judging.test_decisions import _brief, _scan
+
+_DETECTS_TO_REFUSE = """
+import torch
+from importlib.metadata import version
+
+
+def check_old_stack():
+    if version("torch") >= "2.9":
+        return
+    try:
+        has_sm100 = False
+        name = None
+        for i in range(torch.cuda.device_count()):
+            major, minor = torch.cuda.get_device_capability(i)
+            if major == 10:
+                has_sm100 = True
+                name = torch.cuda.get_device_name(i)
+                break
+        if not has_sm100:
+            return
+    except Exception:
+        return
+    try:
+        other = version("other")
+    except Exception:
+        other = "unknown"
+    raise RuntimeError(f"{name}: other {other} crashes on SM100 with torch < 2.9")
+"""
+
+
+def _gates(found: list) -> list:
+    return [f for f in found if f.rule == "gate-excludes-arch"]
+
+
+def test_a_flag_whose_yes_leads_only_to_a_raise_costs_the_target_nothing(tmp_path: Path) -> None:
+    found = _scan(tmp_path, {"eng/checks.py": _DETECTS_TO_REFUSE})
+    assert _gates(found) == []
+
+
+def test_a_flag_tested_by_an_if_that_raises_is_a_restriction_too(tmp_path: Path) -> None:
+    text = """
+    import torch
+
+
+    def check():
+        bad = False
+        if torch.cuda.get_device_capability()[0] == 10:
+            bad = True
+        if bad:
+            raise RuntimeError("this build crashes on SM100")
+        return 1
+    """
+    assert _gates(_scan(tmp_path, {"eng/checks.py": text})) == []
+
+
+def test_a_flag_the_function_answers_with_is_a_path(tmp_path: Path) -> None:
+    text = _DETECTS_TO_REFUSE.replace(
+        "        if not has_sm100:\n            return\n", "        return has_sm100\n"
+    )
+    assert "return has_sm100" in text
+    found = _gates(_scan(tmp_path, {"eng/checks.py": text}))
+    assert [(f.path, f.line) for f in found] == [("eng/checks.py", 13)]
+
+
+def test_a_flag_past_whose_guard_real_work_runs_is_a_path(tmp_path: Path) -> None:
+    text = """
+    import torch
+
+
+    def pick(x):
+        fast = False
+        if torch.cuda.get_device_capability()[0] == 10:
+            fast = True
+        if not fast:
+            return torch.mm(x, x)
+        return torch.ops.eng.fast_mm(x)
+    """
+    assert _brief(_gates(_scan(tmp_path, {"eng/pick.py": text}))) == [
+        ("gate-excludes-arch", "medium", "eng/pick.py", 6)
+    ]
+
+
+def test_reading_the_function_on_its_own_text() -> None:
+    source = """    def f(cap):
+        flag = False
+        if cap == 100:
+            flag = True
+        if not flag:
+            return
+        note = "x"
+        raise ValueError("no " + note)
+"""
+    words = refusalflags.refusal_it_leads_to(source, 40, 42, {"flag"})
+    assert words is not None and "ValueError" in words and "line 47" in words
+    # a flag read before the decision (a loop's next round) or by a call is no plain refusal
+    looped = source.replace('        note = "x"\n', "        use(flag)\n")
+    assert refusalflags.refusal_it_leads_to(looped, 40, 42, {"flag"}) is None
+    assert refusalflags.flags_set([]) is None
