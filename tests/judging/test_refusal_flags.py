@@ -106,3 +106,77 @@ def test_reading_the_function_on_its_own_text() -> None:
     looped = source.replace('        note = "x"\n', "        use(flag)\n")
     assert refusalflags.refusal_it_leads_to(looped, 40, 42, {"flag"}) is None
     assert refusalflags.flags_set([]) is None
+
+
+_REASONS = """
+import torch
+
+
+def maybe_init_gemm_rs(dtype, tp_size):
+    if dtype != torch.bfloat16:
+        reason = "the model dtype is not BF16"
+    elif torch.cuda.get_device_capability()[0] != 10:
+        reason = "the device is not SM100-family"
+    elif tp_size < 2:
+        reason = "TP size is not in the supported range"
+    else:
+        reason = None
+
+    if reason is not None:
+        print("GEMM-RS is disabled because", reason)
+        return False
+
+    {path}
+    init(tp_size)
+    return True
+"""
+
+_TCGEN05_KERNEL = """
+import cutlass.cute as cute
+from cutlass.cute.nvgpu import tcgen05
+
+
+@cute.kernel
+def gemm_rs(x):
+    tcgen05.mma(x)
+
+
+def init(n):
+    return gemm_rs(n)
+"""
+
+
+def test_a_reason_chain_s_path_is_read_past_the_check_that_turns_reasons_away(tmp_path: Path) -> None:
+    files = {
+        "eng/__init__.py": "",
+        "eng/model.py": _REASONS.replace("{path}", "from eng.gemm_rs import init"),
+        "eng/gemm_rs.py": _TCGEN05_KERNEL,
+    }
+    found = _gates(_scan(tmp_path, files))
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/model.py", 7)]
+    assert "tcgen05" in found[0].extra["evidence"]
+
+
+def test_a_reason_chain_whose_path_needs_nothing_the_target_lacks_stays_medium(tmp_path: Path) -> None:
+    files = {
+        "eng/__init__.py": "",
+        "eng/model.py": _REASONS.replace("{path}", "from eng.plain import init"),
+        "eng/plain.py": "import torch\n\n\ndef init(n):\n    return torch.zeros(n)\n",
+    }
+    assert _brief(_gates(_scan(tmp_path, files))) == [("gate-excludes-arch", "medium", "eng/model.py", 7)]
+
+
+def test_the_lines_past_a_gate_are_those_the_branch_s_value_gets_through() -> None:
+    source = """def f(cap):
+    if cap == 100:
+        ok = True
+    else:
+        ok = False
+    if not ok:
+        return None
+    run()
+    return 1
+"""
+    assert refusalflags.path_past_gate(source, 1, 2, {"ok": True}) == (8, 9)
+    assert refusalflags.path_past_gate(source, 1, 2, {"ok": False}) is None  # turned away
+    assert refusalflags.constants_set([]) is None

@@ -1050,13 +1050,15 @@ class _Walker:
             action, what = outcomes.classify(stmts)
             if action == "positive" and (why := self._flag_refusal(stmts, body[i].lineno)) is not None:
                 action, what = "reject", why
-            span = [(stmts[0].lineno, self.end_of(stmts[-1]))]
+            past = self._past_gate(stmts, action, body[i].lineno)
+            span = [(stmts[0].lineno, self.end_of(stmts[-1])), *past]
             arms.append((test, if_line, stmts, span, action, what))
         if orelse:
             action, what = outcomes.classify(orelse)
             if action == "positive" and (why := self._flag_refusal(orelse, body[i].lineno)) is not None:
                 action, what = "reject", why
-            span = [(orelse[0].lineno, self.end_of(orelse[-1]))]
+            past = self._past_gate(orelse, action, body[i].lineno)
+            span = [(orelse[0].lineno, self.end_of(orelse[-1])), *past]
             arms.append((None, orelse[0].lineno, orelse, span, action, what))
         elif all(exits(b) for _, b, _ in links):
             rest = body[last + 1 :]
@@ -1099,6 +1101,17 @@ class _Walker:
         text = self._text_between(fn.lineno, self.end_of(fn))
         refusal = refusalflags.refusal_it_leads_to(text, fn.lineno, line, names)
         return None if refusal is None else refusalflags.said(names, refusal)
+
+    def _past_gate(self, stmts: list[ast.stmt], action: str, line: int) -> list[tuple[int, int]]:
+        """For a branch that only sets flags, the lines a later guard lets its values on to
+        (judging.refusalflags.path_past_gate): where what it leads to is read."""
+        values = refusalflags.constants_set(stmts) if action == "positive" and self._defs else None
+        if values is None:
+            return []
+        fn = self._defs[-1]
+        text = self._text_between(fn.lineno, self.end_of(fn))
+        past = refusalflags.path_past_gate(text, fn.lineno, line, values)
+        return [] if past is None else [past]
 
     def walk_if(
         self,

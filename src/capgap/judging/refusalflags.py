@@ -8,6 +8,11 @@ point 2: being left out of a refusal is good for the target).
 
 Read on the function's own text (the statement cut may keep only part of it). Anything that reads
 the flag other than a test whose yes refuses, or inside the refusal itself, keeps the branch a path.
+
+The other way round, a flag whose value a later guard lets through leads to what follows that
+guard: vLLM's Kimi-K3 `else: reason = None` after a chain of reasons, `if reason is not None:
+return False`, then the import of tcgen05 GEMM-RS kernels. Those lines are the branch's path, where
+what it needs is read (`path_past_gate`).
 """
 
 from __future__ import annotations
@@ -159,3 +164,70 @@ def _only_sets_or_logs(stmt: ast.stmt) -> bool:
 
 def said(names: set[str], refusal: str) -> str:
     return f"sets {', '.join(sorted(names))}, which leads only to: {short(refusal, 120)}"
+
+
+def path_past_gate(
+    source: str, def_line: int, line: int, values: dict[str, object]
+) -> tuple[int, int] | None:
+    """The lines that run for a branch that only sets flags (`values`: name -> the constant it
+    sets) past a later guard of the same block that turns the other values away: vLLM's Kimi-K3
+    `reason = None` in an elif chain of reasons, then `if reason is not None: return False`, then
+    the import of the GEMM-RS kernels. What those lines need is what the branch leads to."""
+    fn = _parsed(source, def_line)
+    if fn is None:
+        return None
+    for block in _all_blocks(fn):
+        at = next((k for k, s in enumerate(block) if isinstance(s, ast.If) and s.lineno == line), None)
+        if at is None:
+            continue
+        for later in block[at + 1 :]:
+            if not isinstance(later, ast.If) or later.orelse or not later.body:
+                continue
+            if not isinstance(later.body[-1], (ast.Return, ast.Raise)):
+                continue
+            runs = _runs_for(later.test, values)
+            if runs is False:
+                return ((later.end_lineno or later.lineno) + 1, fn.end_lineno or fn.lineno)
+            if runs is True:
+                return None  # the branch's own value is turned away
+        return None
+    return None
+
+
+def _all_blocks(fn: ast.AST) -> list[list[ast.stmt]]:
+    return [b for node in ast.walk(fn) for b in _blocks(node)]
+
+
+def _runs_for(test: ast.expr, values: dict[str, object]) -> bool | None:
+    """Does the test hold for the flags' values (`x`, `not x`, `x is None`, `x is not None`)? None:
+    the test asks something else."""
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    inner = test.operand if negated else test  # type: ignore[attr-defined]
+    if isinstance(inner, ast.Name) and inner.id in values:
+        return bool(values[inner.id]) != negated
+    if (
+        not negated
+        and isinstance(inner, ast.Compare)
+        and isinstance(inner.left, ast.Name)
+        and inner.left.id in values
+        and len(inner.ops) == 1
+        and isinstance(inner.ops[0], (ast.Is, ast.IsNot))
+        and isinstance(inner.comparators[0], ast.Constant)
+        and inner.comparators[0].value is None
+    ):
+        return (values[inner.left.id] is None) == isinstance(inner.ops[0], ast.Is)
+    return None
+
+
+def constants_set(stmts: list[ast.stmt]) -> dict[str, object] | None:
+    """name -> value of the plain names a branch sets to constants (None when it does more)."""
+    out: dict[str, object] = {}
+    for stmt in stmts:
+        if is_filler(stmt) or isinstance(stmt, (ast.Break, ast.Pass)):
+            continue
+        if not (isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Constant)):
+            return None
+        if not all(isinstance(t, ast.Name) for t in stmt.targets):
+            return None
+        out.update({t.id: stmt.value.value for t in stmt.targets if isinstance(t, ast.Name)})
+    return out or None
