@@ -38,7 +38,7 @@ _COPY = """
 import torch
 
 def forward(q, k, v, use_fa4):
-    if use_fa4 and (10, 0) <= torch.cuda.get_device_capability() < (12, 0) and q.shape[-1] == 256:
+    if use_fa4 and (10, 0) <= torch.cuda.get_device_capability() < (11, 0) and q.shape[-1] == 256:
         # FA4 D=256 SM10x kernels need packed K/V views materialized
         q, k, v = [x.contiguous() for x in (q, k, v)]
     return attention(q, k, v)

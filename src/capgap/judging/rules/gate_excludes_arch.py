@@ -434,6 +434,24 @@ _PICKED = re.compile(r"'([\w\-]+)'(?!\s*:)")  # a quoted value, not a dict key
 _KEYS = re.compile(r"(?<=\w)\[[^\]]*\]")  # a subscript (`overrides['key']`), not a list
 
 
+def _one_mma_family(r: Reached, mine: tuple[int, ...], owners: list[str], target: ArchFacts) -> str:
+    """The MMA family (tcgen05) whose GPUs, spanning more than one generation (10.x and Thor's
+    11.0), are exactly those that get the path, when the target lacks it and the decision has no
+    test of its own for the target (`if cap >= (12, 0): return False, "not supported ... yet"`
+    says the authors know of it); "" otherwise. One generation (`major == 10`, Hopper's 9.0 alone)
+    is how code names datacenter Blackwell or Hopper for any reason, tuning included."""
+    for family in sorted(_MMA_FAMILIES):
+        having = [cc for cc, facts in all_facts().items() if getattr(facts, family)]
+        if sorted(owners, key=cc_key) != sorted(having, key=cc_key) or getattr(target, family):
+            continue
+        if len({facts_of(cc).major for cc in having}) < 2:
+            continue
+        if any(r.decision.arms[i].test is not None and r.value(i, target.cc) is True for i in mine):
+            return ""
+        return family
+    return ""
+
+
 def _fallback_pick(summary: str) -> bool:
     """Does the outcome only choose a portable fallback (`returns {'attention_backend': 'triton'}`)?"""
     summary = _KEYS.sub("", summary)  # `sets overrides['attention_backend'] = ...`: a key, no pick
@@ -1057,6 +1075,18 @@ def check(
                 said = f" ('{d.arms[i].stated}')" if d.arms[i].stated else ""
                 lack, seen = [need], f"the refusal naming {', '.join(named)} as what it requires{said}"
                 break
+    if (
+        not lack
+        and not kin
+        and checked is None
+        and not _sizes_only(taken)
+        and (family := _one_mma_family(r, mine, sibs, target))
+    ):
+        # `capability.major in (10, 11)`: the GPUs that get the path are exactly those with tcgen05,
+        # over more than one generation: the authors chose by that instruction set (a size they get
+        # is tuning, whoever gets it)
+        lack = [(family,)]
+        seen = f"the gate admitting exactly the GPUs with {family} ({', '.join(sibs)})"
     preference = "" if lack or checked is not None else _preference(arm, d, sibs, target)
     if not preference and not lack and checked is None:
         # `if is_sm120(): logger.info("FA is not supported on SM12.x; falling back to SDPA")`
