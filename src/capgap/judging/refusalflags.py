@@ -18,7 +18,9 @@ what it needs is read (`path_past_gate`).
 from __future__ import annotations
 
 import ast
+import functools
 import textwrap
+from dataclasses import dataclass
 
 from capgap.judging.outcomes import classify, is_filler
 from capgap.judging.statements import short
@@ -50,42 +52,61 @@ def refusal_it_leads_to(source: str, def_line: int, line: int, names: set[str]) 
     first line; `names`: the flags one of its branches sets. The refusal every later reader of the
     flags leads into ("raises RuntimeError '...' (line N)"), or None when a reader does anything else."""
     fn = _parsed(source, def_line)
-    if fn is None:
+    if fn is None or names & fn.declared:
         return None
-    if any(isinstance(n, (ast.Global, ast.Nonlocal)) and names & set(n.names) for n in ast.walk(fn)):
-        return None
-    parents = {child: parent for parent in ast.walk(fn) for child in ast.iter_child_nodes(parent)}
-    decision = next((n for n in ast.walk(fn) if isinstance(n, ast.If) and n.lineno == line), None)
+    decision = fn.ifs.get(line)
     if decision is None:
         return None
     inside = {id(n) for n in ast.walk(decision)}
     refusal = None
-    for node in ast.walk(fn):
-        if not (isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load)):
-            continue
-        if id(node) in inside:
+    for node in fn.loads:
+        if node.id not in names or id(node) in inside:
             continue
         if node.lineno <= (decision.end_lineno or decision.lineno):
             return None  # read before the decision (a loop's next round): no plain sequence
-        if _within_refusal(node, parents):
+        if _within_refusal(node, fn.parents):
             continue
-        words = _gate_refuses(node, parents)
+        words = _gate_refuses(node, fn.parents)
         if words is None:
             return None
         refusal = refusal or words
     return refusal
 
 
-def _parsed(source: str, def_line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    try:
-        tree = ast.parse(textwrap.dedent(source))
+@dataclass(frozen=True)
+class _Function:
+    """A function read once for all its decisions (read-only)."""
+
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+    parents: dict[ast.AST, ast.AST]  # each node's parent
+    ifs: dict[int, ast.If]  # by first line
+    loads: list[ast.Name]  # every read of a plain name, in walk order
+    declared: frozenset[str]  # names made global or nonlocal (set elsewhere too)
+
+
+@functools.lru_cache(maxsize=8)  # a function's decisions ask about it one after another
+def _parsed(source: str, def_line: int) -> _Function | None:
+    """The function, its lines numbered as in its file."""
+    try:  # (blank lines before it number its lines as in the file)
+        tree = ast.parse("\n" * (def_line - 1) + textwrap.dedent(source))
     except (SyntaxError, ValueError):
         return None
     fn = tree.body[0] if tree.body else None
-    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.lineno != def_line:
         return None
-    ast.increment_lineno(fn, def_line - fn.lineno)
-    return fn
+    parents: dict[ast.AST, ast.AST] = {}
+    ifs: dict[int, ast.If] = {}
+    loads: list[ast.Name] = []
+    declared: set[str] = set()
+    for node in ast.walk(fn):
+        parents.update((child, node) for child in ast.iter_child_nodes(node))
+        if isinstance(node, ast.If):
+            ifs.setdefault(node.lineno, node)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+            loads.append(node)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            declared.update(node.names)
+    return _Function(fn, parents, ifs, loads, frozenset(declared))
 
 
 def _within_refusal(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:
@@ -173,9 +194,10 @@ def path_past_gate(
     sets) past a later guard of the same block that turns the other values away: vLLM's Kimi-K3
     `reason = None` in an elif chain of reasons, then `if reason is not None: return False`, then
     the import of the GEMM-RS kernels. What those lines need is what the branch leads to."""
-    fn = _parsed(source, def_line)
-    if fn is None:
+    parsed = _parsed(source, def_line)
+    if parsed is None:
         return None
+    fn = parsed.node
     for block in _all_blocks(fn):
         at = next((k for k, s in enumerate(block) if isinstance(s, ast.If) and s.lineno == line), None)
         if at is None:
