@@ -56,3 +56,32 @@ def test_a_branch_that_copies_then_calls_a_kernel_is_a_path(tmp_path: Path) -> N
     )
     (found,) = _scan(tmp_path, {"eng/attn.py": code}, arch="12.0")
     assert found.severity == "medium"
+
+
+_SCHEDULE = """
+import torch
+
+def _is_sm100():
+    return torch.cuda.get_device_capability()[0] == 10
+
+def schedule(ctx_lens, next_n):
+    # the SM100 MQA-logits kernel reads a [B, next_n] schedule; the rest stays per token
+    if next_n >= 2 and _is_sm100():
+        return {ret}
+    return per_token_lens(ctx_lens, next_n)
+"""
+
+
+def test_a_branch_that_only_hands_back_an_input_in_another_shape_is_no_path(tmp_path: Path) -> None:
+    code = _SCHEDULE.format(ret="ctx_lens.view(-1, 1).expand(-1, next_n).contiguous()")
+    (found,) = _scan(tmp_path, {"eng/schedule.py": code}, arch="12.0")
+    assert found.severity == "low"
+    assert found.extra["evidence"] == "the branch only reshapes its inputs"
+    assert found.consequence.startswith("expected: 10.0, 10.3 get their inputs laid out for a kernel chosen")
+
+
+def test_a_reshape_of_what_a_kernel_returns_is_still_a_path(tmp_path: Path) -> None:
+    code = _SCHEDULE.format(ret="sm100_schedule_kernel(ctx_lens, next_n).view(-1, next_n)")
+    (found,) = _scan(tmp_path, {"eng/schedule.py": code}, arch="12.0")
+    assert found.severity == "medium"
+    assert "12.0 out: 10.0, 10.3 returns sm100_schedule_kernel" in found.message

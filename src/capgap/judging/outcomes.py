@@ -61,6 +61,8 @@ def classify(body: list[ast.stmt]) -> tuple[str, str]:
         return "nothing", what
     if all(_only_copies(s) for s in stmts):  # a kernel's layout demand met by a copy: no path, a cost
         return "nothing", "only copies tensors (" + what + ")"
+    if all(_only_copies(s) or _only_reshapes(s) for s in stmts):  # a layout for a kernel picked elsewhere
+        return "positive", RESHAPES + what + ")"
     if all(
         _switches_off(s) or _logs_refusal(s) or _denies(s) or _validates(s) or _says_why_not(s) for s in stmts
     ):
@@ -90,6 +92,12 @@ def _only_logs(stmt: ast.stmt) -> bool:
 
 # `x.contiguous()`, `x.clone()`: the same tensor in new memory
 _COPIES = frozenset({"contiguous", "clone"})
+# ... and the same data in another shape (`x.view(-1, 1).expand(-1, n)`)
+_RESHAPES = _COPIES | {
+    "view", "reshape", "expand", "expand_as", "view_as", "unsqueeze", "squeeze", "flatten",
+    "unflatten", "transpose", "permute", "t",
+}  # fmt: skip
+RESHAPES = "only reshapes tensors ("  # how such a branch's summary starts
 
 
 def _only_copies(stmt: ast.stmt) -> bool:
@@ -113,6 +121,25 @@ def _only_copies(stmt: ast.stmt) -> bool:
         and not v.keywords
         for v in values
     )
+
+
+def _only_reshapes(stmt: ast.stmt) -> bool:
+    """`return lens.view(-1, 1).expand(-1, n).contiguous()`, `q = q.view(b, s, h, d)`: an input handed
+    on in the shape some kernel of the GPUs taking the branch reads (SGLang's [B, next_n] schedule
+    for DeepGEMM's MQA logits). Which kernel runs is decided, and judged, where it is picked."""
+    if isinstance(stmt, ast.Return) and stmt.value is not None:
+        return _reshaped(stmt.value)
+    return isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and _reshaped(stmt.value)
+
+
+def _reshaped(value: ast.expr) -> bool:
+    """A chain of shape and copy methods on a plain name or attribute (`lens.view(-1, 1)`)."""
+    steps = 0
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        if value.func.attr not in _RESHAPES:
+            return False
+        value, steps = value.func.value, steps + 1
+    return steps > 0 and isinstance(value, (ast.Name, ast.Attribute))
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:

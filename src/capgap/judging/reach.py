@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 
 from capgap.arch import ArchFacts, all_facts
 from capgap.judging.records import Decision
-from capgap.judging.symbolic import Context, Sym, evaluate, tri
+from capgap.judging.symbolic import CAP_TESTS, Context, Sym, call_name, evaluate, tri
 
 Test = Callable[[ArchFacts], "bool | None"]
+Query = tuple[str, int, Sym]  # a conjunct's text, its line, its value
 
 
 @dataclass
@@ -29,6 +30,9 @@ class Reached:
     reach: dict[str, tuple[int, ...]]  # cc -> the arms that arch can reach, in order
     # the other decisions of the same function: a path one of them gives the target is its own
     peers: list[Reached] = field(default_factory=list)
+    # per arm, the conjuncts of its test that ask a helper of the tree with constant arguments
+    # (`supports_trtllm_attention(is_prefill=True)`), evaluated: the engine's own queries
+    queries: list[list[Query]] = field(default_factory=list)
 
     def names(self, arm: int) -> tuple[str, ...]:
         sym = self.syms[arm]
@@ -64,7 +68,27 @@ def reached(decision: Decision, ctx: Context) -> Reached | None:
         reach = _reach([None if s is None else tri(s) for s in syms])
     if len(set(reach.values())) == 1:
         return None
-    return Reached(decision, syms, reach)
+    return Reached(decision, syms, reach, queries=[_queries(arm.test, ctx) for arm in decision.arms])
+
+
+def _queries(test: ast.expr | None, ctx: Context) -> list[Query]:
+    """The conjuncts of `test` that call a helper of the tree with constant arguments, where the
+    helper's answer depends on the arch (a capability test of its own is not one: `has_device_
+    capability(90)`, nor a helper handed the capability, which is the arch test itself)."""
+    parts = _conjuncts(test)
+    out: list[Query] = []
+    for part in parts if len(parts) > 1 else ():
+        if not (isinstance(part, ast.Call) and (part.args or part.keywords)):
+            continue
+        if call_name(part.func).split(".")[-1] in CAP_TESTS:
+            continue
+        values = [*part.args, *(k.value for k in part.keywords)]
+        if not all(evaluate(v, ctx).kind == "const" for v in values):
+            continue
+        sym = evaluate(part, ctx)
+        if sym.kind == "pred":
+            out.append((ast.unparse(part), part.lineno, sym))
+    return out
 
 
 def _reach(tests: list[Test | None]) -> dict[str, tuple[int, ...]]:

@@ -16,10 +16,22 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts, cc_key
 from capgap.findings import Finding
-from capgap.judging import callees, callers, choices, decider, evidence, fixups, keyed, newer, prose, remarks
+from capgap.judging import (
+    callees,
+    callers,
+    choices,
+    decider,
+    evidence,
+    fixups,
+    keyed,
+    newer,
+    outcomes,
+    prose,
+    remarks,
+)
 from capgap.judging.basis import decision_text
 from capgap.judging.decider import names_generation
-from capgap.judging.reach import Reached, pure, reached
+from capgap.judging.reach import Reached, pure, reached, truth
 from capgap.judging.records import Arm, Decision, FileFacts
 from capgap.judging.registry import Registry
 from capgap.judging.statements import short
@@ -482,6 +494,17 @@ def _checked(arm: Arm, theirs: list[Arm], cc: str, owners: list[str], reg: Regis
         if all(refusals):
             return refusals[0]
     return checked
+
+
+def _refused_by_query(r: Reached, arm: int, target: ArchFacts, owners: list[str]) -> Verdict | None:
+    """A conjunct of the path's test that asks a helper with constant arguments and answers False for
+    the target, where a GPU that gets the path may be answered yes: the helper turns the target
+    away from this path by itself (SGLang/vLLM's `supports_trtllm_attention(is_prefill=True)`, which
+    gives SM12x the XQA decode kernel and no prefill), so the arch test beside it costs nothing."""
+    for text, line, sym in r.queries[arm] if arm < len(r.queries) else ():
+        if truth(sym, target) is False and any(truth(sym, facts_of(cc)) is not False for cc in owners):
+            return Verdict(True, f"'{short(text, 80)}' (line {line})", "answers False")
+    return None
 
 
 def _given(arm: Arm, theirs: list[Arm]) -> list[str]:
@@ -1032,6 +1055,10 @@ def check(
         if got is not None:
             lack, seen = [got[0]], got[1]
     checked = _checked(arm, theirs, arch.cc, sibs, reg) if not lack and reg is not None else None
+    if not lack and checked is None:
+        # `family(100) and supports_trtllm_attention(is_prefill=True)`: the engine's own query in the
+        # same test answers no for the target, whatever the arch test says (judged where it is)
+        checked = _refused_by_query(r, arm_i, target, sibs)
     if not lack and checked is None and reg is not None and d.context:
         # `flashinfer_kda_prefill_default` picks a path the engine refuses on the target where it runs
         # it: "FlashInfer KDA prefill requires SM100 or SM103"
@@ -1109,7 +1136,15 @@ def check(
         if not preference and not lack and checked is None and not routed
         else ""
     )
-    if preference:
+    if taken.startswith(outcomes.RESHAPES):
+        # `return lens.view(-1, 1).expand(-1, n).contiguous()`: a layout for a kernel picked elsewhere
+        severity = "low"
+        extra["evidence"] = "the branch only reshapes its inputs"
+        consequence = (
+            f"expected: {', '.join(sibs)} get their inputs laid out for a kernel chosen elsewhere, where "
+            f"that choice is judged; {arch.cc} {instead}"
+        )
+    elif preference:
         # "cuDNN SDPA is 1.25-1.5x faster than FA4 on sm_100", "a workaround for SM100's dispatcher":
         # a choice made for the sibling, not a path the target could not have
         severity = "low"
