@@ -314,3 +314,36 @@ def test_a_bindings_own_kernels_by_stem_decide_before_its_directory(tmp_path: Pa
 def test_a_bindings_plain_kernels_leave_the_table_a_gap(tmp_path: Path) -> None:
     found = _scan(tmp_path, _binding_family("__global__ void k(float* x) { x[0] = 1.f; }\n"))
     assert _brief(found) == [("table-missing-arch", "medium", "eng/jit/kda_evolution.py", 4)]
+
+
+_CLUSTER_CALL = _GATED_CALL.replace("[0] == 10:", "[0] >= 9:")
+_CLUSTER_KERNEL = (
+    "__global__ void __cluster_dims__(2, 1, 1) k(float* x) {\n"
+    '  asm volatile("barrier.cluster.arrive;");\n'
+    "  x[threadIdx.x] *= 2.f;\n"
+    "}\n"
+)
+
+
+def test_cluster_kernels_are_what_a_gpu_before_hopper_lacks(tmp_path: Path) -> None:
+    tree = {**_wo_a_tree(_CLUSTER_KERNEL), "eng/model.py": _CLUSTER_CALL}
+    found = _scan(tmp_path, tree, arch="8.9")
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/model.py", 5)]
+    assert found[0].consequence.startswith("expected: that path needs clusters (read from '__cluster_dims__'")
+
+
+def test_cluster_kernels_leave_a_tcgen05_source_needing_tcgen05(tmp_path: Path) -> None:
+    # the cluster launch comes first in the source: the instruction set is still what it needs
+    cuh = _CLUSTER_KERNEL + '__device__ void f() { asm("tcgen05.mma.cta_group::1"); }\n'
+    found = _scan(tmp_path, _wo_a_tree(cuh))
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/model.py", 5)]
+    assert "tcgen05" in found[0].consequence
+
+
+def test_tma_bulk_stores_spelled_by_libcu_are_what_an_ada_lacks(tmp_path: Path) -> None:
+    cuh = "__device__ void store(void* dst, void* src) { cuda::ptx::cp_async_bulk(dst, src, 1024u); }\n"
+    tree = {**_wo_a_tree(cuh), "eng/model.py": _CLUSTER_CALL}
+    (found,) = _scan(tmp_path, tree, arch="8.9")
+    assert (found.severity, found.extra["evidence"].split(" in ")[0]) == ("low", "'cp_async_bulk'")
+    # a Blackwell has TMA: the same gate read at 12.0 leaves it nothing to lack
+    assert _scan(tmp_path, tree, arch="12.0") == []

@@ -69,7 +69,23 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
     # CuTe/CUTLASS kernels for SM90 ("Requirements: NVIDIA SM90 architecture GPU", its README) and
     # SM100 builds; the word alone (`import hpc`, `_hpc_ihc_op`), not inside another
     (("wgmma", "tcgen05"), _spellings("deep_?gemm", "flash_?mla", "hpc(?<![a-z0-9]hpc)(?![a-z0-9])")),
-    (("tma",), _spellings(r"tma(?:(?<=\btma)|(?<=_tma))(?:\b|_)")),
+    # the Tensor Memory Accelerator: by name, or its bulk-copy PTX (`cp.async.bulk.tensor`, and the
+    # plain bulk copies and stores it brought: `cp.async.bulk.global.shared::cta`)
+    (("tma",), _spellings(r"tma(?:(?<=\btma)|(?<=_tma))(?:\b|_)", r"cp[._]async[._]bulk")),
+    # thread-block clusters (sm_90 and newer): launched with cluster dimensions, synchronized on the
+    # cluster barrier, or grouped by cooperative groups' cluster API
+    (
+        ("clusters",),
+        _spellings(
+            "__cluster_dims__",
+            r"barrier[._]cluster",
+            "cluster_arrive",  # CuTe DSL's cluster barrier
+            "cluster_wait",
+            "cudalaunchattributeclusterdimension",
+            "this_cluster",
+            "cluster_group",
+        ),
+    ),
     (("fp4_tensor_cores",), _spellings("nvfp4", "mxfp4", r"fp4(?<=\bfp4)\b", "_fp4", "fp4_", "e2m1")),
     (("fp8_tensor_cores",), _spellings(r"fp8(?<=\bfp8)\b", "_fp8", "fp8_", "e4m3", "e5m2")),
     (("nvls_multicast",), _spellings("multicast", "multimem", r"nvls(?<=\bnvls)\b", "_nvls", "nvls_")),

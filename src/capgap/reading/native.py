@@ -40,6 +40,12 @@ _MAX_DIR_READS = 48  # sources read of a family's directory, evenly over its sor
 # What a source must spell to show an arch-specific need (library names are not enough here).
 _NATIVE_NEEDS = re.compile(rb"tcgen05|\bumma\b|\btmem\b|tmem_|wgmma|warpgroup|multimem")
 _NEED_WORDS = ("tcgen05", "umma", "tmem", "wgmma", "warpgroup", "multimem")
+# Hopper-generation features read only where none of the above is spelled (a tcgen05 kernel launched
+# with cluster dimensions needs tcgen05 first): thread-block clusters and TMA's bulk copies. They
+# tell what a GPU from before 9.0 lacks (an Ada), never what a Blackwell does.
+# (in PTX, or as libcu++ spells it: `cuda::ptx::cp_async_bulk(...)`, `barrier_cluster_arrive()`)
+_SM90_NEEDS = re.compile(rb"__cluster_dims__|barrier[._]cluster|cp[._]async[._]bulk")
+_SM90_WORDS = ("__cluster_dims__", "barrier.cluster", "barrier_cluster", "cp.async.bulk", "cp_async_bulk")
 _LOCAL_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
 # A thin launcher: what it runs lives in a kernel source (`x_binding.cu`, `x_jit_binding.cu`, `x_ops.cu`).
 _LAUNCHER = re.compile(r"(?:^|_)(?:bindings?|pybind|ops|api|launch|launcher)(?:_common)?\.cuh?$")
@@ -59,6 +65,11 @@ _NATIVE_FEATURE: dict[str, tuple[str, ...]] = {
     "wgmma": ("wgmma",),
     "warpgroup": ("wgmma",),
     "multimem": ("nvls_multicast",),
+    "__cluster_dims": ("clusters",),
+    "barrier.cluster": ("clusters",),
+    "barrier_cluster": ("clusters",),
+    "cp.async.bulk": ("tma",),
+    "cp_async_bulk": ("tma",),
 }
 
 
@@ -263,14 +274,15 @@ def _spelled(data: bytes, rel: str, low: bytes | None = None) -> tuple[str, str]
     """The first need word the source spells (found by plain byte searches first: most sources
     spell none, and a case-folding regular expression over megabytes is slow)."""
     low = data.lower() if low is None else low
-    if not holds_any(low, _NEED_WORDS):
-        return None
-    # every match starts with one of the words: the regex is tried from the first of them on
-    first = min((at for word in _NEED_WORDS if (at := low.find(word.encode())) != -1), default=-1)
-    hit = _NATIVE_NEEDS.search(low, first) if first != -1 else None
-    if hit is None:
-        return None
-    return data[hit.start() : hit.end()].decode("ascii", "replace"), rel  # as the source spells it
+    for words, pattern in ((_NEED_WORDS, _NATIVE_NEEDS), (_SM90_WORDS, _SM90_NEEDS)):
+        if not holds_any(low, words):
+            continue
+        # every match starts with one of the words: the regex is tried from the first of them on
+        first = min((at for word in words if (at := low.find(word.encode())) != -1), default=-1)
+        hit = pattern.search(low, first) if first != -1 else None
+        if hit is not None:
+            return data[hit.start() : hit.end()].decode("ascii", "replace"), rel  # as the source spells it
+    return None
 
 
 # The shared memory a kernel source gives its blocks: `#define SMEM_TOTAL 221696`, `constexpr int
