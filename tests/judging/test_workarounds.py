@@ -85,3 +85,32 @@ def test_a_reshape_of_what_a_kernel_returns_is_still_a_path(tmp_path: Path) -> N
     (found,) = _scan(tmp_path, {"eng/schedule.py": code}, arch="12.0")
     assert found.severity == "medium"
     assert "12.0 out: 10.0, 10.3 returns sm100_schedule_kernel" in found.message
+
+
+_REPLAY = """
+import torch
+
+def _is_sm100():
+    return torch.cuda.get_device_capability()[0] == 10
+
+def replay(metadata, bs, next_n):
+    schedule = None
+    if next_n >= 2 and _is_sm100() and {check}:
+        schedule = metadata.lens_2d
+    return run_indexer(metadata, schedule)
+"""
+
+
+def test_a_branch_that_hands_on_a_value_its_test_requires_set_is_plumbing(tmp_path: Path) -> None:
+    code = _REPLAY.format(check="metadata.lens_2d is not None")
+    (found,) = _scan(tmp_path, {"eng/replay.py": code}, arch="12.0")
+    assert found.severity == "low"
+    assert found.extra["evidence"] == (
+        "the branch only hands on 'metadata.lens_2d', which its test requires to be set"
+    )
+
+
+def test_handing_on_a_value_the_test_does_not_check_is_still_a_path(tmp_path: Path) -> None:
+    code = _REPLAY.format(check="bs > 1")
+    (found,) = _scan(tmp_path, {"eng/replay.py": code}, arch="12.0")
+    assert found.severity == "medium"

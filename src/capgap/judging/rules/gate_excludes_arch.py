@@ -496,6 +496,30 @@ def _checked(arm: Arm, theirs: list[Arm], cc: str, owners: list[str], reg: Regis
     return checked
 
 
+_SETS_ONE = re.compile(r"sets ([\w.]+) = ([\w.]+)$")
+
+
+def _forwards_checked(arm: Arm) -> str:
+    """The value a branch only hands on (`lens_2d = meta.lens_2d`) where its own test requires that
+    value to be set (`... and meta.lens_2d is not None`), else "": whether it is set, and for which
+    GPUs, is decided where it is assigned (SGLang's DeepGEMM-native [B, next_n] schedule, built
+    for SM100 alone and reused under CUDA-graph replay)."""
+    hit = _SETS_ONE.match(arm.summary)
+    if hit is None or arm.test is None or hit[1] == hit[2]:
+        return ""
+    for node in ast.walk(arm.test):
+        if (
+            isinstance(node, ast.Compare)
+            and len(node.ops) == 1
+            and isinstance(node.ops[0], ast.IsNot)
+            and isinstance(node.comparators[0], ast.Constant)
+            and node.comparators[0].value is None
+            and ast.unparse(node.left) == hit[2]
+        ):
+            return hit[2]
+    return ""
+
+
 def _refused_by_query(r: Reached, arm: int, target: ArchFacts, owners: list[str]) -> Verdict | None:
     """A conjunct of the path's test that asks a helper with constant arguments and answers False for
     the target, where a GPU that gets the path may be answered yes: the helper turns the target
@@ -1143,6 +1167,14 @@ def check(
         consequence = (
             f"expected: {', '.join(sibs)} get their inputs laid out for a kernel chosen elsewhere, where "
             f"that choice is judged; {arch.cc} {instead}"
+        )
+    elif forwarded := _forwards_checked(arm):
+        # `if is_sm100 and meta.lens_2d is not None: lens_2d = meta.lens_2d`: plumbing
+        severity = "low"
+        extra["evidence"] = f"the branch only hands on '{forwarded}', which its test requires to be set"
+        consequence = (
+            f"expected: {', '.join(sibs)} hand on '{forwarded}' where it is set; whether it is set for "
+            f"{arch.cc} is decided, and judged, where it is assigned; {arch.cc} {instead}"
         )
     elif preference:
         # "cuDNN SDPA is 1.25-1.5x faster than FA4 on sm_100", "a workaround for SM100's dispatcher":
