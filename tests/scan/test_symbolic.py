@@ -8,7 +8,7 @@ import pytest
 
 from capgap.arch import all_facts
 from capgap.judging.keys import classify_keys
-from capgap.judging.symbolic import Context, evaluate
+from capgap.judging.symbolic import Context, Sym, evaluate, tri
 
 
 def _admits(expr: str, names: dict[str, str] | None = None) -> list[str] | None:
@@ -151,3 +151,17 @@ def test_a_comparison_that_names_no_cuda_is_passed_over_before_it_is_written_out
     node = ast.parse(expr, mode="eval").body
     assert isinstance(node, ast.Compare)
     assert (_may_name_cuda(node.left) or _may_name_cuda(node.comparators[0])) is cuda
+
+
+def test_an_object_s_attribute_is_not_the_local_of_its_name() -> None:
+    # `lens_2d = None` above `if major == 10 and metadata.lens_2d is not None:`: the attribute is
+    # the object's (unknown here), whatever the local of the same name holds
+    env = {"lens_2d": ast.parse("None", mode="eval").body}
+    test = "get_device_capability()[0] == 10 and metadata.lens_2d is not None"
+    sym = evaluate(ast.parse(test, mode="eval").body, Context(env.get, lambda _n: None))
+    assert sym.kind == "pred"
+    facts = all_facts()
+    assert [tri(sym)(facts[cc]) for cc in ("10.0", "12.0")] == [None, False]
+    # the local itself is followed as before
+    local = evaluate(ast.parse("lens_2d is not None", mode="eval").body, Context(env.get, lambda _n: None))
+    assert local == Sym("const", False)

@@ -303,7 +303,9 @@ def _eval_name(node: ast.Name | ast.Attribute, ctx: Context) -> Sym:  # noqa: C9
             return Sym("cap", lambda a: fn(a)[idx], base.names)
         if "prop" in ast.unparse(node.value).lower() or "capab" in ast.unparse(node.value).lower():
             return Sym("cap", lambda a: (a.major, a.minor)[idx], (ast.unparse(node),))
-    found = ctx.lookup(name) if name and name not in ctx.seen else None
+    # `metadata.lens_2d` is an attribute of an object, not the local `lens_2d` of the same name
+    of_object = isinstance(node, ast.Attribute) and "." not in name
+    found = ctx.lookup(name) if name and name not in ctx.seen and not of_object else None
     if isinstance(found, Sym):
         return found
     if isinstance(found, ast.AST) and ctx.depth < 8:
