@@ -149,6 +149,19 @@ def made_of_constants(node: ast.expr) -> bool:
     return False
 
 
+def none_test(node: ast.AST) -> tuple[ast.expr, bool] | None:
+    """`x is None` -> (x, False), `x is not None` -> (x, True); None for any other node."""
+    if (
+        isinstance(node, ast.Compare)
+        and len(node.ops) == 1
+        and isinstance(node.ops[0], (ast.Is, ast.IsNot))
+        and isinstance(node.comparators[0], ast.Constant)
+        and node.comparators[0].value is None
+    ):
+        return node.left, isinstance(node.ops[0], ast.IsNot)
+    return None
+
+
 _ASKS_UNSET = re.compile(r"^is_(\w+?)_(?:not_set|unset)$|^(\w+?)_(?:is_)?(?:not_set|unset)$")
 
 
@@ -157,15 +170,9 @@ def unset_settings(test: ast.expr | None) -> list[str]:
     `and`): a decision inside picks their defaults."""
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return [name for value in test.values for name in unset_settings(value)]
-    if (
-        isinstance(test, ast.Compare)
-        and len(test.ops) == 1
-        and isinstance(test.ops[0], ast.Is)
-        and isinstance(test.comparators[0], ast.Constant)
-        and test.comparators[0].value is None
-        and isinstance(test.left, (ast.Name, ast.Attribute))
-    ):
-        return [ast.unparse(test.left)]
+    asked = none_test(test) if test is not None else None
+    if asked is not None and not asked[1] and isinstance(asked[0], (ast.Name, ast.Attribute)):
+        return [ast.unparse(asked[0])]
     if isinstance(test, ast.Call) and not test.keywords:
         # `is_attention_backend_not_set(cfg)`: a helper named for the setting it asks to be unset
         hit = _ASKS_UNSET.match(call_name(test.func).rsplit(".", 1)[-1])

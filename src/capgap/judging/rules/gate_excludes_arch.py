@@ -34,7 +34,7 @@ from capgap.judging.decider import names_generation
 from capgap.judging.reach import Reached, pure, reached, truth
 from capgap.judging.records import Arm, Decision, FileFacts
 from capgap.judging.registry import Registry
-from capgap.judging.statements import short
+from capgap.judging.statements import none_test, short
 from capgap.judging.symbolic import evaluate, tri
 from capgap.judging.validations import Verdict
 
@@ -508,14 +508,8 @@ def _forwards_checked(arm: Arm) -> str:
     if hit is None or arm.test is None or hit[1] == hit[2]:
         return ""
     for node in ast.walk(arm.test):
-        if (
-            isinstance(node, ast.Compare)
-            and len(node.ops) == 1
-            and isinstance(node.ops[0], ast.IsNot)
-            and isinstance(node.comparators[0], ast.Constant)
-            and node.comparators[0].value is None
-            and ast.unparse(node.left) == hit[2]
-        ):
+        asked = none_test(node)
+        if asked is not None and asked[1] and ast.unparse(asked[0]) == hit[2]:
             return hit[2]
     return ""
 
