@@ -29,14 +29,17 @@ def _private(finding: Finding, name: str) -> bool:
 def _named_beyond_def(text: str, name: str) -> bool:
     """Does the text name `name` other than in its own `def` line, or is that def decorated by
     something that may register it by name?"""
+    if name not in text:  # (most files: one substring search)
+        return False
     escaped = re.escape(name)
-    lines = text.split("\n")
-    for at, line in enumerate(lines):
-        if not re.search(rf"\b{escaped}\b", line):
-            continue
-        if not re.match(rf"[ \t]*(?:async[ \t]+)?def[ \t]+{escaped}\b", line):
+    own_def = re.compile(rf"[ \t]*(?:async[ \t]+)?def[ \t]+{escaped}\b")
+    lines: list[str] | None = None
+    for hit in re.finditer(rf"\b{escaped}\b", text):
+        start = text.rfind("\n", 0, hit.start()) + 1
+        if not own_def.match(text, start):
             return True
-        if any(not _WRAPS.match(d) for d in _decorators(lines, at)):
+        lines = text.split("\n") if lines is None else lines
+        if any(not _WRAPS.match(d) for d in _decorators(lines, text.count("\n", 0, start))):
             return True
     return False
 

@@ -33,6 +33,8 @@ def _taken(finding: Finding) -> str:
 
 def _reads(text: str, name: str) -> bool:
     """Does the text read attribute `name` (not only assign it)?"""
+    if name not in text:  # (most files: one substring search instead of two regexes)
+        return False
     escaped = re.escape(name)
     if re.search(rf"\.{escaped}\b(?!\s*=(?!=))", text):
         return True
