@@ -10,12 +10,12 @@ from capgap.judging import kernel_specs
 
 from .test_decisions import _brief, _scan
 
-_SPEC = '''
+_SPEC = """
 from eng.spec import CapabilityRequirement, KernelBackend, KernelSpec, register_kernel
 
 CUDA_ONLY = frozenset({CapabilityRequirement.CUDA})
 _SM10X = frozenset({CapabilityRequirement.cuda(min_sm=(10, 0), max_sm=(10, 9))})
-'''
+"""
 
 
 def _registry(*entries: str) -> str:
@@ -144,3 +144,19 @@ def test_a_kernel_only_a_product_of_the_target_s_family_gets_is_no_gap(tmp_path:
         ],
     )
     assert found == []
+
+
+def test_what_a_registration_says_its_kernel_uses_is_evidence(tmp_path: Path) -> None:
+    # the kernel module imports its kernel from elsewhere and spells nothing; the registration
+    # says what it is: a programmatic-dependent-launch kernel, which GPUs before 9.0 cannot launch
+    entry = (
+        'op="moe.gate", backend=KernelBackend.TRITON, target="eng.ops.gate:gate",\n'
+        '    description="FP32 sigmoid gate from one BF16 row, with PDL.",\n'
+        "    capabilities=frozenset({CapabilityRequirement.cuda(min_sm=(9, 0))})"
+    )
+    gate = "from eng.ops.kernels import gate_kernel\n\ndef gate(x):\n    return gate_kernel(x)\n"
+    modules = {"eng/ops/gate.py": gate}
+    (found,) = _scan(tmp_path, {"eng/ops/__init__.py": _registry(entry), **modules}, arch="8.9")
+    assert found.severity == "low"
+    assert found.extra["evidence"] == "'pdl' in the registration's description"
+    assert kernel_specs.read(_registry(entry))[0].description.endswith("with PDL.")

@@ -24,6 +24,7 @@ from capgap.judging.symbolic import call_name
 _BOUNDS = ("min_sm", "max_sm")
 _OP_KEYS = ("op", "name")
 _TARGET_KEYS = ("target", "impl", "fn")
+_DESCRIPTION_KEYS = ("description", "doc", "summary")
 _MAX_WINDOWS = 32
 Arch = tuple[int, int]
 Window = tuple["Arch | None", "Arch | None"]
@@ -96,6 +97,7 @@ def _entry(
         line=line,
         windows=tuple(windows),
         source=lines[line - 1].strip() if 0 < line <= len(lines) else "",
+        description=_string(call, _DESCRIPTION_KEYS) or "",
     )
 
 

@@ -403,6 +403,7 @@ class KernelSpecEntry:
     # no CUDA device, another kind's kernel)
     windows: tuple[tuple[tuple[int, int] | None, tuple[int, int] | None], ...]
     source: str
+    description: str = ""  # what the registration says the kernel is ("... with PDL.")
 
 
 @dataclass(frozen=True)

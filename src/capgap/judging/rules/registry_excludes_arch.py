@@ -69,6 +69,12 @@ def _judge(
     severity = "low" if place["where"] != "runtime" else "medium"
     consequence = f"{entry.op} registers {kernel} for {', '.join(sibs)} only: {gets}"
     needs, where, kernels = _loaded_needs(entry.target, reg)
+    # what the registration itself says the kernel is ("FP32 sigmoid gate ... with PDL.")
+    said, said_in = evidence.needs_with_evidence(entry.description.lower())
+    for need, word in zip(said, said_in, strict=True):
+        if need not in needs:
+            needs.append(need)
+            where.append(f"{word} in the registration's description")
     theirs = [all_facts()[cc] for cc in sibs]
     lack = [n for n in evidence.lacking(needs, arch.facts) if evidence.had_by(n, theirs)]
     if lack:
