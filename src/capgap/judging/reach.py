@@ -28,11 +28,11 @@ class Reached:
     decision: Decision
     syms: list[Sym | None]  # each arm's test, evaluated (None: the else / rest arm)
     reach: dict[str, tuple[int, ...]]  # cc -> the arms that arch can reach, in order
-    # the other decisions of the same function: a path one of them gives the target is its own
-    peers: list[Reached] = field(default_factory=list)
     # per arm, the conjuncts of its test that ask a helper of the tree with constant arguments
     # (`supports_trtllm_attention(is_prefill=True)`), evaluated: the engine's own queries
-    queries: list[list[Query]] = field(default_factory=list)
+    queries: list[list[Query]]
+    # the other decisions of the same function: a path one of them gives the target is its own
+    peers: list[Reached] = field(default_factory=list)
 
     def names(self, arm: int) -> tuple[str, ...]:
         sym = self.syms[arm]
@@ -68,7 +68,7 @@ def reached(decision: Decision, ctx: Context) -> Reached | None:
         reach = _reach([None if s is None else tri(s) for s in syms])
     if len(set(reach.values())) == 1:
         return None
-    return Reached(decision, syms, reach, queries=[_queries(arm.test, ctx) for arm in decision.arms])
+    return Reached(decision, syms, reach, [_queries(arm.test, ctx) for arm in decision.arms])
 
 
 def _queries(test: ast.expr | None, ctx: Context) -> list[Query]:

@@ -519,7 +519,7 @@ def _refused_by_query(r: Reached, arm: int, target: ArchFacts, owners: list[str]
     the target, where a GPU that gets the path may be answered yes: the helper turns the target
     away from this path by itself (SGLang/vLLM's `supports_trtllm_attention(is_prefill=True)`, which
     gives SM12x the XQA decode kernel and no prefill), so the arch test beside it costs nothing."""
-    for text, line, sym in r.queries[arm] if arm < len(r.queries) else ():
+    for text, line, sym in r.queries[arm]:
         if truth(sym, target) is False and any(truth(sym, facts_of(cc)) is not False for cc in owners):
             return Verdict(True, f"'{short(text, 80)}' (line {line})", "answers False")
     return None

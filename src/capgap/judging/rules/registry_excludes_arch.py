@@ -70,11 +70,8 @@ def _judge(
     consequence = f"{entry.op} registers {kernel} for {', '.join(sibs)} only: {gets}"
     needs, where, kernels = _loaded_needs(entry.target, reg)
     # what the registration itself says the kernel is ("FP32 sigmoid gate ... with PDL.")
-    said, said_in = evidence.needs_with_evidence(entry.description.lower())
-    for need, word in zip(said, said_in, strict=True):
-        if need not in needs:
-            needs.append(need)
-            where.append(f"{word} in the registration's description")
+    described = evidence.needs_with_evidence(entry.description.lower())
+    _add(needs, where, [described], "the registration's description")
     theirs = [all_facts()[cc] for cc in sibs]
     lack = [n for n in evidence.lacking(needs, arch.facts) if evidence.had_by(n, theirs)]
     if lack:
@@ -122,9 +119,20 @@ def _loaded_needs(target: str, reg: Registry) -> tuple[list[tuple[str, ...]], li
     )
     if helper is not None:
         text = "\n".join(helper.source)
-        found = evidence.needs_with_evidence(text.lower()), evidence.kernel_classes(text)
-        for need, seen in [pair for spelled in found for pair in zip(*spelled, strict=True)]:
-            if need not in needs:
-                needs.append(need)
-                where.append(f"{seen} in {target}")
+        spelled = [evidence.needs_with_evidence(text.lower()), evidence.kernel_classes(text)]
+        _add(needs, where, spelled, target)
     return needs, where, kernels
+
+
+def _add(
+    needs: list[tuple[str, ...]],
+    where: list[str],
+    found: list[tuple[list[tuple[str, ...]], list[str]]],
+    read_in: str,
+) -> None:
+    """Append the needs `found` spells (needs, the words they were read from) that are not there yet,
+    each with where it was read."""
+    for need, seen in [pair for spelled in found for pair in zip(*spelled, strict=True)]:
+        if need not in needs:
+            needs.append(need)
+            where.append(f"{seen} in {read_in}")
