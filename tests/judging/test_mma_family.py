@@ -39,7 +39,8 @@ def test_a_gate_admitting_exactly_the_tcgen05_gpus_leaves_the_target_out_as_expe
     tmp_path: Path,
 ) -> None:
     found = _gates(_scan(tmp_path, {"eng/pick.py": _PICK.format(test="capability[0] in (10, 11)")}))
-    assert _brief(found) == [("gate-excludes-arch", "low", "eng/pick.py", 6)]
+    # judged where the predicate is called (tests/judging/test_quiet_predicates.py)
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/pick.py", 10)]
     assert "exactly the GPUs with tcgen05 (10.0, 10.3, 11.0)" in found[0].extra["evidence"]
 
 
@@ -53,7 +54,7 @@ def test_the_same_gate_read_at_thor_is_no_finding(tmp_path: Path) -> None:
 
 def test_one_generation_says_nothing_of_why(tmp_path: Path) -> None:
     found = _gates(_scan(tmp_path, {"eng/pick.py": _PICK.format(test="capability[0] == 10")}))
-    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/pick.py", 6)]
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/pick.py", 10)]
 
 
 def test_a_decision_with_its_own_test_for_the_target_keeps_the_gap(tmp_path: Path) -> None:

@@ -113,6 +113,14 @@ def _quote_offsets(data: bytes) -> list[int]:
     return sorted(m.start() for q in _QUOTES for m in q.finditer(data))
 
 
+def _calls_in_code(data: bytes, names: frozenset[bytes], quotes: list[int]) -> list[int]:
+    """Offsets of calls of `names` (`name(`, not `def name(` nor `x.name(`) outside comments and strings."""
+    alternatives = b"|".join(re.escape(n) for n in sorted(names))
+    pattern = re.compile(rb"(?<![\w.])(?:" + alternatives + rb")[ \t]*\(")
+    found = [m.start() for m in pattern.finditer(data) if not data.endswith(b"def ", 0, m.start())]
+    return _code_hits(data, found, quotes)
+
+
 def _hits_in_code(data: bytes, quotes: list[int]) -> list[int]:
     if _cutscan is not None:
         return _cutscan.code_hits(data, quotes)
@@ -125,17 +133,21 @@ class Cut:
     ends: dict[int, int]  # 1-based first line of a statement kept in part -> its last line in the file
 
 
-def select(data: bytes) -> Cut:
-    """`data` with irrelevant statements replaced by empty lines (same line count)."""
-    if _cutscan is not None and (answer := _cutscan.select(data)) is not None:
+def select(data: bytes, also: frozenset[bytes] = frozenset()) -> Cut:
+    """`data` with irrelevant statements replaced by empty lines (same line count). `also`: names
+    whose calls count as hits too (a module's own capability helpers whose names say nothing, so
+    the lines that call them stay: `if _use_sheared_bias():`)."""
+    if not also and _cutscan is not None and (answer := _cutscan.select(data)) is not None:
         return Cut(*answer)
-    return _select_python(data)  # no extension, or an input where the reference raises
+    return _select_python(data, also)  # no extension, extra names, or an input where the reference raises
 
 
-def _select_python(data: bytes) -> Cut:
+def _select_python(data: bytes, also: frozenset[bytes] = frozenset()) -> Cut:
     """The reference of `_cutscan.select`: the same cut, walked in Python."""
     quotes = _quote_offsets(data)
     hits = _hits_in_code(data, quotes)
+    if also:
+        hits = sorted({*hits, *_calls_in_code(data, also, quotes)})
     starts = _statement_starts(data, b"", 0, len(data), quotes)
     if not starts:
         return Cut(data, {})

@@ -7,6 +7,7 @@ come back with `skipped` set.
 from __future__ import annotations
 
 import ast
+import builtins
 import codecs
 import re
 import warnings
@@ -14,7 +15,7 @@ import warnings
 from capgap.judging import builds
 from capgap.judging import named as by_name
 from capgap.judging.extract import extract, kernel_facts, spelled_facts
-from capgap.judging.records import FileFacts
+from capgap.judging.records import FileFacts, HelperDef
 from capgap.judging.statements import CAPISH
 from capgap.reading import chunks, prefilter
 from capgap.reading.hintlines import holds_any
@@ -64,6 +65,7 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
         facts.builds = [*facts.builds, *builds.jit_major_lists(text)]
     if relevant_py:
         tree, source, ends, source_bytes = _parse_cut(data, encoding, rel)
+        was_cut = tree is not None
         if tree is None:  # the cut guessed a boundary wrong, or the file is bad: parse it whole
             source, ends = text, {}
             source_bytes = data if encoding == "utf-8-sig" else None
@@ -76,6 +78,15 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
         whole = _Whole(text, ends, data if encoding == "utf-8-sig" else None)
         try:
             extracted = extract(tree, source.splitlines(), rel, facts.module, whole, data=source_bytes)
+            if was_cut and (quiet := _dropped_callers(extracted, data, source)):
+                # its own capability helpers named for what they mean (`_use_sheared_bias()`): the
+                # cut kept their definitions but dropped the calls, where their decisions are
+                recut = _parse_cut(data, encoding, rel, quiet)
+                if recut[0] is not None:
+                    tree, source, ends, source_bytes = recut
+                    whole = _Whole(text, ends, data if encoding == "utf-8-sig" else None)
+                    lines = source.splitlines()
+                    extracted = extract(tree, lines, rel, facts.module, whole, data=source_bytes)
         except RecursionError:  # a pathologically nested file: skipped with its reason, the scan goes on
             facts.skipped = "nested too deeply to read"
             return facts
@@ -154,17 +165,61 @@ def _backend_module(facts: FileFacts, data: bytes, low: bytes) -> FileFacts | No
 
 
 def _parse_cut(
-    data: bytes, encoding: str, rel: str
+    data: bytes, encoding: str, rel: str, also: frozenset[bytes] = frozenset()
 ) -> tuple[ast.Module | None, str, dict[int, int], bytes | None]:
     """The statement cut parsed: (tree or None when it does not parse, its text, where statements
     kept in part end, the bytes the text decodes from for the C search of hint lines, which refuses
-    anything but ASCII). A file too odd to cut at all gives no tree: it is parsed whole instead."""
+    anything but ASCII). A file too odd to cut at all gives no tree: it is parsed whole instead.
+    `also`: names whose calls the cut keeps (chunks.select)."""
     try:
-        selected = chunks.select(data)
+        selected = chunks.select(data, also) if also else chunks.select(data)
     except (AttributeError, ValueError, RecursionError):  # e.g. decorators with no def or class
         return None, "", {}, None
     cut = selected.text.decode(encoding)  # whole lines of a file that decodes: it decodes too
     return _parse(cut, rel), cut, selected.ends, selected.text if encoding == "utf-8-sig" else None
+
+
+def _dropped_callers(facts: FileFacts, data: bytes, cut: str) -> frozenset[bytes]:
+    """The module's own plain capability predicates whose names hold no hint word and whose calls
+    the cut dropped (more calls of the name in the file than in the cut). A predicate of the GPU
+    alone is judged where it is called, never where it is defined; one that asks more
+    (`is_cuda() and family(100) and has_deep_gemm()`) is judged at its definition already."""
+    out = set()
+    for h in facts.helpers:
+        word = h.name.encode()
+        if h.kind != "def" or h.method or h.params or word not in data:
+            continue
+        dropped = data.count(word + b"(") > cut.count(h.name + "(")
+        if dropped and not prefilter.hit_offsets(word, names=True) and _of_the_gpu_alone(h):
+            out.add(word)
+    return frozenset(out)
+
+
+def _of_the_gpu_alone(helper: HelperDef) -> bool:
+    """Does everything the predicate's body calls and reads speak of the GPU (`major, _ =
+    torch.cuda.get_device_capability()`, `return major == 10`), besides its own locals,
+    constants, builtins and whether CUDA is there at all?"""
+    try:
+        body = helper.statements()
+    except SyntaxError:
+        return False
+    nodes = [node for stmt in body for node in ast.walk(stmt)]
+    bound = {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    asked: set[int] = set()  # the names inside a call of the GPU (`torch` of `torch.cuda.is_available()`)
+    for node in nodes:
+        if isinstance(node, ast.Call):
+            if not _OF_THE_GPU.search(ast.unparse(node.func)):
+                return False
+            asked.update(id(n) for n in ast.walk(node.func))
+    return bool(body) and all(
+        id(n) in asked or n.id in bound or n.id in _BUILTINS or CAPISH.search(n.id)
+        for n in nodes
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    )
+
+
+_OF_THE_GPU = re.compile(r"capab|(^|_)sm|arch|(^|_)cc($|_)|major|is_available|is_cuda|device", re.I)
+_BUILTINS = frozenset(dir(builtins))
 
 
 _KERNEL_WORDS = tuple(tok.decode() for tok in KERNEL_TOKENS)
