@@ -705,6 +705,26 @@ def test_an_assert_that_says_what_it_needs_is_an_explained_refusal(tmp_path: Pat
     ]
 
 
+def test_a_refusal_that_says_only_what_was_verified_names_no_need(tmp_path: Path) -> None:
+    """sglang's h3 ComfyUI profile: "currently verified only on Hopper" says what was tried, not
+    that the path needs Hopper's wgmma (it swaps in torch-level RMSNorm/RoPE): a refusal of an
+    opt-in mode the target could run, medium."""
+    found = _scan(
+        tmp_path,
+        {
+            "eng/h3.py": """
+        import torch
+
+        def enable_profile(name):
+            if torch.cuda.get_device_capability() != (9, 0):
+                raise ValueError(f"{name} is currently verified only on Hopper")
+            return name
+    """
+        },
+    )
+    assert [(f.severity, f.extra.get("evidence")) for f in found] == [("medium", None)]
+
+
 def test_a_refusal_that_names_no_arch_or_spares_a_same_family_sibling_stays_medium(tmp_path: Path) -> None:
     found = _scan(
         tmp_path,

@@ -155,7 +155,7 @@ def test_a_hopper_only_path_without_a_blackwell_counterpart_stays_a_loss(tmp_pat
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/moe.py", 7)]
 
 
-def test_a_path_turned_on_for_one_model_shape_is_tuning(tmp_path: Path) -> None:
+def test_a_path_turned_on_for_one_model_shape_is_a_model_specific_loss(tmp_path: Path) -> None:
     layer = """
     import torch
 
@@ -168,9 +168,12 @@ def test_a_path_turned_on_for_one_model_shape_is_tuning(tmp_path: Path) -> None:
                 and config.num_experts == 256
                 and torch.cuda.get_device_capability()[0] in (9, 10)
             )
+
+        def forward(self, x):
+            return fp32_router(x) if self.use_fp32_router else bf16_router(x)
     """
     found = _scan(tmp_path, {"eng/router.py": layer})
-    assert _brief(found) == [("gate-excludes-arch", "low", "eng/router.py", 7)]
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/router.py", 7)]
     assert found[0].extra["tuning"] is True
     assert "config.hidden_size == 5120, config.num_experts == 256" in found[0].consequence
 
