@@ -39,6 +39,39 @@ def test_a_missing_bound_lifts_a_restriction_and_is_no_gap(tmp_path: Path) -> No
     assert _tables(found) == []
 
 
+_ONE_SHOT = """
+        import torch
+
+        MiB = 1024 * 1024
+        # Max size per world size per capability to use the one-shot all-reduce
+        _ONE_SHOT_MAX_SIZES_MB = {{90: {{2: 32, 4: 2, 8: 0.5}}, 100: {{2: 32, 4: 4, 8: 1}}}}
+
+
+        def use_oneshot(world_size, nbytes):
+            major, minor = torch.cuda.get_device_capability()
+            capability = major * 10 + minor
+            if capability is None:
+                max_one_shot = None
+            else:
+                max_one_shot = _ONE_SHOT_MAX_SIZES_MB.get(capability, {{}}).get(world_size)
+            return {answer}
+    """
+
+
+def test_a_missing_threshold_returned_as_no_bound_is_no_gap(tmp_path: Path) -> None:
+    """vLLM's `_FI_ALLREDUCE_ONE_SHOT_MAX_SIZES_MB`: no entry, no size limit on one-shot (the
+    fused all-reduce still runs); read through `.get(cap, {}).get(world_size)` in an `else:`."""
+    answer = "max_one_shot is None or nbytes <= max_one_shot * MiB"
+    found = _scan(tmp_path, {"eng/ar.py": _ONE_SHOT.format(answer=answer)})
+    assert _tables(found) == []
+
+
+def test_a_missing_threshold_that_answers_no_is_a_gap(tmp_path: Path) -> None:
+    answer = "max_one_shot is not None and nbytes <= max_one_shot * MiB"
+    found = _scan(tmp_path, {"eng/ar.py": _ONE_SHOT.format(answer=answer)})
+    assert [(b[1], b[3]) for b in _tables(found)] == [("medium", 5)]
+
+
 def test_a_missing_value_that_turns_the_path_off_is_a_gap(tmp_path: Path) -> None:
     found = _scan(
         tmp_path,

@@ -645,6 +645,17 @@ def _buckets_capability(arms: list[list[ast.stmt] | None]) -> bool:
     return own and len(names) == 1
 
 
+def _chained_get(value: ast.expr | None, call: ast.Call) -> ast.Call | None:
+    """`T.get(cap, {}).get(n)`: the outer `.get` when `call` is the inner one with an empty default
+    (no entry for the arch: the outer lookup finds nothing either)."""
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+        return None
+    if value.func.attr != "get" or value.func.value is not call or len(call.args) < 2:
+        return None
+    empty = call.args[1]
+    return value if isinstance(empty, ast.Dict) and not empty.keys else None
+
+
 class _Walker:
     def __init__(
         self, facts: FileFacts, lines: list[str], whole: Whole | None = None, data: bytes | None = None
@@ -1678,9 +1689,14 @@ class _Walker:
         value = stmt.value if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
         if isinstance(value, ast.IfExp) and call in (value.body, value.orelse):
             value = call  # `x = None if cap is None else T.get(cap)`
-        if value is call:
+        chained = _chained_get(value, call)  # `T.get(cap, {}).get(world_size)`: the inner default's
+        if value is call or chained is not None:
             following = siblings[index + 1 :] if index >= 0 else siblings
-            default = call.args[1] if len(call.args) > 1 else None
+            if len(following) < 2 and self._defs:  # in an `else:` block: what the function does next
+                last = stmt.end_lineno or stmt.lineno
+                following = [*following, *(s for s in self._defs[-1].body if s.lineno > last)]
+            outer = chained or call
+            default = outer.args[1] if len(outer.args) > 1 else None
             effect = tablereads.after_get(stmt.targets[0], default, following)  # type: ignore[union-attr]
             if effect:
                 return f"{said}: no limit applies (what the entry would bound is left as it is)", effect

@@ -32,6 +32,9 @@ def after_get(assigned: ast.expr | None, default: ast.expr | None, following: li
     if missing is ...:
         return ""
     for stmt in following[:_LOOK_AHEAD]:
+        if isinstance(stmt, ast.Return) and stmt.value is not None and _reads(stmt.value, name):
+            # `return bound is None or size <= bound * MiB`: no entry, no bound
+            return LIFTED if missing is None and _unbounded_when_none(stmt.value, name) else ""
         if not isinstance(stmt, ast.If) or not _reads(stmt.test, name):
             continue
         if stmt.orelse or _truth(stmt.test, name, missing) is not False:
@@ -79,6 +82,19 @@ def _narrows(stmt: ast.stmt) -> bool:
         return False
     target = ast.unparse(stmt.targets[0])
     return any(ast.unparse(arg) == target for arg in call.args)
+
+
+def _unbounded_when_none(value: ast.expr, name: str) -> bool:
+    """`name is None or <comparisons of name>`: the answer is yes without a bound, and the bound
+    only ever turns it to no."""
+    if not (isinstance(value, ast.BoolOp) and isinstance(value.op, ast.Or)):
+        return False
+    first, *rest = value.values
+    return (
+        _truth(first, name, None) is True
+        and bool(rest)
+        and all(isinstance(v, ast.Compare) and _reads(v, name) for v in rest)
+    )
 
 
 def _reads(node: ast.expr, name: str) -> bool:
