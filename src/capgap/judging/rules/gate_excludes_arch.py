@@ -548,6 +548,23 @@ def _said_without(d: Decision, mine: tuple[int, ...], target: ArchFacts) -> str:
     return keyed.goes_without(sentences, target)
 
 
+_TUNING_WORDS = re.compile(
+    r"\bfor (?:\w+ )?tuning\b|\btuned (?:on|for)\b|\blaunch (?:config|heuristic)", re.I
+)
+
+
+def _said_tuning(d: Decision, sibs: list[str]) -> str:
+    """The comment at the decision saying it is there for tuning ("for kernel tuning", "tuned on
+    GB300"), when the GPUs that get the path are of one generation ("" otherwise)."""
+    if len({facts_of(cc).major for cc in sibs}) != 1:
+        return ""
+    for sentence, where in _sentences_around(d):
+        # the decision's own comment: a module's docstring on its measured tables speaks of them all
+        if where.startswith("the comment") and _TUNING_WORDS.search(sentence):
+            return f"'{short(sentence, 100)}' ({where})"
+    return ""
+
+
 def _sentences_around(d: Decision) -> list[tuple[str, str]]:
     """The sentences naming archs around a decision (`Decision.prose`), each with where it stands."""
     return [(sentence, where) for where, _, sentence in (entry.partition("\t") for entry in d.prose)]
@@ -1312,6 +1329,16 @@ def check(
         consequence = (
             f"a numerics choice, not a path: {', '.join(sibs)} {taken}, {arch.cc} {instead} "
             f"(the same kernels, compiled with other rounding flags)"
+        )
+    elif tuning_said := _said_tuning(d, sibs):
+        # "Check if running on Blackwell (SM100+) for kernel tuning": launch numbers one generation
+        # was measured with; the target keeps the defaults the other generations keep
+        severity = "low"
+        extra["tuning"] = True
+        extra["evidence"] = tuning_said
+        consequence = (
+            f"tuning for one generation ({tuning_said}): {', '.join(sibs)} {taken}, {arch.cc} {instead}; "
+            f"worth measuring on {arch.cc} where this path is hot"
         )
     elif pins := _model_shape(d):
         # `hidden_size == 5120 and num_experts == 256 and major in (9, 10)`: a path turned on for one
