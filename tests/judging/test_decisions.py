@@ -705,6 +705,26 @@ def test_an_assert_that_says_what_it_needs_is_an_explained_refusal(tmp_path: Pat
     ]
 
 
+_REASON = """
+        import torch
+
+        def _unavailable_reason() -> str:
+            if not torch.cuda.is_available():
+                return "CUDA is not available"
+            cap = torch.cuda.get_device_capability()
+            if cap[0] < 9:
+                return f"GPU SM {{cap[0]}}.{{cap[1]}} < 9.0 (requires Hopper or newer)"
+            return {last}
+    """
+
+
+def test_a_function_that_only_words_why_a_path_is_off_is_no_gate(tmp_path: Path) -> None:
+    """sglang's LPLB `_unavailable_reason()`: every GPU is told a reason; the path is turned on or
+    off (and judged) elsewhere."""
+    last = '"Math-DX cuBLASDx headers not found: install nvidia-mathdx"'
+    assert _scan(tmp_path, {"eng/solver.py": _REASON.format(last=last)}, arch="8.9") == []
+
+
 def test_a_refusal_that_says_only_what_was_verified_names_no_need(tmp_path: Path) -> None:
     """sglang's h3 ComfyUI profile: "currently verified only on Hopper" says what was tried, not
     that the path needs Hopper's wgmma (it swaps in torch-level RMSNorm/RoPE): a refusal of an

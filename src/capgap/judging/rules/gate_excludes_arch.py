@@ -919,6 +919,10 @@ def check(
         return None  # `if cap == (10, 3): return True; return False`: a predicate written with ifs
     if all(_SUFFIX.match(a.summary) for a in d.arms):
         return None  # `return "a" if major >= 9 else ""`: how each arch's build target is spelled
+    if d.kind in {"return", "chain", "guards"} and all(_SENTENCE.match(a.summary) for a in d.arms):
+        # `_unavailable_reason()`: every GPU is told why a path is off, in words; which path that is
+        # and who gets it is decided where the path is turned on or off
+        return None
     mine = r.reach[target.cc]
     if not mine:
         return None  # an earlier guard already turned the target away: judged there
@@ -1482,6 +1486,8 @@ _MIN_PINS = 2  # one pinned size is as often a kernel's own constraint (`head_di
 # An outcome that is an arch-specific target's suffix (`sm_90a`, `sm_120f`) or none: no path, only
 # the spelling of what the arch's code is compiled for (sglang's `_cuda_arch_suffix`)
 _SUFFIX = re.compile(r"""^(?:carries on \()?(?:returns|gives) (['"])[af]?\1\)?$""")
+# a returned sentence (`return f"GPU SM {major}.{minor} < 9.0 (requires Hopper or newer)"`), not a name
+_SENTENCE = re.compile(r"""^(?:carries on \()?returns f?(['"])[^'"]*\s[^'"]*(?:\1|\.\.\.)\)?$""")
 # what a branch naming the target does for it: something, nothing, or turning something off (`if cap
 # in ((8, 9), (12, 0)): use_fused = False  # cuDNN bug`), not an error
 _WRITTEN_FOR = frozenset({"positive", "nothing", "reject"})
