@@ -55,3 +55,40 @@ def test_a_predicate_that_asks_more_keeps_its_calls_cut() -> None:
 def test_a_predicate_named_for_an_arch_needs_no_second_cut(tmp_path: Path) -> None:
     found = _scan(tmp_path, {"eng/rope.py": _QUIET.replace("_fast_rope_ok", "_is_sm90")})
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/rope.py", 13)]
+
+
+_SUPPORTED = """
+import torch
+
+SUPPORTED_CUDA_ARCHS = ((9, 0), (10, 0), (10, 3))
+
+
+def {name}() -> bool:
+    if torch.version.cuda is None or not torch.cuda.is_available():
+        return False
+    major, minor = torch.cuda.get_device_capability()
+    return (major, minor) in SUPPORTED_CUDA_ARCHS
+"""
+_CALLER = """
+from eng.select import {name}
+
+
+def top_k(x, k):
+    if {name}():
+        return deep_select(x, k)
+    return x.topk(k)
+"""
+
+
+def test_a_predicate_whose_calls_no_decision_holds_is_judged_where_it_is_written(tmp_path: Path) -> None:
+    """sglang's `is_deep_select_supported()`, called from another module on a line with no hint
+    word: no decision of the scan asks it, so its own answer is the finding (it was none)."""
+    name = "is_deep_select_supported"
+    files = {"eng/select.py": _SUPPORTED.format(name=name), "eng/topk.py": _CALLER.format(name=name)}
+    found = [f for f in _scan(tmp_path, files) if f.rule == "gate-excludes-arch"]
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/select.py", 10)]
+
+
+def test_a_predicate_named_for_a_gpu_is_left_to_its_callers(tmp_path: Path) -> None:
+    files = {"eng/select.py": _SUPPORTED.format(name="using_h100_or_b200")}
+    assert [f for f in _scan(tmp_path, files) if f.rule == "gate-excludes-arch"] == []

@@ -228,6 +228,21 @@ def _asks_device(d: Decision, f: FileFacts, reg: Registry | None) -> bool:
 _ARCH_IN_NAME = re.compile(r"(?:^|_)sm_?(\d{1,2})(?:\d|x)[a-z]?(?=_|$)", re.I)
 
 
+def _arch_named(d: Decision) -> bool:
+    """Is the predicate named for an arch or generation (`is_sm90`, `is_hopper`, `_blackwell_or_newer`)?
+    Its calls hold hint words, so the statement cut keeps them and they are judged there; one
+    named for what it means (`is_deep_select_supported`) whose calls no decision of the scan holds
+    is judged where it is written."""
+    return bool(_GATEISH_NAME.search(d.context.rsplit(".", 1)[-1]))
+
+
+_GATEISH_NAME = re.compile(
+    r"capab|(^|_)sm_?\d|(^|_)sm($|_)|(^|_)cc($|_)|major|arch|blackwell|hopper|ampere|(^|_)ada($|_)"
+    r"|(^|_)(?:gb|[abhl])\d{2,3}($|_)|thor|spark",  # products: `using_b200()`, `is_h100`, `_is_gb300`
+    re.I,
+)
+
+
 def _identity_predicate(r: Reached) -> bool:
     """Is the decision a predicate that answers whether the GPU is the one its name names (every
     arch it may say yes to is of that generation)? Its callers hold the decisions."""
@@ -907,8 +922,10 @@ def check(
     r: Reached, f: FileFacts, arch: ArchSpec, place: dict[str, str], reg: Registry | None = None
 ) -> Finding | None:
     d, target = r.decision, arch.facts
-    if d.kind == "return" and (pure(r, 0) or (reg is not None and callers.asked_elsewhere(d, f, reg))):
+    if d.kind == "return" and reg is not None and callers.asked_elsewhere(d, f, reg):
         return None  # a predicate's definition: its callers hold the decisions
+    if d.kind == "return" and pure(r, 0) and (reg is None or _arch_named(d)):
+        return None  # `def is_hopper(): return major == 9`: its callers, named for it, are read
     if d.kind == "return" and _identity_predicate(r):
         return None  # `def is_sm100a_supported(): return major == 10 and ...`: says which GPU it is
     if (
