@@ -22,6 +22,7 @@ def test_each_floor_admits_the_gpus_nvcc_builds_it_for() -> None:
     assert who("ptx_sm90") == ["9.0", "10.0", "10.3", "11.0", "12.0", "12.1"]
     assert who("ptx_sm100") == ["10.0", "10.3", "11.0", "12.0", "12.1"]
     assert who("redux_f32") == ["10.0", "10.3"]
+    assert who("cvt_rs") == ["10.0", "10.3"]  # cvt.rs.satfinite.bf16x2.f32: sm_100a, sm_103a only
 
 
 def test_the_floors_are_spelled_in_python_and_native_code() -> None:
@@ -92,3 +93,21 @@ def test_a_path_of_sm100_family_cubins_is_expected_on_thor_but_not_a_jit_tcgen05
         '"triton"', "run_simt_kernel()"
     )
     assert [f.severity for f in _scan(tmp_path / "jit", {"eng/moe.py": jit}, arch="11.0")] == ["medium"]
+
+
+_CVT_RS = """
+import torch
+
+
+def is_stochastic_rounding_supported() -> bool:
+    # Match the CUDA guard exactly: only the arches where cvt.rs actually assembles
+    return torch.cuda.get_device_capability() in ((10, 0), (10, 3))
+"""
+
+
+def test_an_arch_list_a_comment_ties_to_cvt_rs_is_expected(tmp_path: Path) -> None:
+    """FlashInfer's `is_cvt_rs_supported()`: stochastic rounding assembles for sm_100a/sm_103a
+    only (nvcc 13.0 refuses sm_120a, sm_121a, sm_110a, sm_100f), so 12.0 is rightly left out."""
+    found = _scan(tmp_path, {"eng/sr.py": _CVT_RS})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/sr.py", 4)]
+    assert "cvt.rs" in found[0].extra["evidence"]

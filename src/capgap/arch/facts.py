@@ -27,6 +27,9 @@ DERIVED: dict[str, Callable[[ArchFacts], bool]] = {
     # redux.sync.{min,max}.f32: built for sm_100a, sm_100f and sm_103a only (refused for sm_90a,
     # sm_110a/f, sm_120/120a/120f and sm_121a)
     "redux_f32": lambda a: a.major == 10,
+    # cvt.rs (stochastic rounding, `cvt.rs.satfinite.bf16x2.f32`): built for sm_100a and sm_103a
+    # only (refused for sm_90a, sm_100f, sm_110a/f, sm_120a/f and sm_121a; nvcc 13.0, 2026-12-04)
+    "cvt_rs": lambda a: a.major == 10,
     # more than one GPU in a system: not where every product is a one-GPU device, as the datasheets
     # cited for their NVLink say (Jetson modules: one integrated GPU; DGX Spark: one GB10)
     "multi_gpu": lambda a: a.sources.get("nvlink") not in _ONE_GPU_SOURCES,

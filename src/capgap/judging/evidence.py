@@ -115,6 +115,7 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
     # packed FP32 arithmetic (`fma.rn.ftz.f32x2`, `__ffma2_rn`): sm_100 and newer
     (("ptx_sm100",), _spellings("f32x2", "ffma2", "fmul2", "fadd2")),
     (("redux_f32",), _spellings(r"redux\.sync\.(?:min|max)[.a-z]*\.f32")),
+    (("cvt_rs",), _spellings(r"cvt[._]rs\b")),
     # collectives between GPUs: nothing to run on a one-GPU system (a Jetson, a DGX Spark)
     (
         ("multi_gpu",),
@@ -187,6 +188,7 @@ _DERIVED_WORDS = {
     "ptx_sm90": "sm_90 PTX (griddepcontrol, elect.sync, setmaxnreg)",
     "ptx_sm100": "packed FP32 (f32x2) PTX of sm_100 and newer",
     "redux_f32": "redux.sync on f32 (sm_100a/sm_103a only)",
+    "cvt_rs": "stochastic-rounding cvt.rs (sm_100a/sm_103a only)",
     "multi_gpu": "more than one GPU in a system",
     "sm100_build": "code built for the SM100 family (sm_100a/sm_100f/sm_103a)",
 }

@@ -20,7 +20,8 @@ _STATED = re.compile(
     # ("tensor memory" is TMEM, the Tensor Memory Accelerator TMA; `cta_group::2` is tcgen05's 2-SM MMA)
     r"tcgen05|\bumma\b|\btmem|tensor[\s-]memory(?![\s-]accel)|\bcta_group\b|\bwgmma\b"
     r"|warp-?group(?:ed)?[ _-]mma|multimem|\bnvls\b|multicast"
-    r"|\btrt-?llm[ _-]gen\b|\bfa3\b|flash-?attention[ -]?3\b|\bdeep[ _-]?gemm\b",
+    r"|\btrt-?llm[ _-]gen\b|\bfa3\b|flash-?attention[ -]?3\b|\bdeep[ _-]?gemm\b"
+    r"|\bcvt\.rs\b",  # stochastic rounding: sm_100a/sm_103a only
     re.I,
 )
 _FAMILY = re.compile(r"trt|fa3|flash|deep", re.I)
@@ -39,6 +40,7 @@ _FEATURE = (
     ("fa3", ("wgmma",)),
     ("flash", ("wgmma",)),
     ("deep", ("wgmma", "tcgen05")),  # DeepGEMM: Hopper's wgmma or Blackwell's tcgen05 kernels
+    ("cvt", ("cvt_rs",)),
 )
 # A negation shortly before the mention, in the same clause: "no tcgen05", "without TMEM".
 _NEGATED = re.compile(r"(?:\bno|\bnot|\bwithout|n't|\bnon|\bnor|\bneither|\bnever)\b[^.;:\n]{0,24}$", re.I)
@@ -88,7 +90,7 @@ def comment_block(lines: list[str], first: int, last: int = 0) -> tuple[str, int
 _WORDS = (
     "tcgen05", "umma", "tmem", "wgmma", "warpgroup", "warp-group", "multimem", "nvls", "multicast",
     "trtllm", "trt-llm", "fa3", "attention3", "attention-3", "attention 3", "deepgemm", "deep_gemm",
-    "deep gemm", "deep-gemm", "tensor memory", "tensor\nmemory", "tensor-memory", "cta_group",
+    "deep gemm", "deep-gemm", "tensor memory", "tensor\nmemory", "tensor-memory", "cta_group", "cvt.rs",
 )  # fmt: skip
 
 
