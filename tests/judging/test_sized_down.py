@@ -54,3 +54,28 @@ def test_only_numbers_read_as_sizes() -> None:
     assert not _sizes_only("sets fn = fp8_paged_mqa_logits_torch_sm120")
     assert not _sizes_only("sets self._prefill_needs_fp32_state = True")
     assert _sizes_only("gives _SM120_INDEXER_M_CHUNK")  # a constant's name: a size set apart
+
+
+def test_tiles_each_arch_sizes_its_own_way_in_a_nested_branch_are_tuning(tmp_path: Path) -> None:
+    """sglang's extend attention at 11.0: 10.x takes `if Lq <= 256: BLOCK_M, BLOCK_N = (64, 64)
+    else: ...`, the target `BLOCK_M, BLOCK_N = (64, 64) if Lq <= 128 else (32, 32)`: only tile
+    sizes differ (low, tuning)."""
+    text = """
+    import torch
+
+    CUDA_CAPABILITY = torch.cuda.get_device_capability()
+
+
+    def tiles(Lq):
+        if CUDA_CAPABILITY[0] == 10:
+            if Lq <= 256:
+                BLOCK_M, BLOCK_N = (64, 64)
+            else:
+                BLOCK_M, BLOCK_N = (32, 64)
+        else:
+            BLOCK_M, BLOCK_N = (64, 64) if Lq <= 128 else (32, 32)
+        return launch(BLOCK_M, BLOCK_N)
+    """
+    found = _scan(tmp_path, {"eng/extend.py": text}, arch="11.0")
+    found = [f for f in found if f.rule == "gate-excludes-arch"]
+    assert [(f.severity, f.extra.get("tuning")) for f in found] == [("low", True)]

@@ -1334,6 +1334,9 @@ def check(
         or _padded(arm, [d.arms[i] for i in mine])
         or _computed_numbers(taken, said_mine)
         or _tuned_tables(taken, said_mine, d.context)
+        # `if Lq <= 256: BLOCK_M, BLOCK_N = (64, 64) else: ...` beside `BLOCK_M, BLOCK_N = (64, 64)
+        # if Lq <= 128 else (32, 32)`: tiles each arch sizes its own way, nested or not
+        or (taken.startswith("if ") and _sizes_only(taken) and all(_sizes_only(s) for s in said_mine))
     ):
         # `16 if is_sm103 else 8`, `return (32, 1)` / `return (8, 4)`: each arch gets a number of its own
         severity = "low"
