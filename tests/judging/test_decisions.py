@@ -1419,3 +1419,23 @@ def test_a_refusal_naming_major_versions_states_what_they_share(tmp_path: Path) 
     )
     assert _brief(found) == [("gate-excludes-arch", "low", "eng/mla.py", 6)]
     assert "the refusal naming 10.0, 10.3, 11.0 as what it requires" in found[0].consequence
+
+
+def test_a_function_there_to_warn_decides_no_path(tmp_path: Path) -> None:
+    """vLLM's `warn_if_flashinfer_kernels_missing()`: below Hopper it returns before warning that
+    FlashInfer's precompiled kernels are missing; being left out of a warning loses nothing."""
+    text = """
+    import logging
+
+    import torch
+
+    logger = logging.getLogger(__name__)
+
+
+    def warn_if_kernels_missing(installed) -> None:
+        if torch.cuda.get_device_capability()[0] < 9:
+            return
+        if not installed:
+            logger.warning("precompiled kernels are missing: they are compiled at startup")
+    """
+    assert _scan(tmp_path, {"eng/kernels.py": text}, arch="8.9") == []

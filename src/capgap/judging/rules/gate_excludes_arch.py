@@ -936,6 +936,8 @@ def check(
         return None  # `if cap == (10, 3): return True; return False`: a predicate written with ifs
     if all(_SUFFIX.match(a.summary) for a in d.arms):
         return None  # `return "a" if major >= 9 else ""`: how each arch's build target is spelled
+    if _WARNS.match(d.context.rsplit(".", 1)[-1]):
+        return None  # `warn_if_flashinfer_kernels_missing()`: which GPUs are warned, no path
     if d.kind in {"return", "chain", "guards"} and all(_SENTENCE.match(a.summary) for a in d.arms):
         # `_unavailable_reason()`: every GPU is told why a path is off, in words; which path that is
         # and who gets it is decided where the path is turned on or off
@@ -1505,6 +1507,7 @@ _MIN_PINS = 2  # one pinned size is as often a kernel's own constraint (`head_di
 
 # An outcome that is an arch-specific target's suffix (`sm_90a`, `sm_120f`) or none: no path, only
 # the spelling of what the arch's code is compiled for (sglang's `_cuda_arch_suffix`)
+_WARNS = re.compile(r"_*(?:maybe_)?warn(?:_|$)", re.I)  # a function there to warn
 _SUFFIX = re.compile(r"""^(?:carries on \()?(?:returns|gives) (['"])[af]?\1\)?$""")
 # a returned sentence (`return f"GPU SM {major}.{minor} < 9.0 (requires Hopper or newer)"`), not a name
 _SENTENCE = re.compile(r"""^(?:carries on \()?returns f?(['"])[^'"]*\s[^'"]*(?:\1|\.\.\.)\)?$""")
