@@ -1439,3 +1439,28 @@ def test_a_function_there_to_warn_decides_no_path(tmp_path: Path) -> None:
             logger.warning("precompiled kernels are missing: they are compiled at startup")
     """
     assert _scan(tmp_path, {"eng/kernels.py": text}, arch="8.9") == []
+
+
+_LIBRARY_ASKED = """
+import torch
+
+
+def grouped_gemm_supported(cuda_device_capability: int) -> bool:
+    if cuda_device_capability < 90 or cuda_device_capability >= 110:
+        return False
+    return {answer}
+"""
+
+
+def test_a_gate_that_keeps_the_target_from_asking_the_compiled_library_is_expected(tmp_path: Path) -> None:
+    """vLLM's `cutlass_group_gemm_supported`: 9.0 and 10.x ask the compiled library what it was
+    built with; 12.0 is kept from asking (its grouped GEMM kernels are sm90/sm100 only)."""
+    answer = "torch.ops._C.cutlass_group_gemm_supported(cuda_device_capability)"
+    found = _scan(tmp_path, {"eng/ops.py": _LIBRARY_ASKED.format(answer=answer)})
+    assert [(f.severity, "compiled library" in f.extra.get("evidence", "")) for f in found] == [("low", True)]
+
+
+def test_a_kernel_of_the_compiled_library_is_no_query(tmp_path: Path) -> None:
+    answer = "torch.ops._C.grouped_gemm(cuda_device_capability)"
+    found = _scan(tmp_path, {"eng/ops.py": _LIBRARY_ASKED.format(answer=answer)})
+    assert [f.severity for f in found] == ["medium"]

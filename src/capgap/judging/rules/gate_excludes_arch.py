@@ -1356,6 +1356,17 @@ def check(
             f"a numerics choice, not a path: {', '.join(sibs)} {taken}, {arch.cc} {instead} "
             f"(the same kernels, compiled with other rounding flags)"
         )
+    elif asked := _LIBRARY_QUERY.search(taken):
+        # `if cap < 90 or cap >= 110: return False; return torch.ops._C.cutlass_group_gemm_supported(cap)`:
+        # the others ask the compiled library what it was built with; the authors keep the target
+        # from even asking, so the library holds nothing for it
+        severity = "low"
+        extra["evidence"] = f"the others' answer is the compiled library's own query {asked[0]}...)"
+        consequence = (
+            f"expected: {', '.join(sibs)} ask the compiled library ({asked[0]}...)), which the test keeps "
+            f"{arch.cc} from asking: what the library was built for is decided where it is built; "
+            f"{arch.cc} {instead}"
+        )
     elif tuning_said := _said_tuning(d, sibs):
         # "Check if running on Blackwell (SM100+) for kernel tuning": launch numbers one generation
         # was measured with; the target keeps the defaults the other generations keep
@@ -1507,6 +1518,8 @@ _MIN_PINS = 2  # one pinned size is as often a kernel's own constraint (`head_di
 
 # An outcome that is an arch-specific target's suffix (`sm_90a`, `sm_120f`) or none: no path, only
 # the spelling of what the arch's code is compiled for (sglang's `_cuda_arch_suffix`)
+# a compiled op's own support query handed the capability (`torch.ops._C.cutlass_group_gemm_supported(cap)`)
+_LIBRARY_QUERY = re.compile(r"\btorch\.ops\.\w+\.\w*support\w*\(")
 _WARNS = re.compile(r"_*(?:maybe_)?warn(?:_|$)", re.I)  # a function there to warn
 _SUFFIX = re.compile(r"""^(?:carries on \()?(?:returns|gives) (['"])[af]?\1\)?$""")
 # a returned sentence (`return f"GPU SM {major}.{minor} < 9.0 (requires Hopper or newer)"`), not a name
