@@ -7,7 +7,6 @@ come back with `skipped` set.
 from __future__ import annotations
 
 import ast
-import builtins
 import codecs
 import re
 import warnings
@@ -15,7 +14,8 @@ import warnings
 from capgap.judging import builds
 from capgap.judging import named as by_name
 from capgap.judging.extract import extract, kernel_facts, spelled_facts
-from capgap.judging.records import FileFacts, HelperDef
+from capgap.judging.gpupredicates import of_the_gpu_alone
+from capgap.judging.records import FileFacts
 from capgap.judging.statements import CAPISH
 from capgap.reading import chunks, prefilter
 from capgap.reading.hintlines import holds_any
@@ -190,36 +190,9 @@ def _dropped_callers(facts: FileFacts, data: bytes, cut: str) -> frozenset[bytes
         if h.kind != "def" or h.method or h.params or word not in data:
             continue
         dropped = data.count(word + b"(") > cut.count(h.name + "(")
-        if dropped and not prefilter.hit_offsets(word, names=True) and _of_the_gpu_alone(h):
+        if dropped and not prefilter.hit_offsets(word, names=True) and of_the_gpu_alone(h):
             out.add(word)
     return frozenset(out)
-
-
-def _of_the_gpu_alone(helper: HelperDef) -> bool:
-    """Does everything the predicate's body calls and reads speak of the GPU (`major, _ =
-    torch.cuda.get_device_capability()`, `return major == 10`), besides its own locals,
-    constants, builtins and whether CUDA is there at all?"""
-    try:
-        body = helper.statements()
-    except SyntaxError:
-        return False
-    nodes = [node for stmt in body for node in ast.walk(stmt)]
-    bound = {n.id for n in nodes if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
-    asked: set[int] = set()  # the names inside a call of the GPU (`torch` of `torch.cuda.is_available()`)
-    for node in nodes:
-        if isinstance(node, ast.Call):
-            if not _OF_THE_GPU.search(ast.unparse(node.func)):
-                return False
-            asked.update(id(n) for n in ast.walk(node.func))
-    return bool(body) and all(
-        id(n) in asked or n.id in bound or n.id in _BUILTINS or CAPISH.search(n.id)
-        for n in nodes
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-    )
-
-
-_OF_THE_GPU = re.compile(r"capab|(^|_)sm|arch|(^|_)cc($|_)|major|is_available|is_cuda|device", re.I)
-_BUILTINS = frozenset(dir(builtins))
 
 
 _KERNEL_WORDS = tuple(tok.decode() for tok in KERNEL_TOKENS)
