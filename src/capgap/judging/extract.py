@@ -1693,8 +1693,9 @@ class _Walker:
         if value is call or chained is not None:
             following = siblings[index + 1 :] if index >= 0 else siblings
             if len(following) < 2 and self._defs:  # in an `else:` block: what the function does next
-                last = stmt.end_lineno or stmt.lineno
-                following = [*following, *(s for s in self._defs[-1].body if s.lineno > last)]
+                last, known = stmt.end_lineno or stmt.lineno, {id(s) for s in following}
+                after = (s for s in self._defs[-1].body if s.lineno > last and id(s) not in known)
+                following = [*following, *after]
             outer = chained or call
             default = outer.args[1] if len(outer.args) > 1 else None
             effect = tablereads.after_get(stmt.targets[0], default, following)  # type: ignore[union-attr]

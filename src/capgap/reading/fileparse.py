@@ -172,7 +172,7 @@ def _parse_cut(
     anything but ASCII). A file too odd to cut at all gives no tree: it is parsed whole instead.
     `also`: names whose calls the cut keeps (chunks.select)."""
     try:
-        selected = chunks.select(data, also) if also else chunks.select(data)
+        selected = chunks.select(data, also)
     except (AttributeError, ValueError, RecursionError):  # e.g. decorators with no def or class
         return None, "", {}, None
     cut = selected.text.decode(encoding)  # whole lines of a file that decodes: it decodes too

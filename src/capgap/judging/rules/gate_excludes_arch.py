@@ -229,10 +229,10 @@ _ARCH_IN_NAME = re.compile(r"(?:^|_)sm_?(\d{1,2})(?:\d|x)[a-z]?(?=_|$)", re.I)
 
 
 def _arch_named(d: Decision) -> bool:
-    """Is the predicate named for an arch or generation (`is_sm90`, `is_hopper`, `_blackwell_or_newer`)?
-    Its calls hold hint words, so the statement cut keeps them and they are judged there; one
-    named for what it means (`is_deep_select_supported`) whose calls no decision of the scan holds
-    is judged where it is written."""
+    """Is the predicate named for an arch, a generation or a product (`is_sm90`, `is_hopper`,
+    `using_b200`)? Its name says which GPU it asks about, so its callers hold the decisions (most
+    call it on lines whose hint words the statement cut keeps); one named for what it means
+    (`is_deep_select_supported`) that no decision of the scan asks is judged where it is written."""
     return bool(_GATEISH_NAME.search(d.context.rsplit(".", 1)[-1]))
 
 
