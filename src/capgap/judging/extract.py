@@ -16,6 +16,7 @@ from capgap.judging import (
     evidence,
     flagguards,
     gatedimports,
+    handedflags,
     kernel_specs,
     libraries,
     opkernels,
@@ -1435,9 +1436,32 @@ class _Walker:
         ]
         if flag.startswith("self."):  # `self.allow_x = ...` in `__init__`: the methods that test it
             reads += self._elsewhere(flag, own)
+        elif action == "positive" and (to := handedflags.handed(lines, flag, [n for n, _ in reads])):
+            # `return _config(dstate, bw)`: what each arch gets is what that function does with it
+            self._handed_flag_decision(stmt, value, flag, to, chain, scope)
+            return
         on: ArmSpec = (value, stmt.lineno, rest, [own, *reads], action, f"sets {flag} = True")
         off: ArmSpec = (None, stmt.lineno, None, [], "nothing", f"leaves {flag} False")
         self.decision("flag", [on, off], chain, scope, stmt.lineno)
+
+    def _handed_flag_decision(
+        self,
+        stmt: ast.stmt,
+        value: ast.expr,
+        flag: str,
+        to: handedflags.Handed,
+        chain: list[str],
+        scope: Scope,
+    ) -> None:
+        """The flag's decision with the arms of the function it is handed to (judging.handedflags)."""
+        own = (stmt.lineno, stmt.end_lineno or stmt.lineno)
+        via = f"hands {flag} to {to.function}(), which "
+        specs: list[ArmSpec] = []
+        for test, stmts in ((value, to.on), (None, to.off)):
+            action, what = outcomes.classify(stmts)
+            span = [own, to.span(stmts)] if test is not None else [to.span(stmts)]
+            specs.append((test, stmt.lineno, stmts, span, action, via + what))
+        self.decision("flag", specs, chain, scope, stmt.lineno)
 
     def _elsewhere(self, name: str, own: tuple[int, int]) -> list[tuple[int, int]]:
         """`_consumers`, led by the _ELSEWHERE mark (what follows it is no part of the arm's block)."""

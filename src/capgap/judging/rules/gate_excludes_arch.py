@@ -1339,6 +1339,7 @@ def check(
         # `if Lq <= 256: BLOCK_M, BLOCK_N = (64, 64) else: ...` beside `BLOCK_M, BLOCK_N = (64, 64)
         # if Lq <= 128 else (32, 32)`: tiles each arch sizes its own way, nested or not
         or (taken.startswith("if ") and _sizes_only(taken) and all(_sizes_only(s) for s in said_mine))
+        or _numbers_apart(taken, said_mine)
     ):
         # `16 if is_sm103 else 8`, `return (32, 1)` / `return (8, 4)`: each arch gets a number of its own
         severity = "low"
@@ -1757,7 +1758,7 @@ def _default(summary: str) -> bool:
 def _value(summary: str) -> bool:
     """Does the outcome only give a number (or a tuple of them, or one of two such by a condition:
     `(2, 2) if self._block_scaled else (4, 4)`): a tuning value?"""
-    if _VALUE.match(summary):
+    if _VALUE.match(_unwrapped(summary)):
         return True
     what = _OUTCOME.match(_unwrapped(summary))
     if what is None or " if " not in what[1]:
@@ -1771,10 +1772,14 @@ _OUTCOME = re.compile(r"^(?:gives|returns|sets [\w.]+ =) (.*)$")
 
 
 def _unwrapped(summary: str) -> str:
-    """`carries on (returns x)` -> `returns x`."""
+    """`carries on (returns x)` -> `returns x`; `hands bw to f(), which returns x` -> `returns x`."""
     if summary.startswith("carries on (") and summary.endswith(")"):
         return summary[len("carries on (") : -1]
-    return summary
+    handed = _HANDED.match(summary)
+    return summary[handed.end() :] if handed is not None else summary
+
+
+_HANDED = re.compile(r"hands [\w.]+ to \w+\(\), which ")
 
 
 _NUMBERS = re.compile(rf"^(?:{_NUMBER}|\((?:{_NUMBER}, )+{_NUMBER}\))$")
@@ -1791,6 +1796,47 @@ def _same_shape(taken: str, summary: str) -> bool:
     except SyntaxError:
         return False
     return isinstance(a, ast.Tuple) and isinstance(b, ast.Tuple) and len(a.elts) == len(b.elts)
+
+
+def _numbers_apart(taken: str, mine: list[str]) -> bool:
+    """Does the target get the sibling's very expression but for some of its numbers (`(64, 1,
+    _tile(d, 32))` beside `(16, 1, _tile(d, 64))`): the same knobs, sized its own way? Numbers
+    that may be arch numbers (`load(90)` beside `load(80)`) do not count as sizes."""
+    theirs = _OUTCOME.match(_unwrapped(taken))
+    if theirs is None or not mine:
+        return False
+    for summary in mine:
+        ours = _OUTCOME.match(_unwrapped(summary))
+        if ours is None or "..." in ours[1] + theirs[1] or ours[1] == theirs[1]:
+            return False
+        try:
+            a, b = ast.parse(ours[1], mode="eval").body, ast.parse(theirs[1], mode="eval").body
+        except SyntaxError:
+            return False
+        numbers_a, numbers_b = _blank_numbers(a), _blank_numbers(b)
+        if ast.dump(a) != ast.dump(b) or any(
+            x != y and _arch_numbers(x, y) for x, y in zip(numbers_a, numbers_b, strict=True)
+        ):
+            return False
+    return True
+
+
+def _blank_numbers(node: ast.expr) -> list[int | float]:
+    """The numbers of an expression, each set to 0 in place (so that two expressions compare
+    apart from them)."""
+    found: list[int | float] = []
+    for sub in ast.walk(node):
+        if isinstance(sub, ast.Constant) and type(sub.value) in (int, float):
+            found.append(sub.value)
+            sub.value = 0
+    return found
+
+
+def _arch_numbers(x: int | float, y: int | float) -> bool:
+    """Could two numbers that differ be arch numbers (`90` / `100`, majors `9` / `10`)?"""
+    known = {a.number for a in all_facts().values()}
+    majors = {a.major for a in all_facts().values()}
+    return x in known or y in known or (x in majors and y in majors)
 
 
 def _names(numbers: tuple[str, ...], target: ArchFacts) -> bool:
