@@ -72,3 +72,40 @@ def test_a_cached_function_nothing_calls_is_still_uncalled(tmp_path: Path) -> No
     # torch's `@functools.cache` above `def has_datacenter_blackwell_tma_device()`
     (found,) = _found(tmp_path, "_triton", "has_blackwell_tma_device", decorator="@functools.cache\n")
     assert found.severity == "low"
+
+
+_BUILD_STEP = """
+import subprocess
+
+
+def {name}():
+    gencode = " ".join(
+        [
+            "-gencode=arch=compute_90,code=sm_90",
+            "-gencode=arch=compute_100,code=sm_100",
+        ]
+    )
+    subprocess.run(["make", f"NVCC_GENCODE={{gencode}}"], check=True)
+
+
+def build_wheel(wheel_directory, config_settings=None):
+    {call}return "flashinfer.whl"
+"""
+
+
+def test_a_build_list_in_a_private_function_nothing_calls_builds_nothing(tmp_path: Path) -> None:
+    """FlashInfer 0.7.4's packaged build_backend.py keeps `_build_nccl_ep()` and its `-gencode`
+    list, which no step calls any more: the list builds nothing (low, `extra.uncalled`); once a
+    step calls it, it is a build list again (medium)."""
+    dead = _scan(tmp_path / "dead", {"pkg/build_backend.py": _BUILD_STEP.format(name="_build_ep", call="")})
+    assert [(f.rule, f.severity, f.extra.get("uncalled")) for f in dead] == [
+        ("build-missing-arch", "low", "_build_ep")
+    ]
+    assert "nothing in the tree calls _build_ep(): the arch list in it builds nothing" in dead[0].consequence
+    live = _scan(
+        tmp_path / "live",
+        {"pkg/build_backend.py": _BUILD_STEP.format(name="_build_ep", call="_build_ep()\n    ")},
+    )
+    assert [(f.rule, f.severity, f.extra["context"]) for f in live] == [
+        ("build-missing-arch", "medium", "_build_ep")
+    ]

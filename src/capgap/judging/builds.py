@@ -97,9 +97,13 @@ def find_build_lists(text: str, python_module: bool = False) -> list[BuildList]:
     out: list[BuildList] = []
     gencode_block: list[tuple[int, str, list[str]]] = []
     quoted: frozenset[int] | None = None  # a Python module's lines inside a long string, when asked
+    within = block_within = ""  # the module-level function the line is in (a Python module's)
     for lineno, line in enumerate(text.splitlines(), 1):
         if len(line) > 2000:
             continue
+        if python_module and line[:1].strip() and not line.startswith(("#", ")", "]", "}", "@")):
+            head = _TOP_DEF.match(line)
+            within = head[1] if head is not None else ""
         m = _NAMED.search(line)
         if m and "#" in line[: m.start()]:
             m = None  # `# Bundled FA3 is compiled for TORCH_CUDA_ARCH_LIST verbatim; without "9.0a"`
@@ -116,15 +120,17 @@ def find_build_lists(text: str, python_module: bool = False) -> list[BuildList]:
         if m:
             items = [i for i in _ITEM.findall(m["list"]) if try_parse_arch(i) is not None]
             if items:
-                out.append(BuildList(lineno, m["var"] or m["sym"], items, line.strip()))
+                out.append(BuildList(lineno, m["var"] or m["sym"], items, line.strip(), within=within))
                 continue
         archs = _GENCODE.findall(line)
         if archs:
             if gencode_block and lineno - gencode_block[-1][0] > 3:
-                out.extend(_flush(gencode_block))
+                out.extend(_flush(gencode_block, block_within))
                 gencode_block = []
+            if not gencode_block:
+                block_within = within
             gencode_block.append((lineno, line.strip(), archs))
-    out.extend(_flush(gencode_block))
+    out.extend(_flush(gencode_block, block_within))
     if not python_module and "cuda_archs" in text:
         _cmake_sources(text, out)
     return out
@@ -176,12 +182,15 @@ def _prose_or_formatted(line: str, start: int) -> bool:
     )
 
 
-def _flush(block: list[tuple[int, str, list[str]]]) -> list[BuildList]:
+def _flush(block: list[tuple[int, str, list[str]]], within: str = "") -> list[BuildList]:
     archs = list(dict.fromkeys(a for _, _, items in block for a in items))
     ccs = {try_parse_arch(a).cc for a in archs if try_parse_arch(a) is not None}  # type: ignore[union-attr]
     if len(ccs) < 2:  # one arch per JIT build is a deliberate per-arch kernel, not an arch list
         return []
-    return [BuildList(block[0][0], "-gencode", archs, block[0][1])]
+    return [BuildList(block[0][0], "-gencode", archs, block[0][1], within=within)]
+
+
+_TOP_DEF = re.compile(r"(?:async[ \t]+)?def[ \t]+(\w+)")
 
 
 def coverage(items: list[str], target: ArchSpec) -> str:

@@ -387,6 +387,7 @@ class BuildList:
     needs: list[tuple[str, ...]] = field(default_factory=list)  # what most of those sources need
     needs_from: list[str] = field(default_factory=list)
     function: str = ""  # a JIT list: the function that builds the module (gen_x_sm90_module)
+    within: str = ""  # a Python module's list: the module-level function it is written in
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,6 @@
-"""A private function that nothing in the tree calls: the decision inside it guards no path.
+"""A private function that nothing in the tree calls: the decision inside it guards no path, and
+the build arch list inside it builds nothing (FlashInfer's packaged `build_backend.py` keeps
+`_build_nccl_ep()` with its `-gencode` list, which no step of the build calls any more).
 
 torch 2.13's `torch/utils/_triton.py` keeps `has_datacenter_blackwell_tma_device()` (10.x only) beside
 the helpers inductor uses; no file of the tree names it, so that 12.0 "returns False" there costs
@@ -79,7 +81,13 @@ def demote(findings: list[Finding], read: Reader) -> list[Finding]:
         return name if _NAME.fullmatch(name) and _private(finding, name) else None
 
     def lower(finding: Finding, name: str) -> Finding:
-        said = f"nothing in the tree calls {name}(): the decision in it guards no path"
-        return lowered(finding, said, "uncalled", name)
+        what = "the decision in it guards no path"
+        if finding.rule == _BUILDS:
+            what = "the arch list in it builds nothing"
+        return lowered(finding, f"nothing in the tree calls {name}(): {what}", "uncalled", name)
 
-    return demote_where_none_names(findings, read, function, _named_beyond_def, lower)
+    rules = ("gate-excludes-arch", _BUILDS)
+    return demote_where_none_names(findings, read, function, _named_beyond_def, lower, rules)
+
+
+_BUILDS = "build-missing-arch"  # a `-gencode` list written in a function (a build script's step)

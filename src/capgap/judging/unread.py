@@ -61,13 +61,14 @@ def demote_where_none_names(
     word_of: Callable[[Finding], str | None],
     names: Callable[[str, str], bool],
     lower: Callable[[Finding, str], Finding],
+    rules: tuple[str, ...] = ("gate-excludes-arch",),
 ) -> list[Finding]:
-    """The findings, each medium or high gate finding whose word (`word_of`, None for none) no file
-    `read` gives `names(text, word)` lowered by `lower(finding, word)`; files are read until every
-    word is named."""
+    """The findings, each medium or high finding of `rules` whose word (`word_of`, None for none)
+    no file `read` gives `names(text, word)` lowered by `lower(finding, word)`; files are read
+    until every word is named."""
     at: dict[str, list[int]] = {}
     for i, finding in enumerate(findings):
-        if finding.rule == "gate-excludes-arch" and finding.severity in _SEVERE:
+        if finding.rule in rules and finding.severity in _SEVERE:
             word = word_of(finding)
             if word is not None:
                 at.setdefault(word, []).append(i)

@@ -73,7 +73,7 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
                         message=f"{bl.function or bl.symbol} lists {', '.join(bl.archs)} but not {arch.cc}",
                         arch=arch.cc,
                         source=bl.source[:200],
-                        extra={"module": f.module, **placement(f.path)},
+                        extra={"module": f.module, **placement(f.path), **_context(bl)},
                     )
                 )
     return out
@@ -104,3 +104,9 @@ def _build_key(bl: BuildList, arch: ArchSpec) -> str:
     if "." in sample:
         return arch.cc
     return str(arch.number)
+
+
+def _context(bl: BuildList) -> dict[str, str]:
+    """The function a Python module's list is written in: a list in a private function nothing calls
+    builds nothing (judging.uncalled)."""
+    return {"context": bl.within} if bl.within else {}
