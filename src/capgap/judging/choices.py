@@ -71,7 +71,7 @@ def _own_value(given: tuple[str, ...], gives: list[tuple[str, ...]]) -> str:
 
 
 # `returns get_cake_router_gemm_module()`, `sets self.kernel = load_dsv3_kernel(x)`
-_CALL = re.compile(r"^(?:carries on \()?(returns|gives|sets [\w.\[\]']+ =) ([\w.]+)\(.*\)\)?$")
+_CALL = re.compile(r"^(?:carries on \()?(returns|gives|sets [\w.\[\]']+ =) ([\w.]+)\((?:.*\)\)?|.*\.\.\.)$")
 
 
 def _own_call(taken: str, instead: list[str]) -> str:
@@ -79,14 +79,17 @@ def _own_call(taken: str, instead: list[str]) -> str:
     target's hand over the same thing from functions named alike but for one word
     (`get_cake_router_gemm_module()` beside `get_dsv3_router_gemm_module()`): "dsv3" ("" otherwise,
     and where either word is a portable fallback's)."""
-    theirs = _CALL.match(taken)
-    mine = [_CALL.match(s) for s in instead]
+    theirs = _CALL.match(_PREPARED.sub("", taken))
+    mine = [_CALL.match(_PREPARED.sub("", s)) for s in instead]
     if theirs is None or not mine or any(m is None or m[1] != theirs[1] for m in mine):
         return ""
     names = {m[2] for m in mine if m is not None}
     if len(names) != 1:
         return ""
-    a, b = _words(theirs[2]), _words(names.pop())
+    name = names.pop()
+    a, b = _words(theirs[2]), _words(name)
+    if _same_operation(a, b):
+        return name
     if len(a) != len(b):
         return ""
     apart = [(x, y) for x, y in zip(a, b, strict=True) if x != y]
@@ -96,6 +99,20 @@ def _own_call(taken: str, instead: list[str]) -> str:
 
 
 _ARCHISH = re.compile(r"sm_?\d|hopper|blackwell|ampere|ada|volta|turing")
+# `calls split(), returns f(...)`: what an arm prepares before it hands over its answer
+_PREPARED = re.compile(r"(?<=^carries on \()(?:calls [\w.]+\(\), )+|^(?:calls [\w.]+\(\), )+")
+_MIN_SHARED = 3  # `run_kernel` / `run_fused_kernel` share too little to name one operation
+
+
+def _same_operation(theirs: list[str], mine: list[str]) -> bool:
+    """Does the target's function name every word of the sibling's, in any order, and at most words
+    of its own that name no arch, need or fallback (`concat_mla_kv_quant_fp8` beside
+    `fused_mla_kv_concat_quant_fp8`): the same operation, another implementation of it? A sibling
+    with words the target's lacks (`run_fused_kernel` beside `run_kernel`) gets more than the target."""
+    shared, extra = set(theirs) & set(mine), set(mine) - set(theirs)
+    if set(theirs) - set(mine) or len(shared) < _MIN_SHARED or theirs == mine:
+        return False
+    return not any(_FALLBACK.match(w) or _ARCHISH.search(w) or needs_in(w) for w in extra)
 
 
 def _words(name: str) -> list[str]:
