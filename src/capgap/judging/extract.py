@@ -1169,8 +1169,31 @@ class _Walker:
         restricts = outcomes.named_for_a_restriction()
         yes_does, no_does = ("reject", "positive") if restricts else ("positive", "reject")
         yes: ArmSpec = (value, line, None, own, yes_does, "returns True")
-        no: ArmSpec = (None, line, None, [], no_does, "returns False")
+        # where the answer is no, its callers' refusals say what the path requires
+        told = self._refused_where_no(chain[-1], own[0]) if no_does == "reject" else []
+        no: ArmSpec = (None, line, None, told, no_does, "returns False")
         self.decision("return", [yes, no], chain, scope, line)
+
+    def _refused_where_no(self, name: str, own: tuple[int, int]) -> list[tuple[int, int]]:
+        """The lines of the file where a caller refuses in words when the predicate `name` says no
+        (`if not _device_supports_x(dev): return False, _UNSUPPORTED_REASON`), with the lines of a
+        module constant the refusal gives (`_UNSUPPORTED_REASON = ("requires an SM100 ... device")`)."""
+        lines = self._own_lines()
+        asked = f"not {name}("
+        out: list[tuple[int, int]] = []
+        for i, line in enumerate(lines[:-1]):
+            if asked not in line or own[0] <= i + 1 <= own[1] or not _NEGATED_TEST.match(line):
+                continue
+            refusal = lines[i + 1]
+            hit = _SAYS_NO.match(refusal)
+            if hit is None:
+                continue
+            out.append((i + 2, i + 2))
+            if hit["name"] and (at := _constant_lines(lines, hit["name"])) is not None and at not in out:
+                out.append(at)
+            if len(out) >= _MAX_CONSUMERS:
+                break
+        return out
 
     def ifexp_decision(self, node: ast.IfExp, scope: Scope, chain: list[str]) -> None:
         if _prose(node):
@@ -1238,7 +1261,15 @@ class _Walker:
             mine = span[: span.index(_ELSEWHERE)] if _ELSEWHERE in span else span  # not branches elsewhere
             body = (mine[0][0], mine[-1][1]) if mine and _stmts is not None else (0, 0)
             named = tuple(dict.fromkeys(_ARCH_NAMED.findall(low))) if "sm" in low else ()
-            stated = _requirement(code) if action == "error" else ""
+            # `raise E("requires SM100/SM103")`, `return False, _UNSUPPORTED_REASON` (a module's sentence)
+            if action == "error":
+                stated = _requirement(code + _named_sentences(_stmts, scope))
+            elif action == "reject":
+                # a refusal returned: its words are in the summary, but for a module constant's
+                # sentence it gives, or its callers' refusals (no statements of its own)
+                stated = _requirement(_named_sentences(_stmts, scope) if _stmts is not None else code)
+            else:
+                stated = ""
             source = self.src(arm_line)
             positive = action == "positive" and plain.strip()
             reaches = self._reaches(plain, chain) if positive else ()
@@ -1968,6 +1999,45 @@ def _negation(node: ast.AST) -> TypeGuard[ast.UnaryOp]:
 
 
 _MEMBER_ASKED = re.compile(r"^is_([a-z][a-z0-9_]*)$")
+
+
+# `if not pred(x):` / `if not pred(x) or y:` on a line of its own; then `return False, "..."`,
+# `return (False, REASON)`, `raise ValueError(REASON)`: a refusal in words or by a constant's name
+_NEGATED_TEST = re.compile(r"^\s*(?:el)?if not \w+\(")
+_SAYS_NO = re.compile(
+    r"^\s*(?:return\s+\(?\s*(?:False|None)\s*,\s*|raise\s+\w+\(\s*)"
+    r"(?:(?P<name>[A-Z_][A-Z0-9_]*)\s*\)?\s*$|f?[\"'])"
+)
+_CONSTANT_LINES = 6
+
+
+def _constant_lines(lines: list[str], name: str) -> tuple[int, int] | None:
+    """The 1-based lines of the module's `NAME = "..."` / `NAME = (\n "..." "...")`."""
+    head = re.compile(rf"^{re.escape(name)}\s*(?::[^=]*)?=\s*(.*)$")
+    for i, line in enumerate(lines):
+        hit = head.match(line)
+        if hit is None:
+            continue
+        if hit[1].strip() != "(":
+            return (i + 1, i + 1)
+        for j in range(i + 1, min(i + _CONSTANT_LINES, len(lines))):
+            if lines[j].strip().startswith(")"):
+                return (i + 1, j + 1)
+        return None
+    return None
+
+
+def _named_sentences(stmts: list[ast.stmt] | None, scope: Scope) -> str:
+    """The strings the names an arm's last statement gives bind (`return False, _REASON` where the
+    module sets `_REASON = "requires an SM100 ... device"`), one quoted per line; "" for none."""
+    if not stmts or not isinstance(stmts[-1], ast.Return | ast.Raise):
+        return ""
+    found = []
+    for node in walk(stmts[-1]):
+        bound = scope.lookup(node.id) if isinstance(node, ast.Name) else None
+        if isinstance(bound, ast.Constant) and isinstance(bound.value, str) and " " in bound.value:
+            found.append("\n" + repr(bound.value))
+    return "".join(found)
 
 
 def _requirement(code: str) -> str:
