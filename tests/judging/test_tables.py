@@ -401,6 +401,46 @@ def test_what_every_importer_in_its_package_needs_is_evidence_for_a_module_of_ta
     assert "in eng/proj/reader0.py, which imports it" in found[0].extra["evidence"]
 
 
+def test_a_module_whose_own_kernel_sources_are_not_shipped_still_takes_its_importers_needs(
+    tmp_path: Path,
+) -> None:
+    """FlashInfer 0.7.4's `cake_mla_varq_dcp_decode/cake_jit.py` names generated `*_kernel.cu` files
+    the wheel does not ship, and a shared header it does: its kernels were not read, so what its
+    importer states (`CLUSTER_SIZE = 2  # cta_group::2`) is the evidence, not "needs nothing"."""
+    files = {
+        "eng/data/include/layout.cuh": "struct Layout { int stride; };\n",
+        "eng/decode/cake_jit.py": """
+        PROGRAMS = {
+            "main": {"sources": ["decode/decode_0a58_kernel.cu", "decode/decode_0a58_binding.cu"]},
+        }
+        HEADERS = ["include/layout.cuh"]
+        ARCH_NVCC_FLAGS = {"sm_100a": ["-arch=sm_100a"], "sm_103a": ["-arch=sm_103a"]}
+
+
+        def gen_program(program, arch):
+            if arch not in ARCH_NVCC_FLAGS:
+                raise ValueError(arch)
+            return ARCH_NVCC_FLAGS[arch]
+    """,
+        "eng/decode/cake_backend.py": """
+        import torch
+
+        from .cake_jit import gen_program
+
+        CLUSTER_SIZE = 2  # CTAs per cluster (cta_group::2)
+
+
+        def run():
+            major, minor = torch.cuda.get_device_capability()
+            return gen_program("main", f"sm_{major}{minor}a")
+    """,
+    }
+    found = _scan(tmp_path, files)
+    tables = [f for f in found if f.path == "eng/decode/cake_jit.py" and f.rule == "table-missing-arch"]
+    assert [(f.severity, f.line) for f in tables] == [("low", 5)]
+    assert "cta_group" in tables[0].extra["evidence"]
+
+
 def test_an_importer_that_needs_nothing_the_target_lacks_leaves_the_table_a_gap(tmp_path: Path) -> None:
     found = _scan(
         tmp_path,

@@ -130,6 +130,11 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
                 needs, where = reader.directory_needs(home)
         _give(f, needs, where)
         own[f.module] = (list(f.needs), list(f.needs_from))  # what it states or imports too
+        if named_kernels == 0 and _unshipped(f.sources, by_name):
+            # `cake_jit.py` names generated `*_kernel.cu` files the wheel does not ship and a shared
+            # header it does (`layout.cuh`): its kernels were not read, so they are not said to
+            # need nothing (what its importers state still counts: judging.keyed)
+            continue
         f.kernels = f.kernels or f"{len(found)} of the sources it names ({found[0][0]}, ...)"
     # what a module states or imports it needs passes to its siblings as what its sources spell does
     own.update({f.module: (f.needs, f.needs_from) for f in files if f.needs and f.module not in own})
@@ -340,6 +345,11 @@ def _local_includes(data: bytes, rel: str, path: str) -> list[tuple[str, str]]:
         if len(out) >= _MAX_INCLUDES:
             break
     return out
+
+
+def _unshipped(sources: list[str], by_name: dict[str, list[tuple[str, str]]]) -> bool:
+    """Does the module name a `.cu` source (no glob) that is nowhere in the tree?"""
+    return any(s.endswith(".cu") and "*" not in s and not _resolve(s, by_name) for s in sources)
 
 
 def _module_hits(patterns: list[str], by_name: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:
