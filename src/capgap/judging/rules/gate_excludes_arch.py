@@ -1112,6 +1112,12 @@ def check(
         got = got or (reg.named.asked(d.asks, target, sibs) if d.asks else None)
         if got is not None:
             lack, seen = [got[0]], got[1]
+    if not lack and not kin and not portable and not f.kernels and reg is not None:
+        # `@supported_compute_capability([100, 103, 107])` in `prims_ts/gemm/api.py`, which loads
+        # `kernel.py` beside it by file: every kernel module of its own directory needs tcgen05
+        got = _package_kernels_need(f, reg, target, sibs)
+        if got is not None:
+            lack, seen = [got[0]], got[1]
     checked = _checked(arm, theirs, arch.cc, sibs, reg) if not lack and reg is not None else None
     if not lack and checked is None:
         # `family(100) and supports_trtllm_attention(is_prefill=True)`: the engine's own query in the
@@ -1796,6 +1802,43 @@ def _same_shape(taken: str, summary: str) -> bool:
     except SyntaxError:
         return False
     return isinstance(a, ast.Tuple) and isinstance(b, ast.Tuple) and len(a.elts) == len(b.elts)
+
+
+_MAX_PACKAGE_MODULES = 8  # read modules beside it; a directory of more is a library of many families
+
+
+def _package_kernels_need(
+    f: FileFacts, reg: Registry, target: ArchFacts, sibs: list[str]
+) -> tuple[tuple[str, ...], str] | None:
+    """What every module of the decision's own directory whose kernel code was read needs, and the
+    target lacks while the GPUs that get the path have it (a kernel family's package: its API
+    module gates what its kernel modules run); None when the directory holds none, too many, one
+    named for the target's own arch, or kernels that disagree."""
+    package = f.module.rpartition(".")[0]
+    if not package:
+        return None
+    own = [
+        m
+        for name, m in reg.callees.by_module.items()
+        if name.rpartition(".")[0] == package and name != f.module
+    ]
+    if any(_names(tuple(_ARCH_IN_FILE.findall(m.path.rsplit("/", 1)[-1].lower())), target) for m in own):
+        return None  # `sm120_prefill.py` beside `chunked_bt16.py`: the target has a kernel of its own
+    kernels = [m for m in own if m.kernels]
+    if not kernels or len(own) >= _MAX_PACKAGE_MODULES:
+        return None  # `flashinfer/gemm/`: a library of many families, not one family's package
+    for need in kernels[0].needs:
+        if not evidence.lacking([need], target) or not someone_has(need, sibs):
+            continue
+        if all(need in m.needs for m in kernels[1:]):
+            first = kernels[0]
+            names = ", ".join(m.path.rsplit("/", 1)[-1] for m in kernels[:3])
+            seen = first.needs_from[first.needs.index(need)]
+            return need, f"{seen} in {first.path}: every kernel module beside it ({names}) needs it"
+    return None
+
+
+_ARCH_IN_FILE = re.compile(r"sm_?(\d{2,3}|\d+x)")  # `sm120_prefill.py`: "120"
 
 
 def _numbers_apart(taken: str, mine: list[str]) -> bool:
