@@ -1915,6 +1915,9 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _ARCH_NUMBER = re.compile(r"sm_?\d+[a-z]?|sm\d+x")
 
 
+_FABRIC = frozenset({("nvls_multicast",), ("nvswitch",), ("nvlink",)})
+
+
 def _around(d: Decision, f: FileFacts) -> tuple[list[tuple[str, ...]], list[str]]:
     """What the code around a decision evidently needs: the names of the functions and classes it
     sits in (a kernel family's name: `FlashMLASparseBackend`, `_is_fa3_supported`), then what the
@@ -1931,6 +1934,13 @@ def _around(d: Decision, f: FileFacts) -> tuple[list[tuple[str, ...]], list[str]
         if need not in needs:
             needs.append(need)
             where.append(seen_in)
+    fabric = f.spelled[0] if len(f.spelled) == 1 and f.spelled[0] in _FABRIC else None
+    if d.source.startswith("@") and fabric is not None and fabric not in needs:
+        # `@supported_compute_capability([90, 100])` on an entry point of a module whose code
+        # spells one fabric (`cuMulticastCreate` in its handler): the module is the path it gates
+        # (an instruction set spelled there may be another function's: `from .x import _sm100_module`)
+        needs.append(fabric)
+        where.append(f"{f.spelled_from[0]} in the module's code")
     # "The TMA kernel needs SM100+ except SM12x (tcgen05, cp.async.bulk)": the docstring of the
     # function it sits in, in instruction-level words
     for sentence, place in _sentences_around(d):
