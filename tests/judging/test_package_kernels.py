@@ -58,3 +58,20 @@ def test_kernels_that_need_nothing_the_target_lacks_leave_the_gate_a_gap(tmp_pat
 def test_a_kernel_module_named_for_the_target_beside_it_is_no_evidence(tmp_path: Path) -> None:
     (found,) = _found(tmp_path, "The accumulators live in TMEM (tcgen05).", other="sm120_kernel.py")
     assert found.severity == "medium"
+
+
+def test_a_kernel_module_another_op_of_the_package_imports_is_that_op_s(tmp_path: Path) -> None:
+    """vLLM's `deepseek_v41/nvidia/ops/`: `mhc.py`'s gate beside `fused_wo_a.py` (tcgen05), which
+    `o_proj.py` imports and `mhc.py` does not reach: no evidence for `mhc.py`."""
+    files = {
+        "eng/prims/gemm/api.py": _API + "\nfrom .mega import run_mega\n",
+        "eng/prims/gemm/kernel.py": _KERNEL.format(doc="The accumulators live in TMEM (tcgen05)."),
+        "eng/prims/gemm/o_proj.py": (
+            "import torch\n\nfrom .kernel import gemm_kernel\n\n\ndef o_proj(x):\n"
+            "    if torch.cuda.get_device_capability()[0] == 10:\n        return gemm_kernel(x, x)\n"
+            "    return x @ x\n"
+        ),
+        "eng/prims/gemm/mega.py": "def run_mega():\n    return None\n",
+    }
+    (found,) = [f for f in _scan(tmp_path, files) if f.path.endswith("api.py")]
+    assert found.severity == "medium"

@@ -1824,7 +1824,16 @@ def _package_kernels_need(
     ]
     if any(_names(tuple(_ARCH_IN_FILE.findall(m.path.rsplit("/", 1)[-1].lower())), target) for m in own):
         return None  # `sm120_prefill.py` beside `chunked_bt16.py`: the target has a kernel of its own
-    kernels = [m for m in own if m.kernels]
+    # a kernel module another module of the package imports, which the decision's module does not
+    # reach, is that module's (vLLM's `ops/fused_wo_a.py`, imported by `o_proj.py`, beside `mhc.py`)
+    reach = {f.module, *f.siblings}
+    reach |= {s for m in own if m.module in reach for s in m.siblings}
+    kernels = [
+        k
+        for k in own
+        if k.kernels
+        and (k.module in reach or not any(k.module in m.siblings for m in own if m.module not in reach))
+    ]
     if not kernels or len(own) >= _MAX_PACKAGE_MODULES:
         return None  # `flashinfer/gemm/`: a library of many families, not one family's package
     for need in kernels[0].needs:
