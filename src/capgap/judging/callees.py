@@ -373,6 +373,15 @@ class Callees:
         self.extensions = extensions or Extensions()
         self.outside = outside
         self._tops = frozenset(m.partition(".")[0] for m in self.by_module)
+        self._packages: dict[str, list[FileFacts]] | None = None  # package -> its modules, built once
+
+    def in_package(self, package: str) -> list[FileFacts]:
+        """The scanned modules directly in `package` (not in its subpackages)."""
+        if self._packages is None:
+            self._packages = {}
+            for name, f in self.by_module.items():
+                self._packages.setdefault(name.rpartition(".")[0], []).append(f)
+        return self._packages.get(package, [])
 
     def module(self, name: str) -> FileFacts | None:
         """The scanned module `name`, else that module of a release the target pins."""

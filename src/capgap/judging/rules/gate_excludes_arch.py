@@ -1523,11 +1523,11 @@ _SHAPE_NAME = re.compile(
 _MIN_PINS = 2  # one pinned size is as often a kernel's own constraint (`head_dim == 128`)
 
 
-# An outcome that is an arch-specific target's suffix (`sm_90a`, `sm_120f`) or none: no path, only
-# the spelling of what the arch's code is compiled for (sglang's `_cuda_arch_suffix`)
 # a compiled op's own support query handed the capability (`torch.ops._C.cutlass_group_gemm_supported(cap)`)
 _LIBRARY_QUERY = re.compile(r"\btorch\.ops\.\w+\.\w*support\w*\(")
 _WARNS = re.compile(r"_*(?:maybe_)?warn(?:_|$)", re.I)  # a function there to warn
+# An outcome that is an arch-specific target's suffix (`sm_90a`, `sm_120f`) or none: no path, only
+# the spelling of what the arch's code is compiled for (sglang's `_cuda_arch_suffix`)
 _SUFFIX = re.compile(r"""^(?:carries on \()?(?:returns|gives) (['"])[af]?\1\)?$""")
 # a returned sentence (`return f"GPU SM {major}.{minor} < 9.0 (requires Hopper or newer)"`), not a name
 _SENTENCE = re.compile(r"""^(?:carries on \()?returns f?(['"])[^'"]*\s[^'"]*(?:\1|\.\.\.)\)?$""")
@@ -1817,11 +1817,7 @@ def _package_kernels_need(
     package = f.module.rpartition(".")[0]
     if not package:
         return None
-    own = [
-        m
-        for name, m in reg.callees.by_module.items()
-        if name.rpartition(".")[0] == package and name != f.module
-    ]
+    own = [m for m in reg.callees.in_package(package) if m.module != f.module]
     if any(_names(tuple(_ARCH_IN_FILE.findall(m.path.rsplit("/", 1)[-1].lower())), target) for m in own):
         return None  # `sm120_prefill.py` beside `chunked_bt16.py`: the target has a kernel of its own
     # a kernel module another module of the package imports, which the decision's module does not
