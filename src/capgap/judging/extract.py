@@ -676,6 +676,7 @@ class _Walker:
         self._defs: list[ast.FunctionDef | ast.AsyncFunctionDef] = []  # the enclosing defs, innermost last
         self._module_prose: tuple[str, ...] | None = None  # arch sentences of the module's docstring
         self._own_helpers: tuple[int, set[str]] = (0, set())  # (helpers seen, their plain def names)
+        self._helper_defs: dict[str, int] = {}  # a module-level function's name -> its `def` line (0: none)
         # per statement (by id, the statement kept with it), what a positive arm gives settings
         # (named.values) and the names it assigns a setting from (_passed); per function, its callers' lines
         self._values: by_name.Memo = {}
@@ -1325,6 +1326,7 @@ class _Walker:
             first = tests[0] if tests else None
             around += runs.inherited(self.facts.decisions, line, kind, ".".join(chain), first)
         around += surroundings.constant_sentences(lines, tests, scope, line)
+        around += surroundings.helper_sentences(lines, tests, self._helper_defs)
         around += [s for found in reversed(self._prose) for s in found.sentences]
         if self._module_prose is None:
             self._module_prose = surroundings.module_sentences(lines)

@@ -115,10 +115,13 @@ def target_words(arch: ArchFacts) -> re.Pattern[str]:
 
 
 # A sentence that says the target goes without: "SM120 has no block-sparse kernel", "RTX PRO keep
-# the plain form"; not one that says the entry is still to come ("not measured yet").
+# the plain form", "16 heads exceed SM120's 100 KB"; not one that says the entry is still to come
+# ("not measured yet").
 _WITHOUT = re.compile(
     r"\b(?:no|not|lacks?|lacking|without|keeps?|kept|stays?|falls? back|fallback|excluded?|unsupported"
-    r"|cannot|can't|doesn't|does not|never|instead)\b",
+    r"|cannot|can't|doesn't|does not|never|instead|exceeds?)\b"
+    # "need 128 KB of shared memory, more than sm_120 / sm_89 have"
+    r"|\bmore than\b[^.;]{0,60}\bha(?:s|ve)\b",
     re.I,
 )
 _NOT_YET = re.compile(

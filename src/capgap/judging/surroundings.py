@@ -67,6 +67,31 @@ def constant_sentences(lines: list[str], tests: list[ast.expr], scope: Scope, li
     return out
 
 
+def helper_sentences(lines: list[str], tests: list[ast.expr], defs: dict[str, int]) -> list[str]:
+    """The arch sentences of the docstring and leading comments of each module-level function of
+    the file the tests call (`if not _fp8_tma_gemm_arch_at(i):`, whose comment says why only 10.x
+    gets the path). `defs` maps a name to its `def` line, filled here (0: the file has none)."""
+    out: list[str] = []
+    for test in tests:
+        for node in walk(test):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            name = node.func.id
+            if name not in defs:
+                defs[name] = _def_line(lines, name)
+            if defs[name]:
+                text, first = prose.opening(lines, defs[name])
+                out += [f"the words opening {name} (line {first})\t{s}" for s in prose.arch_sentences(text)]
+    return out
+
+
+def _def_line(lines: list[str], name: str) -> int:
+    """The line of the module-level `def name(` of the file (0: none, or more than one)."""
+    head = (f"def {name}(", f"async def {name}(")
+    found = [i + 1 for i, line in enumerate(lines) if line.startswith(head)]
+    return found[0] if len(found) == 1 else 0
+
+
 def _literal(node: object) -> bool:
     """Is the value a literal, or a call of literals (`frozenset({100, 103})`)?"""
     if not isinstance(node, ast.expr):
