@@ -114,3 +114,32 @@ def test_handing_on_a_value_the_test_does_not_check_is_still_a_path(tmp_path: Pa
     code = _REPLAY.format(check="bs > 1")
     (found,) = _scan(tmp_path, {"eng/replay.py": code}, arch="12.0")
     assert found.severity == "medium"
+
+
+_FUSED_GEMM1 = """
+import torch
+
+def run_moe(x, tokens, out):
+    fuse_gated_gemm1 = (
+        x.is_gated
+        # {words}
+        and tokens <= 64
+        and torch.cuda.get_device_capability(x.device)[0] == 9
+    )
+    return launch(x, out, fuse_gated_gemm1)
+"""
+
+
+def test_a_comment_saying_a_sibling_runs_a_schedule_more_effectively_is_a_preference(tmp_path: Path) -> None:
+    """FlashInfer's cutile FP8 MoE: "Sparse Hopper SwiGLU reuses the packed input more effectively when
+    gate and up projections share one GEMM1 program" beside `major == 9`: measured for Hopper."""
+    words = "Sparse Hopper SwiGLU reuses the packed input more effectively when gate and up share GEMM1."
+    (found,) = _scan(tmp_path, {"eng/moe.py": _FUSED_GEMM1.format(words=words)})
+    assert found.severity == "low"
+    assert "a preference or workaround for 9.0" in found.consequence
+
+
+def test_a_comment_that_only_says_what_the_sibling_runs_is_no_preference(tmp_path: Path) -> None:
+    words = "Sparse Hopper SwiGLU shares one GEMM1 program for gate and up."
+    (found,) = _scan(tmp_path, {"eng/moe.py": _FUSED_GEMM1.format(words=words)})
+    assert found.severity == "medium"

@@ -622,7 +622,7 @@ _OPEN_ENDED = re.compile(
 # "tuned for": numbers tuned for a sibling are the target's tuning-only loss)
 _PREFERENCE = re.compile(
     r"faster|slower|outrank|prefer|benchmark|workaround|work around|preempt"
-    r"|fix-?up|not yet|issues? (?:on|with)|\bbug\b|aborts|\btuned for\b",
+    r"|fix-?up|not yet|issues? (?:on|with)|\bbug\b|aborts|\btuned for\b|more (?:effective|efficient)",
     re.I,
 )
 
