@@ -180,3 +180,60 @@ def test_the_lines_past_a_gate_are_those_the_branch_s_value_gets_through() -> No
     assert refusalflags.path_past_gate(source, 1, 2, {"ok": True}) == (8, 9)
     assert refusalflags.path_past_gate(source, 1, 2, {"ok": False}) is None  # turned away
     assert refusalflags.constants_set([]) is None
+
+
+_BUILDER = """
+import torch
+
+
+class OpBuilder:
+    def is_compatible(self, verbose=False):
+        cuda_okay = True
+        cuda_capability = torch.cuda.get_device_capability()[0]
+        if {test}:
+            if verbose:
+                self.warning("This op needs another GPU")
+            cuda_okay = {value}
+        return super().is_compatible(verbose) and cuda_okay
+"""
+
+
+def test_a_branch_that_logs_and_sets_the_answer_false_is_a_restriction(tmp_path: Path) -> None:
+    """DeepSpeed's op builders: `if ...: if verbose: self.warning(...); cuda_okay = False`, then
+    `return super().is_compatible(verbose) and cuda_okay`. 12.0, left out, is not refused."""
+    code = _BUILDER.format(test="cuda_capability in (9, 10)", value="False")
+    assert _scan(tmp_path, {"eng/builder.py": code}) == []
+
+
+def test_the_target_given_that_refusal_is_told_what_it_leads_to(tmp_path: Path) -> None:
+    code = _BUILDER.format(test="cuda_capability >= 12", value="False")
+    (found,) = _scan(tmp_path, {"eng/builder.py": code})
+    assert "sets cuda_okay, which leads only to: returns False (line 12)" in found.message
+
+
+def test_a_branch_that_sets_the_answer_true_is_still_a_path(tmp_path: Path) -> None:
+    code = _BUILDER.format(test="cuda_capability in (9, 10)", value="True")
+    (found,) = _scan(tmp_path, {"eng/builder.py": code})
+    assert found.severity == "medium"
+
+
+_TOOLKIT = """
+import torch
+
+
+def is_compatible():
+    cuda_capability = torch.cuda.get_device_capability()[0]
+    if cuda_capability < 7:
+        return False
+    torch_cuda_major = int(torch.version.cuda.split(".")[0])
+    cuda_major, _ = installed_cuda_version()
+    if torch_cuda_major >= 12 and cuda_major >= 12:
+        return load_fast_op()
+    return load_op()
+"""
+
+
+def test_a_cuda_toolkit_major_is_no_capability(tmp_path: Path) -> None:
+    """DeepSpeed's `torch_cuda_major = int(torch.version.cuda.split('.')[0])`: the CUDA version torch
+    was built with, whatever its name ends in."""
+    assert _scan(tmp_path, {"eng/builder.py": _TOOLKIT}, arch="9.0") == []

@@ -1112,7 +1112,8 @@ class _Walker:
             return None
         fn = self._defs[-1]
         text = self._text_between(fn.lineno, self.end_of(fn))
-        refusal = refusalflags.refusal_it_leads_to(text, fn.lineno, line, names)
+        falsy = refusalflags.falsy_only(stmts)
+        refusal = refusalflags.refusal_it_leads_to(text, fn.lineno, line, names, falsy)
         return None if refusal is None else refusalflags.said(names, refusal)
 
     def _past_gate(self, stmts: list[ast.stmt], action: str, line: int) -> list[tuple[int, int]]:

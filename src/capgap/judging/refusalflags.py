@@ -29,10 +29,11 @@ _REFUSING = {"error", "reject", "nothing"}  # a raise, a refusal or a log line: 
 
 
 def flags_set(stmts: list[ast.stmt]) -> set[str] | None:
-    """The plain names a branch sets, when setting them (and leaving a loop) is all it does."""
+    """The plain names a branch sets, when setting them (and leaving a loop, and logging why:
+    `if verbose: self.warning(...)`) is all it does."""
     names: set[str] = set()
     for stmt in stmts:
-        if is_filler(stmt) or isinstance(stmt, (ast.Break, ast.Pass)):
+        if is_filler(stmt) or isinstance(stmt, (ast.Break, ast.Pass)) or _only_logs(stmt):
             continue
         targets = (
             stmt.targets
@@ -47,10 +48,27 @@ def flags_set(stmts: list[ast.stmt]) -> set[str] | None:
     return names or None
 
 
-def refusal_it_leads_to(source: str, def_line: int, line: int, names: set[str]) -> str | None:
+def _only_logs(stmt: ast.stmt) -> bool:
+    """A log line, or an `if` (no else) of log lines only (`if verbose: self.warning(...)`)."""
+    if isinstance(stmt, ast.Expr):
+        return classify([stmt])[0] == "nothing"
+    return isinstance(stmt, ast.If) and not stmt.orelse and all(_only_logs(s) for s in stmt.body)
+
+
+def falsy_only(stmts: list[ast.stmt]) -> bool:
+    """Does every assignment of the branch set its names to False or None (`cuda_okay = False`)?"""
+    values = [s.value for s in stmts if isinstance(s, ast.Assign)]
+    return bool(values) and all(isinstance(v, ast.Constant) and v.value in (False, None) for v in values)
+
+
+def refusal_it_leads_to(
+    source: str, def_line: int, line: int, names: set[str], falsy: bool = False
+) -> str | None:
     """`source`: a function's own lines, its `def` on file line `def_line`; `line`: the decision's
-    first line; `names`: the flags one of its branches sets. The refusal every later reader of the
-    flags leads into ("raises RuntimeError '...' (line N)"), or None when a reader does anything else."""
+    first line; `names`: the flags one of its branches sets (`falsy`: each to False or None). The
+    refusal every later reader of the flags leads into ("raises RuntimeError '...' (line N)"; a
+    falsy flag the function returns as its answer, `return ok and cuda_okay`: "returns False"), or
+    None when a reader does anything else."""
     fn = _parsed(source, def_line)
     if fn is None or names & fn.declared:
         return None
@@ -66,7 +84,7 @@ def refusal_it_leads_to(source: str, def_line: int, line: int, names: set[str]) 
             return None  # read before the decision (a loop's next round): no plain sequence
         if _within_refusal(node, fn.parents):
             continue
-        words = _gate_refuses(node, fn.parents)
+        words = _gate_refuses(node, fn.parents) or (_returned(node, fn.parents) if falsy else None)
         if words is None:
             return None
         refusal = refusal or words
@@ -107,6 +125,16 @@ def _parsed(source: str, def_line: int) -> _Function | None:
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             declared.update(node.names)
     return _Function(fn, parents, ifs, loads, frozenset(declared))
+
+
+def _returned(node: ast.Name, parents: dict[ast.AST, ast.AST]) -> str | None:
+    """The read is the function's answer, alone or and-ed with others (`return base and flag`):
+    a flag set False makes that answer no."""
+    at: ast.AST = node
+    while isinstance(parents.get(at), ast.BoolOp) and isinstance(parents[at].op, ast.And):  # type: ignore[attr-defined]
+        at = parents[at]
+    ret = parents.get(at)
+    return f"returns False (line {ret.lineno})" if isinstance(ret, ast.Return) else None
 
 
 def _within_refusal(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> bool:

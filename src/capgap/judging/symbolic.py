@@ -45,6 +45,14 @@ TRUE_ON_CUDA = re.compile(_PLATFORM_FORM.format("cuda|nvidia|available"))
 # Names whose value evidently is a capability; the compared constant says which spelling.
 CAP_NAME = re.compile(r"capabilit|(^|_)cc($|_)|(^|_)sm($|_)|sm_?version|(^|_)arch($|_)|major", re.I)
 
+# What a version of software reads or is called: `torch.version.cuda`, `installed_cuda_version()`,
+# `cuda_major`, `driver_version`: no GPU's capability, however its name ends ("_major")
+_A_VERSION = re.compile(
+    r"version\.cuda|(?:cuda|nvcc|driver|cudnn|nccl|torch|triton|toolkit|runtime)_?(?:major|minor|version)"
+    r"|__version__|version_info",
+    re.I,
+)
+
 _CMP: dict[type, Callable[[Any, Any], Any]] = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
@@ -316,6 +324,8 @@ def _eval_name(node: ast.Name | ast.Attribute, ctx: Context) -> Sym:  # noqa: C9
             ctx.seen.discard(name)
         if inner.kind != "unknown":
             return Sym(inner.kind, inner.value, (name, *inner.names))  # the variable compared comes first
+        if _A_VERSION.search(ast.unparse(found)):
+            return UNKNOWN  # `torch_cuda_major = int(torch.version.cuda.split(".")[0])`: a toolkit's major
     helper = ctx.helper(name) if name else None
     if helper is not None and helper.kind == "var" and ctx.depth < 8:
         return _eval_helper(helper, name, [], {}, ctx)
@@ -329,7 +339,7 @@ def _eval_name(node: ast.Name | ast.Attribute, ctx: Context) -> Sym:  # noqa: C9
             if found_prop.kind != "unknown":
                 return found_prop
     short = name.split(".")[-1]
-    if short and CAP_NAME.search(short):
+    if short and CAP_NAME.search(short) and not _A_VERSION.search(short):
         return Sym("namecap", None, (name,))
     if FALSE_ON_CUDA.match(short):
         # `get_platform().is_hip`, `_is_gfx1250`: a property or flag no class or binding answered
