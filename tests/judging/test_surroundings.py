@@ -134,3 +134,35 @@ def test_a_long_sentence_is_kept_around_the_arch_it_names() -> None:
     sentence = "word " * 80 + "the kernels are SM100 only."
     (kept,) = prose.arch_sentences(sentence)
     assert "SM100 only" in kept
+
+
+_SETUP = """
+import torch
+
+
+def pick_w4a16_kernel(kernel):
+    major, minor = torch.cuda.get_device_capability()
+    compute_capability = major * 10 + minor
+    {comment}
+    cutedsl_ok, _ = kernel.is_supported(compute_capability)
+    if compute_capability in (100, 103) and cutedsl_ok:
+        return "cutedsl_w4a16"
+    return None
+"""
+
+
+def test_the_comment_above_what_a_test_reads_speaks_for_the_test(tmp_path: Path) -> None:
+    """aphrodite 0.24.1's NVFP4 W4A16 choice: "Weight-only: prefer FlashInfer CuTe-DSL W4A16 on
+    SM100/103, otherwise Marlin." above `cutedsl_ok, _ = ...is_supported(cc)`, then the test."""
+    comment = "# Weight-only: prefer FlashInfer CuTe-DSL W4A16 on SM100/103, otherwise Marlin."
+    (found,) = _scan(tmp_path, {"eng/linear.py": _SETUP.format(comment=comment)})
+    assert found.severity == "low"
+    assert "prefer FlashInfer CuTe-DSL W4A16 on SM100/103" in found.consequence
+
+
+def test_a_comment_above_a_statement_the_test_does_not_read_is_not_its(tmp_path: Path) -> None:
+    comment = "# Weight-only: prefer FlashInfer CuTe-DSL W4A16 on SM100/103, otherwise Marlin."
+    text = _SETUP.format(comment=comment).replace("    cutedsl_ok, _ =", "    other_ok, _ =")
+    text = text.replace("and cutedsl_ok", "and kernel.ready")
+    (found,) = _scan(tmp_path, {"eng/linear.py": text})
+    assert found.severity == "medium"

@@ -1326,6 +1326,7 @@ class _Walker:
         if start == line:  # no comment of its own: one above a run of like tests speaks for it too
             first = tests[0] if tests else None
             around += runs.inherited(self.facts.decisions, line, kind, ".".join(chain), first)
+            around += surroundings.setup_sentences(lines, line, tests)
         around += surroundings.constant_sentences(lines, tests, scope, line)
         around += surroundings.helper_sentences(lines, tests, self._helper_defs)
         around += [s for found in reversed(self._prose) for s in found.sentences]

@@ -12,6 +12,7 @@ as `judging.prose` reads them) and the instruction-level needs those texts state
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass, field
 
 from capgap.judging import prose, remarks
@@ -65,6 +66,31 @@ def constant_sentences(lines: list[str], tests: list[ast.expr], scope: Scope, li
             above = above.rpartition("\n")[0]  # the comment on its own line restates it
             out += [f"the comment above {node.id} (line {start})\t{s}" for s in prose.arch_sentences(above)]
     return out
+
+
+_ASSIGNS = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?::[^=]+)?=(?!=)")
+_SETUP_STATEMENTS = 3  # one-line statements between a comment and the test it speaks for
+
+
+def setup_sentences(lines: list[str], line: int, tests: list[ast.expr]) -> list[str]:
+    """The arch sentences of the comment above the one-line statements right before the decision
+    that set what its tests read (`# Prefer CuTe-DSL W4A16 on SM100/103, otherwise Marlin.` above
+    `cutedsl_ok, _ = Kernel.is_supported(cc)`, then `if cc in (100, 103) and cutedsl_ok:`)."""
+    read = {n.id for t in tests for n in walk(t) if isinstance(n, ast.Name)}
+    first = line
+    while line - first < _SETUP_STATEMENTS and first > 1:
+        text = lines[first - 2]
+        set_here = _ASSIGNS.match(text)
+        if set_here is None or text.rstrip().endswith(("(", "[", "{", ",", "\\")):
+            break
+        if not {name.strip() for name in set_here[1].split(",")} & read:
+            break
+        first -= 1
+    if first == line:
+        return []
+    above, start = remarks.comment_block(lines, first)
+    above = above.rpartition("\n")[0]  # (the comment on the statement's own line speaks of it alone)
+    return [f"the comment above (line {start})\t{s}" for s in prose.arch_sentences(above)]
 
 
 def helper_sentences(lines: list[str], tests: list[ast.expr], defs: dict[str, int]) -> list[str]:
