@@ -772,3 +772,40 @@ def test_a_table_of_another_generation_s_own_chip_is_its_special_case(tmp_path: 
     """
     found = _scan(tmp_path / "crash", {"eng/jit.py": crash})
     assert [f.severity for f in found if f.rule == "table-missing-arch"] == ["high"]
+
+
+_ALLREDUCE = """
+import torch
+
+_MiB = 1024 * 1024
+_FUSION_MAX_SIZE = {{90: {{2: 64 * _MiB, 4: 2 * _MiB}}, 100: {{2: 64 * _MiB, 4: 32 * _MiB}}}}
+_ONE_SHOT_MAX_SIZE = {{90: {{2: 32 * _MiB, 4: 2 * _MiB}}, 100: {{2: 32 * _MiB, 4: 4 * _MiB}}}}
+
+
+class FusedAllReduce:
+    def __init__(self, world_size):
+        major, minor = torch.cuda.get_device_capability()
+        cc = major * 10 + minor
+        self._max_size = _FUSION_MAX_SIZE.get(cc, {{}}).get(world_size, 0)
+        self._one_shot_max_size = _ONE_SHOT_MAX_SIZE.get(cc, {{}}).get(world_size, 0)
+
+    def is_available(self):
+        return self._max_size > 0
+
+    def all_reduce(self, x):
+        if x.nbytes > self._max_size:
+            return False
+        return fused(x, {use}=x.nbytes <= self._one_shot_max_size)
+"""
+
+
+def test_a_table_whose_value_only_picks_a_variant_of_a_call_is_tuning(tmp_path: Path) -> None:
+    """lmdeploy 0.17/0.18's `_ONE_SHOT_MAX_SIZE`, read into `use_oneshot=nbytes <= self._one_shot_max_size`:
+    no entry means two-shot always, which runs; `_FUSION_MAX_SIZE` beside it turns the path off."""
+    found = _tables(_scan(tmp_path, {"eng/allreduce.py": _ALLREDUCE.format(use="use_oneshot")}))
+    assert [(f[1], f[3]) for f in found] == [("medium", 4), ("low", 5)]
+
+
+def test_the_same_value_handed_on_as_a_size_is_no_variant(tmp_path: Path) -> None:
+    found = _tables(_scan(tmp_path, {"eng/allreduce.py": _ALLREDUCE.format(use="max_bytes")}))
+    assert [(f[1], f[3]) for f in found] == [("medium", 4), ("medium", 5)]

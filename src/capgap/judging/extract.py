@@ -1760,6 +1760,13 @@ class _Walker:
             effect = tablereads.after_get(stmt.targets[0], default, following)  # type: ignore[union-attr]
             if effect:
                 return f"{said}: no limit applies (what the entry would bound is left as it is)", effect
+            lines = self._own_lines()
+            effect = tablereads.picks_only(lines, stmt.targets[0], stmt.end_lineno or stmt.lineno, len(lines))  # type: ignore[union-attr]
+            if effect:
+                return (
+                    f"{said}: the value only picks a variant of a call (a keyword set by comparing with it)",
+                    effect,
+                )
         return said + self._after(stmt, siblings, index), ""
 
     def _after(self, stmt: ast.stmt, siblings: list[ast.stmt], index: int, body_runs: bool = False) -> str:

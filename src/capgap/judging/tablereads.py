@@ -16,6 +16,7 @@ from capgap.judging import outcomes
 from capgap.judging.records import TableUse
 
 LIFTED = "lifted"  # TableUse.effect: a missing key only skips a restriction
+PICKS = "picks"  # TableUse.effect: the value only picks a variant of a call (`use_oneshot=n <= bound`)
 _LOOK_AHEAD = 3  # statements after a read searched for the test of what it returned
 _REMARK_CHARS = 1500
 _SKIPPED_CODE = 2  # one-line statements between a table and the comment paragraph it belongs to
@@ -40,6 +41,24 @@ def after_get(assigned: ast.expr | None, default: ast.expr | None, following: li
         if stmt.orelse or _truth(stmt.test, name, missing) is not False:
             return ""
         return LIFTED if outcomes.classify(stmt.body)[0] in {"reject", "error"} else ""
+    return ""
+
+
+# `use_oneshot=input_2d.nbytes <= self._one_shot_max_size`: a keyword that picks a variant of
+# the call, set by comparing with the value
+_PICKING_KEYWORD = re.compile(r"\b(?:use|prefer|enable)_\w+\s*=(?!=)[^\n=]*(?:<=?|>=?)")
+
+
+def picks_only(lines: list[str], assigned: ast.expr | None, line: int, last: int) -> str:
+    """PICKS when every later read of what `self.x = T.get(...)` (line `line`) assigned, up to
+    file line `last`, compares it to set a keyword that picks a variant of a call (`use_oneshot=n
+    <= self.x`): the entry tunes the call, its absence keeps the other variant. "" otherwise."""
+    if not (isinstance(assigned, ast.Attribute) and isinstance(assigned.value, ast.Name)):
+        return ""
+    word = re.compile(rf"\b{re.escape(assigned.value.id)}\.{re.escape(assigned.attr)}\b")
+    reads = [text for text in lines[line : max(line, last)] if word.search(text)]
+    if reads and all(_PICKING_KEYWORD.search(text) for text in reads):
+        return PICKS
     return ""
 
 

@@ -25,7 +25,7 @@ from capgap.judging.keys import covers, key_for
 from capgap.judging.records import FileFacts, TableDef, TableUse
 from capgap.judging.registry import Registry
 from capgap.judging.symbolic import evaluate
-from capgap.judging.tablereads import LIFTED
+from capgap.judging.tablereads import LIFTED, PICKS
 from capgap.judging.where import placement
 
 RULE_ID = "table-missing-arch"
@@ -291,6 +291,11 @@ def _table_finding(
             f"a special case of {theirs} alone: datacenter Blackwell (10.x) goes without it as "
             f"{arch.cc} does; {consequence}"
         )
+    elif best is not None and all(u.effect == PICKS for _, u in uses):
+        # `use_oneshot=nbytes <= self._one_shot_max_size`: one-shot or two-shot, both run
+        severity = "low"
+        extra["tuning"] = True
+        consequence = f"tuning only: {consequence}; worth measuring on {arch.cc}"
     elif said:
         severity = "low"
         extra["evidence"] = f"the comment beside it: '{said}'"
