@@ -131,6 +131,21 @@ class HelperDef:
         earlier.append((self, tuple(got), tuple(named), result))
         return result
 
+    def refusal(self, ctx: Context, arch: ArchFacts) -> ast.Raise | None:
+        """The raise a guard clause of the body's top level reaches on `arch` (`if arch not in
+        SUPPORTED_ARCHES: raise NotImplementedError(...)`), when the test holds for it."""
+        if self.kind != "def":
+            return None
+        local = Scope({}, self.scope)
+        steps = _compile(self.statements(), local, ctx.deeper(_lookup(local, {}, ctx)), [])
+        for step in steps:
+            if step[0] != "if":
+                continue
+            then = step[2]
+            if tri(step[1])(arch) is True and then and then[0][0] == "ret" and len(then[0]) > 2:
+                return then[0][2]  # type: ignore[no-any-return]
+        return None
+
     def _evaluate(self, args: list[Sym], kwargs: dict[str, Sym], ctx: Context) -> Sym:
         if self.kind == "var":
             return self._evaluate_var(self.body[0].value, ctx)  # type: ignore[attr-defined]
@@ -194,7 +209,7 @@ def _compile(body: list[ast.stmt], local: Scope, ctx: Context, returned: list[Sy
             steps.append(("ret", sym))
             break  # what follows a return never runs
         elif isinstance(stmt, ast.Raise):
-            steps.append(("ret", Sym("const", False)))
+            steps.append(("ret", Sym("const", False), stmt))  # (the raise kept: `HelperDef.refusal`)
             break
         elif isinstance(stmt, ast.If):
             test = evaluate(stmt.test, ctx)

@@ -15,6 +15,7 @@ from capgap.judging.extensions import Extensions
 from capgap.judging.named import Named
 from capgap.judging.opkernels import OpKernels
 from capgap.judging.records import FileFacts, HelperDef, Scope, TableUse
+from capgap.judging.refusedfirst import Getters
 from capgap.judging.symbolic import Context
 from capgap.judging.validations import Validations
 
@@ -42,6 +43,7 @@ class Registry:
         self._backends: Backends | None = None
         self._named: Named | None = None
         self._demands: Demands | None = None
+        self._getters: Getters | None = None
         # (library, arch) -> does the tree hold code of the library for that arch (`ports`)
         self.ported: dict[tuple[str, str], bool] = {}
         self._kernels: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {}
@@ -118,6 +120,13 @@ class Registry:
         if self._demands is None:
             self._demands = Demands(self)
         return self._demands
+
+    @property
+    def getters(self) -> Getters:
+        """The packages' capability getters that raise for some archs (built on first use)."""
+        if self._getters is None:
+            self._getters = Getters(self)
+        return self._getters
 
     @property
     def named(self) -> Named:

@@ -24,7 +24,7 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import decider, evidence, tileconfigs
+from capgap.judging import decider, evidence, refusedfirst, tileconfigs
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, _safe, arms_taken
 from capgap.judging.records import Arm, Decision, FileFacts
@@ -71,6 +71,8 @@ def check(
             continue  # past a guard clause (`if major == 11: raise`), a later test decides the path
         if decider.names_generation(arm.test, target):
             continue  # `assert major == 8 or major == 9`: the authors name the target's generation
+        if reg is not None and refusedfirst.refused_before(d, f, reg, target):
+            return None  # `dispatch.arch == 90` in a package whose `get_device_arch()` raises for the target
         probed = _probed(d, f, i)
         pairs = [*zip(arm.needs, arm.evidence, strict=False), *_probe_needs(d, f, i, probed), *_handed(arm)]
         pairs += _flag_guarded(arm, f, reg)

@@ -27,6 +27,7 @@ from capgap.judging import (
     newer,
     outcomes,
     prose,
+    refusedfirst,
     remarks,
 )
 from capgap.judging.basis import decision_text
@@ -1483,6 +1484,13 @@ def check(
         consequence += (
             f"; only {_generation_words(sibs)} get it, every 10.x GPU goes without it as {arch.cc} "
             f"does: a special case of theirs, worth measuring on {arch.cc}"
+        )
+    if severity != "low" and reg is not None and (first := refusedfirst.refused_before(d, f, reg, target)):
+        # `arch == 90` in cuDNN's flex-attention dispatch, whose `get_device_arch()` raises for 12.0
+        severity = "low"
+        extra["evidence"] = first
+        consequence += (
+            f"; never reached on {arch.cc}: the module turns it away where it reads the GPU ({first})"
         )
     if place.get("where", "runtime") != "runtime":
         severity = "low"  # tests, benchmarks, examples, backward passes: not what a server runs
