@@ -18,6 +18,7 @@ Native gates are judged by `capgap.native.admits` (preprocessor) and `capgap.nat
 
 from __future__ import annotations
 
+import ast
 import re
 from dataclasses import replace
 from typing import Any
@@ -92,7 +93,7 @@ def check(
                 continue  # a family named only in passing (a flag of the user's choice) is no path
             if not any(facts[cc].has(feat) for cc in with_it for feat in need):
                 continue
-            if any(need in g.needs for g in f.guards):
+            if _checked_at_run_time(d, f, need):
                 continue  # the module checks the feature at run time (`if handle.multicast_ptr == 0:`)
             if _picked(seen, arm.summary) and _factory_accepts(arm.values, arch, reg):
                 continue  # the code registered under the name checks the arch and lets the target in
@@ -115,6 +116,8 @@ def check(
                     if picked
                     else "where it is installed, expect the library's unsupported-arch error when used"
                     if library
+                    else "expect its multicast (multimem) setup or operations to fail"
+                    if need == ("nvls_multicast",)
                     else "expect 'no kernel image is available' or an illegal instruction"
                 )
                 + (f", where the other outcome {other}" if other and picked else "")
@@ -139,6 +142,26 @@ def check(
             if found is not None:
                 return found
     return None
+
+
+_BARE_FLAG = re.compile(r"^(?:el)?if\s+(?:not\s+)?([A-Za-z_]\w*)\s*:$")
+_FEATURE_WORD = re.compile(r"multicast|nvls|mnnvl", re.I)
+
+
+def _checked_at_run_time(d: Decision, f: FileFacts, need: tuple[str, ...]) -> bool:
+    """Does the module check the feature at run time (`if handle.multicast_ptr == 0:`)? Not by a
+    flag whose name alone speaks of the feature (`can_use_custom_nvls_collectives = is_bf16 and
+    major >= 9 and has_buffer`, then `if can_use_custom_nvls_collectives:`)."""
+    for guard in f.guards:
+        if need not in guard.needs:
+            continue
+        # (a flag of that name elsewhere in the module is read as the decision's scope binds it)
+        flag = _BARE_FLAG.match(guard.source)
+        bound = d.scope.lookup(flag[1]) if flag is not None else None
+        if isinstance(bound, ast.expr) and not _FEATURE_WORD.search(ast.unparse(bound)):
+            continue
+        return True
+    return False
 
 
 def _before_the_feature(with_it: list[str], target: ArchFacts, need: tuple[str, ...]) -> list[str]:
