@@ -114,7 +114,11 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
     ),
     # packed FP32 arithmetic (`fma.rn.ftz.f32x2`, `__ffma2_rn`): sm_100 and newer
     (("ptx_sm100",), _spellings("f32x2", "ffma2", "fmul2", "fadd2")),
-    (("redux_f32",), _spellings(r"redux\.sync\.(?:min|max)[.a-z]*\.f32")),
+    # (`cute.arch.warp_redux_sync(x, "fmax")`: CuTe DSL's spelling of the same instruction)
+    (
+        ("redux_f32",),
+        _spellings(r"redux\.sync\.(?:min|max)[.a-z]*\.f32", r"warp_redux_sync\([^)]*['\"]f(?:max|min)"),
+    ),
     (("cvt_rs",), _spellings(r"cvt[._]rs\b")),
     # collectives between GPUs: nothing to run on a one-GPU system (a Jetson, a DGX Spark)
     (

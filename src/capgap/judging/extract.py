@@ -23,6 +23,7 @@ from capgap.judging import (
     outcomes,
     overwritten,
     prose,
+    raisingcalls,
     refusalflags,
     registered,
     remarks,
@@ -779,6 +780,20 @@ class _Walker:
                     f"fails the assert '{short(said, 80)}'" if said else "fails the assert (AssertionError)",
                 )
                 self.decision("assert", [rest_arm, fail], chain, scope, stmt.lineno)
+            elif isinstance(stmt, ast.Expr) and (check := raisingcalls.read(stmt.value)) is not None:
+                # `self._not_implemented_error_if(cap != (10, 0), "... supports SM100")`: an assert
+                holds, error, words = check
+                rest_arm = (holds, stmt.lineno, rest, [after], "positive", "continues")
+                fail = (
+                    None,
+                    stmt.lineno,
+                    None,
+                    [self._span(words)] if words is not None else [],
+                    "error",
+                    raisingcalls.summary(error, outcomes.message_of(words) if words is not None else ""),
+                )
+                self.decision("assert", [rest_arm, fail], chain, scope, stmt.lineno)
+                self.exprs(stmt, stmt, body, i, scope, chain)
             elif isinstance(stmt, ast.Return) and chain and _boolean(stmt.value):
                 self.return_decision(stmt, chain, scope)
                 self.exprs(stmt, stmt, body, i, scope, chain)
