@@ -50,7 +50,7 @@ class Getters:
         self._found: dict[tuple[str, str], list[tuple[str, str]]] = {}
 
     def refusal(self, f: FileFacts, target: ArchFacts, context: str) -> str:
-        """How a getter the module defines or imports refuses the target ("" when none does);
+        """How a getter the module asks refuses the target ("" when none does);
         `context`: the function the decision sits in (a getter's own test is the refusal itself,
         judged as any decision)."""
         key = (f.module, target.cc)
@@ -88,8 +88,8 @@ class Getters:
 
 
 def refused_before(d: Decision, f: FileFacts, reg: Registry, target: ArchFacts) -> str:
-    """The getter of the decision's package that refuses the target before any of its dispatches
-    runs, when the decision tests an arch it was handed ("" otherwise)."""
+    """How a getter the decision's module asks (its own, or one of its package's it imports or
+    calls) refuses the target, when the decision tests an arch it was handed ("" otherwise)."""
     tests = [ast.unparse(a.test) for a in d.arms if a.test is not None]
     if not tests or any(_ASKS_DEVICE.search(t) for t in tests):
         return ""
