@@ -107,3 +107,35 @@ def test_only_nodes_around_a_comparison_or_a_switch_are_walked_and_nothing_is_lo
     assert len(walked) == 5
     monkeypatch.setattr(host, "_marks", lambda data: list(range(len(data))))  # every node walked
     assert host.read(src) == walked
+
+
+FLAGGED_CHECK = textwrap.dedent(
+    """\
+    std::vector<at::Tensor> flash_attn_by_atoms(at::Tensor& out, const bool is_causal) {
+      auto dprops = at::cuda::getCurrentDeviceProperties();
+      bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;
+      bool is_sm90 = dprops->major == 9 && dprops->minor == 0;
+      TORCH_CHECK(is_sm90 || is_sm8x, "FlashAttention only supports Ampere GPUs or newer.");
+      run_mha_fwd(out, is_causal);
+      return {out};
+    }
+    """
+).encode()
+
+
+def test_a_check_of_flags_set_from_arch_tests_reads_their_tests() -> None:
+    """DeepSpeed 0.19.8's blocked_flash.cpp: `bool is_sm90 = dprops->major == 9 && ...;` then
+    `TORCH_CHECK(is_sm90 || is_sm8x, ...)` refuses 12.0 (and 10.x) every inference-v2 attention call
+    (an unseen engine, judged a gap). The flags' names are no evidence of what the path runs."""
+    (decision,) = host.read(FLAGGED_CHECK)
+    assert "dprops->major == 9" in decision.arms[0].cond
+    place = {"where": "runtime"}
+    (found,) = hostjudge.findings("blocked_flash.cpp", [decision], (parse_arch("12.0"),), place)
+    assert (found.severity, found.present) == ("medium", ("9.0",))
+    assert "an error" in found.consequence
+
+
+def test_a_flag_set_twice_is_no_one_test() -> None:
+    src = FLAGGED_CHECK.replace(b"run_mha_fwd(out, is_causal);", b"is_sm90 = false;")
+    (decision,) = host.read(src)  # (is_sm8x is still read through its test)
+    assert decision.arms[0].cond == "is_sm90 || (dprops->major == 8 && dprops->minor >= 0)"

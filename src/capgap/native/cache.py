@@ -18,7 +18,7 @@ from typing import Any
 from capgap.native.records import NativeFacts
 from capgap.paths import cache_dir
 
-VERSION = 4  # bump when reading records something else
+VERSION = 5  # bump when reading records something else
 
 
 @dataclass

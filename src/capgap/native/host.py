@@ -159,12 +159,24 @@ _ARCH_LOCAL = re.compile(
 )
 
 
+# A flag set once from an arch test: `bool is_sm8x = dprops->major == 8 && dprops->minor >= 0;`
+_FLAG_LOCAL = re.compile(r"\b(?:const\s+)?bool\s+([A-Za-z_]\w*)\s*=\s*([^;{}=][^;{}]{0,200});")
+
+
 def _locals(function: str) -> dict[str, str]:
     """The function's locals that hold the arch from a call (each decision reading one is then
-    walked and read through that call); arch-named ones (`sm`, `sm_version`) are read as such."""
+    walked and read through that call); arch-named ones (`sm`, `sm_version`) are read as such.
+    And its flags set from an arch test (`TORCH_CHECK(is_sm90 || is_sm8x, ...)` reads their tests)."""
     if "=" not in function:
         return {}
-    return {m[1]: m[2] for m in _ARCH_LOCAL.finditer(function) if not _ARCH_NAME.match(m[1])}
+    binds = {m[1]: m[2] for m in _ARCH_LOCAL.finditer(function) if not _ARCH_NAME.match(m[1])}
+    if "bool" in function:
+        for m in _FLAG_LOCAL.finditer(function):
+            # (a flag set again later is no one test)
+            once = len(re.findall(rf"\b{m[1]}\s*=(?!=)", function)) == 1
+            if once and m[1] not in binds and _archish(m[2]):
+                binds[m[1]] = m[2].strip()
+    return binds
 
 
 def _text(node: Any) -> str:

@@ -154,6 +154,15 @@ def _fallback(
     return any(j in by_arch[cc] for cc in older)
 
 
+# A predicate's name (`is_sm90`, `bool use_sm100_path`) says which arch it asks about, not what the
+# function's code runs: blanked (length kept) before the function is read for needs
+_PREDICATES = re.compile(r"\b(?:is|use|has|can|should|supports?|enable)_\w*?sm_?\d{2,3}[a-z]?\w*", re.I)
+
+
+def _blank(hit: re.Match[str]) -> str:
+    return " " * len(hit[0])
+
+
 def _finding(
     path: str,
     d: HostDecision,
@@ -166,7 +175,7 @@ def _finding(
     arm_i = min(missed)
     arm, owners = d.arms[arm_i], missed[arm_i]
     lack, seen = [], ""
-    for text, where in ((arm.text, ""), (d.context, f"in {d.function}")):
+    for text, where in ((arm.text, ""), (_PREDICATES.sub(_blank, d.context), f"in {d.function}")):
         needs, wheres = bodies.needs(text.encode(), arm.line if not where else d.line, where)
         hits = [(n, w) for n, w in zip(needs, wheres, strict=True) if evidence.lacking([n], target)]
         if hits:
