@@ -85,3 +85,28 @@ def test_a_function_s_name_says_what_it_decides(tmp_path: Path) -> None:
     plain = _scan(tmp_path / "plain", {"eng/dispatch.py": text.format(name="fast_path_ok")})
     assert (plain[0].line, plain[0].severity) == (4, "medium")
 
+
+def test_a_floor_above_the_target_within_its_generation_refuses_it(tmp_path: Path) -> None:
+    """GPTQModel 7.7.0's W4A NVFP4 linear: `MIN_COMPUTE_CAPABILITY = (12, 1)` ("GB10 / SM 12.1 only")
+    over a base that refuses `capability < cls.MIN_COMPUTE_CAPABILITY`; 12.0 has the same FP4 tensor
+    cores (an unseen engine, judged a gap). A floor at a later generation is left alone: the
+    operator's hardware begins there."""
+    files = {
+        "eng/ops/common.py": _BASE,
+        "eng/ops/nvfp4.py": """
+        from eng.ops.common import OpBase
+
+
+        class W4ANVFP4Linear(OpBase):
+            CUDA_MINIMUM_COMPUTE_CAPABILITY = (12, 1)
+
+
+        class BlackwellOp(OpBase):
+            CUDA_MINIMUM_COMPUTE_CAPABILITY = (10, 0)
+    """,
+    }
+    found = _scan(tmp_path, files)
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/ops/nvfp4.py", 5)]
+    said = "W4ANVFP4Linear.CUDA_MINIMUM_COMPUTE_CAPABILITY = 12.1 is the operator's floor"
+    assert found[0].message.startswith(said)
+    assert _scan(tmp_path / "hopper", files, arch="9.0") == []

@@ -1,6 +1,8 @@
 """gate-excludes-arch, for bounds written as class attributes: an operator class caps the GPUs it
 serves (`CUDA_MAXIMUM_COMPUTE_CAPABILITY = (9, 0)`) and a method of a base class refuses a device
 past the cap (`if device_capability > cls.CUDA_MAXIMUM_COMPUTE_CAPABILITY: reasons.append(...)`).
+A floor above the target within its own generation (`MIN_COMPUTE_CAPABILITY = (12, 1)` read on a
+12.0, `if capability < cls.MIN_COMPUTE_CAPABILITY: return False, ...`) refuses it the same way.
 
 Reported at the class's own assignment when the bound leaves the target out while known GPUs
 within the class's window keep the operator: medium; low (expected) when the class's module
@@ -29,14 +31,29 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
             if bound.name not in sides:
                 continue  # no method compares a device with it: a number, not a gate we can read
             where, side, line = sides[bound.name]
-            if side != "upper":
-                continue  # a floor leaves newer GPUs in
+            if side == "lower":
+                # `MIN_COMPUTE_CAPABILITY = (12, 1)`: a floor above the target refuses it
+                high = _cap(f.class_bounds, bound, sides)
+                kept = [cc for cc, a in all_facts().items() if bound.value <= (a.major, a.minor) <= high]
+                for arch in archs if kept else ():
+                    # (only within the target's own generation: a floor at a later one is where
+                    # the operator's hardware begins, which an older GPU predates)
+                    if arch.facts.major == bound.value[0] and arch.facts.minor < bound.value[1]:
+                        out.append(_finding(f, bound, arch, kept, f"{where}:{line}", floor=True))
+                continue
             low = _floor(f.class_bounds, bound, sides)
             kept = [cc for cc, a in all_facts().items() if low <= (a.major, a.minor) <= bound.value]
             for arch in archs if kept else ():
                 if (arch.facts.major, arch.facts.minor) > bound.value:
                     out.append(_finding(f, bound, arch, kept, f"{where}:{line}"))
     return out
+
+
+def _cap(bounds: list[ClassBound], bound: ClassBound, sides: Sides) -> tuple[int, int]:
+    """The class's own upper bound, if it writes one beside the floor."""
+    own = {b.name: b.value for b in bounds if b.cls == bound.cls}
+    caps = [value for name, value in own.items() if _side(sides, name) == "upper"]
+    return min(caps) if caps else (99, 9)
 
 
 def _floor(bounds: list[ClassBound], bound: ClassBound, sides: Sides) -> tuple[int, int]:
@@ -50,7 +67,9 @@ def _side(sides: Sides, name: str) -> str:
     return sides[name][1] if name in sides else ""
 
 
-def _finding(f: FileFacts, bound: ClassBound, arch: ArchSpec, kept: list[str], compared: str) -> Finding:
+def _finding(
+    f: FileFacts, bound: ClassBound, arch: ArchSpec, kept: list[str], compared: str, floor: bool = False
+) -> Finding:
     place = placement(f.path)
     lack = evidence.lacking(list(bound.needs), arch.facts)
     cap = f"{bound.value[0]}.{bound.value[1]}"
@@ -75,8 +94,8 @@ def _finding(f: FileFacts, bound: ClassBound, arch: ArchSpec, kept: list[str], c
     else:
         severity = "medium"
         consequence = (
-            f"{bound.cls} serves GPUs up to {cap}; {instead}, and nothing in its module needs what "
-            f"{arch.cc} lacks"
+            f"{bound.cls} serves GPUs {'from' if floor else 'up to'} {cap}; {instead}, and nothing in its "
+            f"module needs what {arch.cc} lacks"
         )
     if place["where"] != "runtime":
         severity = "low"
@@ -89,8 +108,9 @@ def _finding(f: FileFacts, bound: ClassBound, arch: ArchSpec, kept: list[str], c
         present=tuple(kept),
         missing=arch.cc,
         consequence=consequence,
-        message=f"{bound.cls}.{bound.name} = {cap} caps the operator: GPUs up to {cap} keep it, "
-        f"{arch.cc} is refused",
+        message=f"{bound.cls}.{bound.name} = {cap} "
+        + (f"is the operator's floor: GPUs from {cap}" if floor else f"caps the operator: GPUs up to {cap}")
+        + f" keep it, {arch.cc} is refused",
         arch=arch.cc,
         source=bound.source,
         extra=extra,
