@@ -44,3 +44,56 @@ def test_a_path_whose_callee_multicasts_is_expected(tmp_path: Path) -> None:
 def test_a_path_whose_callee_states_nothing_stays_a_loss(tmp_path: Path) -> None:
     found = _scan(tmp_path, {"eng/setup.py": _CALLER, "eng/comm/gather.py": _PLAIN})
     assert _brief(found) == [("gate-excludes-arch", "medium", "eng/setup.py", 7)]
+
+
+_GATE = """
+import torch
+
+from eng.topk.kernels import run_topk
+
+
+def gvr_support_error():
+    major, minor = torch.cuda.get_device_capability()
+    if major != 10:
+        return f"compute capability {major}.{minor} is outside the support set"
+    return None
+
+
+def topk(x):
+    if gvr_support_error() is None:
+        return run_topk(x)
+    return x.topk(8)
+"""
+
+_KERNELS = """
+from cutlass import cute
+from cutlass.experimental import primitives as prims
+
+
+@cute.kernel
+def topk_kernel(x):
+    # {comment}
+    {code}
+
+
+def run_topk(x):
+    return topk_kernel(x)
+"""
+
+
+def _topk(tmp_path: Path, comment: str, code: str) -> list[tuple[str, str, str, int]]:
+    files = {"eng/topk/gate.py": _GATE, "eng/topk/kernels.py": _KERNELS.format(comment=comment, code=code)}
+    return _brief(_scan(tmp_path, files))
+
+
+def test_an_instruction_set_the_kernel_code_spells_is_what_it_needs(tmp_path: Path) -> None:
+    """FlashInfer 0.7.4's GVR top-k: its CuTe kernels call `prims.tcgen05_fence(...)` and
+    `make_tmem_ptr(...)` with no tcgen05 import (judged expected); before, its `@cute.kernel`
+    was taken as read and needing nothing."""
+    found = _topk(tmp_path, "the epilogue", "prims.tcgen05_fence(prims.Tcgen05Fence.AFTER_THREAD_SYNC)")
+    assert [(rule, severity) for rule, severity, _, _ in found] == [("gate-excludes-arch", "low")]
+
+
+def test_a_comment_naming_an_instruction_set_is_no_kernel_code(tmp_path: Path) -> None:
+    found = _topk(tmp_path, "unlike the tcgen05 path, a plain reduction", "x.reduce()")
+    assert [(rule, severity) for rule, severity, _, _ in found] == [("gate-excludes-arch", "medium")]

@@ -529,6 +529,26 @@ def _own_kernels(facts: FileFacts, text: str) -> None:
     hit = next(_on_lines_with(_KERNEL_DEF, text, "@"), None)
     if hit is not None:
         facts.kernels = f"its own @{hit[1]} code (line {_line_at(text, hit.start())})"
+        _kernel_code_needs(facts, text)
+
+
+# Instruction sets a kernel's own code spells (`prims.tcgen05_fence(...)`, `make_tmem_ptr(...)`):
+# what the module's kernels run, however they are imported. Names of kernel families (`fa3`,
+# `_sm90`) are left out: in code they are as often a flag's or a variable's name.
+_INSTRUCTION_WORDS = ("tcgen05", "tmem", "umma", "wgmma", "warpgroup", "multimem", "cta_group", "redux")
+
+
+def _kernel_code_needs(facts: FileFacts, text: str) -> None:
+    """The instruction-level needs the module's code (its comments aside) spells."""
+    low = text.lower()
+    if not any(word in low for word in _INSTRUCTION_WORDS):
+        return
+    code = _COMMENT.sub("", low) if "#" in low else low
+    needs, where = evidence.needs_with_evidence(code, 1, limit=None)
+    for need, seen in zip(needs, where, strict=True):
+        if any(word in seen for word in _INSTRUCTION_WORDS) and need not in facts.needs:
+            facts.needs.append(need)
+            facts.needs_from.append(f"{seen} in its kernel code")
 
 
 _IMPORT_BYTES = tuple(word.encode() for word in _IMPORT_WORDS)
