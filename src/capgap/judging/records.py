@@ -445,7 +445,8 @@ class FileFacts:
     helpers: list[HelperDef] = field(default_factory=list)
     decisions: list[Decision] = field(default_factory=list)
     aliases: dict[str, str] = field(default_factory=dict)  # `{"is_sm90": "is_sm90_supported"}` tables
-    # what the module itself evidently needs, read from its imports (`cutlass.cute.nvgpu.tcgen05`)
+    # what the module itself evidently needs, read from its imports (`cutlass.cute.nvgpu.tcgen05`),
+    # its path, its comments and its own kernel code (`prims.tcgen05_fence(...)`)
     needs: list[tuple[str, ...]] = field(default_factory=list)
     needs_from: list[str] = field(default_factory=list)
     guards: list[FeatureGuard] = field(default_factory=list)
