@@ -102,6 +102,12 @@ def _def_lines(text: str) -> dict[str, int]:
     return out
 
 
+def top_def(lines: list[str], name: str) -> int | None:
+    """The 0-based line of the one module-level `def name(` of the file (None: none, or several)."""
+    heads = [i for i, line in enumerate(lines) if line.startswith((f"def {name}(", f"async def {name}("))]
+    return heads[0] if len(heads) == 1 else None
+
+
 def def_text(lines: list[str], i: int) -> str:
     """The text of the `def` on line `i` (0-based), up to _MAX_DEF_LINES lines."""
     line = lines[i]

@@ -144,6 +144,11 @@ def library_of(seen: str) -> str:
     return next((lib.replace("_", "") for lib in LIBRARIES if lib.replace("_", "") in word), "")
 
 
+# Predicate names (`is_sm100`, `has_device_capability`, `supports_tma`) say which arch a test asks
+# about, not what the code it guards runs
+PREDICATE_NAMES = re.compile(r"\b_?(?:is|has|supports?)_\w+")
+
+
 def needs_in(text: str) -> list[tuple[str, ...]]:
     """The feature needs evident in `text` (names and strings, lowercased)."""
     text = text[:_MAX_CHARS]

@@ -119,7 +119,7 @@ _FLAG_DENIES = re.compile(
     r"unsupported|not_supported|disable|skip|block|deny|exclude|broken|fallback|deprecat|workaround", re.I
 )
 # Predicate names in a test (`is_sm100`, `has_device_capability`) say which arch, not what it needs.
-_PREDICATE_NAMES = re.compile(r"\b_?(?:is|has|supports?)_\w+")
+_PREDICATE_NAMES = evidence.PREDICATE_NAMES
 # A predicate name that spells an arch (`is_sm100`, `has_device_capability`, `is_blackwell`) says
 # which arch; one that names a library or kernel (`has_flashinfer_trtllm_fused_moe`) says what the
 # path runs, and is read like the rest of the code.
@@ -279,7 +279,7 @@ def kernel_facts(facts: FileFacts, text: str, low: str | bytes, lines: list[str]
     docstring and comments (`lines`: the file's own; split from `text` when not given)."""
     _import_needs(facts, text, low)
     _smem_needs(facts, text, low)
-    _own_kernels(facts, text)
+    _own_kernels(facts, text, low)
     facts.entries = libraries.entries(text, low, lines, facts.module, facts.path.endswith("__init__.py"))
     facts.named_modules = libraries.named_modules(text, low, lines)
     remarks.add_path_needs(facts)
@@ -523,13 +523,13 @@ _KERNEL_DEF = re.compile(
 )
 
 
-def _own_kernels(facts: FileFacts, text: str) -> None:
+def _own_kernels(facts: FileFacts, text: str, low: str | bytes) -> None:
     if "@" not in text:
         return
     hit = next(_on_lines_with(_KERNEL_DEF, text, "@"), None)
     if hit is not None:
         facts.kernels = f"its own @{hit[1]} code (line {_line_at(text, hit.start())})"
-        _kernel_code_needs(facts, text)
+        _kernel_code_needs(facts, low)
 
 
 # Instruction sets a kernel's own code spells (`prims.tcgen05_fence(...)`, `make_tmem_ptr(...)`):
@@ -538,12 +538,13 @@ def _own_kernels(facts: FileFacts, text: str) -> None:
 _INSTRUCTION_WORDS = ("tcgen05", "tmem", "umma", "wgmma", "warpgroup", "multimem", "cta_group", "redux")
 
 
-def _kernel_code_needs(facts: FileFacts, text: str) -> None:
-    """The instruction-level needs the module's code (its comments aside) spells."""
-    low = text.lower()
-    if not any(word in low for word in _INSTRUCTION_WORDS):
+def _kernel_code_needs(facts: FileFacts, low: str | bytes) -> None:
+    """The instruction-level needs the module's code (`low`: lowercased; its comments aside) spells."""
+    if not holds_any(low, _INSTRUCTION_WORDS):
         return
-    code = _COMMENT.sub("", low) if "#" in low else low
+    # (lowercased UTF-8 bytes decode to the lowercased text)
+    code = low.decode("utf-8", "replace") if isinstance(low, bytes) else low
+    code = _COMMENT.sub("", code) if "#" in code else code
     needs, where = evidence.needs_with_evidence(code, 1, limit=None)
     for need, seen in zip(needs, where, strict=True):
         if any(word in seen for word in _INSTRUCTION_WORDS) and need not in facts.needs:
@@ -789,30 +790,14 @@ class _Walker:
                     consumed = self.if_decision(body, i, chain, scope, end)
                 self.walk_if(stmt, body, i, chain, scope, cls_scope, is_module)
             elif isinstance(stmt, ast.Assert):  # what follows runs when the test is true
-                rest_arm: ArmSpec = (stmt.test, stmt.lineno, rest, [after], "positive", "continues")
                 said = outcomes.message_of(stmt.msg)
-                fail: ArmSpec = (
-                    None,
-                    stmt.lineno,
-                    None,
-                    [self._span(stmt.msg)] if stmt.msg is not None else [],  # its words say what it needs
-                    "error",
-                    f"fails the assert '{short(said, 80)}'" if said else "fails the assert (AssertionError)",
-                )
-                self.decision("assert", [rest_arm, fail], chain, scope, stmt.lineno)
+                fails = "fails the assert " + (f"'{short(said, 80)}'" if said else "(AssertionError)")
+                self.assert_decision(stmt.test, stmt.msg, fails, stmt.lineno, rest, after, chain, scope)
             elif isinstance(stmt, ast.Expr) and (check := raisingcalls.read(stmt.value)) is not None:
                 # `self._not_implemented_error_if(cap != (10, 0), "... supports SM100")`: an assert
                 holds, error, words = check
-                rest_arm = (holds, stmt.lineno, rest, [after], "positive", "continues")
-                fail = (
-                    None,
-                    stmt.lineno,
-                    None,
-                    [self._span(words)] if words is not None else [],
-                    "error",
-                    raisingcalls.summary(error, outcomes.message_of(words) if words is not None else ""),
-                )
-                self.decision("assert", [rest_arm, fail], chain, scope, stmt.lineno)
+                fails = raisingcalls.summary(error, outcomes.message_of(words) if words is not None else "")
+                self.assert_decision(holds, words, fails, stmt.lineno, rest, after, chain, scope)
                 self.exprs(stmt, stmt, body, i, scope, chain)
             elif isinstance(stmt, ast.Return) and chain and _boolean(stmt.value):
                 self.return_decision(stmt, chain, scope)
@@ -835,6 +820,23 @@ class _Walker:
                 self.block(orelse, chain, scope, cls_scope, is_module, self.end_of(stmt))
             else:
                 self.exprs(stmt, stmt, body, i, scope, chain)
+
+    def assert_decision(
+        self,
+        test: ast.expr,
+        words: ast.expr | None,
+        fails: str,
+        line: int,
+        rest: list[ast.stmt],
+        after: tuple[int, int],
+        chain: list[str],
+        scope: Scope,
+    ) -> None:
+        """An assert, or a call that raises as one: what follows runs where `test` holds; else it
+        fails, its `words` saying what the path needs."""
+        rest_arm: ArmSpec = (test, line, rest, [after], "positive", "continues")
+        fail: ArmSpec = (None, line, None, [self._span(words)] if words is not None else [], "error", fails)
+        self.decision("assert", [rest_arm, fail], chain, scope, line)
 
     def _text_between(self, first: int, last: int) -> str:
         """The file's own lines first..last (1-based, inclusive; none when last < first)."""

@@ -49,7 +49,7 @@ def handed(lines: list[str], flag: str, reads: list[int]) -> Handed | None:
     if target is None:
         return None
     fn, slot = target
-    at = _top_def(lines, fn)
+    at = callees.top_def(lines, fn)
     if at is None:
         return None
     try:
@@ -91,12 +91,6 @@ def _handed_on(statement: str, flag: str) -> tuple[str, int | str] | None:
             if kw.arg is not None and isinstance(kw.value, ast.Name) and kw.value.id == flag:
                 found.append((call.func.id, kw.arg))
     return found[0] if len(found) == 1 and len(uses) == 1 else None
-
-
-def _top_def(lines: list[str], name: str) -> int | None:
-    """The 0-based line of the one module-level `def name(` of the file."""
-    heads = [i for i, line in enumerate(lines) if line.startswith((f"def {name}(", f"async def {name}("))]
-    return heads[0] if len(heads) == 1 else None
 
 
 def _branches(node: ast.FunctionDef | ast.AsyncFunctionDef, fn: str, param: str) -> Handed | None:

@@ -253,7 +253,7 @@ def _registered(lines: list[str]) -> Iterator[tuple[str, int, str]]:
 # An arch a module's code names: `sm120`, `is_sm120`, `SM_100`, `SM12x` (lowercased text)
 _ARCH_WORD = re.compile(r"sm(?<![a-z0-9]sm)[_ ]?(?:(\d{2,3})[af]?(?![0-9x])|(\d{1,2})x\b)")
 # predicate names say which arch they ask about, not what the code runs (`is_sm100`, `has_tma`)
-_PREDICATE = re.compile(r"\b_?(?:is|has|supports?)_\w+")
+_PREDICATE = evidence.PREDICATE_NAMES
 
 
 # The needs read from a module's words: a tensor-core MMA generation or NVLS multicast (words for

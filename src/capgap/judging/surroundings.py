@@ -15,7 +15,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from capgap.judging import prose, remarks
+from capgap.judging import callees, prose, remarks
 from capgap.judging.records import Scope
 from capgap.judging.statements import walk
 
@@ -104,18 +104,12 @@ def helper_sentences(lines: list[str], tests: list[ast.expr], defs: dict[str, in
                 continue
             name = node.func.id
             if name not in defs:
-                defs[name] = _def_line(lines, name)
+                at = callees.top_def(lines, name)
+                defs[name] = 0 if at is None else at + 1
             if defs[name]:
                 text, first = prose.opening(lines, defs[name])
                 out += [f"the words opening {name} (line {first})\t{s}" for s in prose.arch_sentences(text)]
     return out
-
-
-def _def_line(lines: list[str], name: str) -> int:
-    """The line of the module-level `def name(` of the file (0: none, or more than one)."""
-    head = (f"def {name}(", f"async def {name}(")
-    found = [i + 1 for i, line in enumerate(lines) if line.startswith(head)]
-    return found[0] if len(found) == 1 else 0
 
 
 def _literal(node: object) -> bool:

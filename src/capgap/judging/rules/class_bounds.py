@@ -33,7 +33,7 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
             where, side, line = sides[bound.name]
             if side == "lower":
                 # `MIN_COMPUTE_CAPABILITY = (12, 1)`: a floor above the target refuses it
-                high = _cap(f.class_bounds, bound, sides)
+                high = min(_own(f.class_bounds, bound, sides, "upper"), default=(99, 9))
                 kept = [cc for cc, a in all_facts().items() if bound.value <= (a.major, a.minor) <= high]
                 for arch in archs if kept else ():
                     # (only within the target's own generation: a floor at a later one is where
@@ -41,7 +41,7 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
                     if arch.facts.major == bound.value[0] and arch.facts.minor < bound.value[1]:
                         out.append(_finding(f, bound, arch, kept, f"{where}:{line}", floor=True))
                 continue
-            low = _floor(f.class_bounds, bound, sides)
+            low = max(_own(f.class_bounds, bound, sides, "lower"), default=(0, 0))
             kept = [cc for cc, a in all_facts().items() if low <= (a.major, a.minor) <= bound.value]
             for arch in archs if kept else ():
                 if (arch.facts.major, arch.facts.minor) > bound.value:
@@ -49,18 +49,10 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...]) -> list[Findin
     return out
 
 
-def _cap(bounds: list[ClassBound], bound: ClassBound, sides: Sides) -> tuple[int, int]:
-    """The class's own upper bound, if it writes one beside the floor."""
-    own = {b.name: b.value for b in bounds if b.cls == bound.cls}
-    caps = [value for name, value in own.items() if _side(sides, name) == "upper"]
-    return min(caps) if caps else (99, 9)
-
-
-def _floor(bounds: list[ClassBound], bound: ClassBound, sides: Sides) -> tuple[int, int]:
-    """The class's own lower bound, if it writes one beside the cap."""
+def _own(bounds: list[ClassBound], bound: ClassBound, sides: Sides, side: str) -> list[tuple[int, int]]:
+    """The bounds of one side (`lower`, `upper`) the class writes beside `bound`."""
     own = {b.name: b.value for b in bounds if b.cls == bound.cls}  # the last assignment holds
-    floors = [value for name, value in own.items() if _side(sides, name) == "lower"]
-    return max(floors) if floors else (0, 0)
+    return [value for name, value in own.items() if _side(sides, name) == side]
 
 
 def _side(sides: Sides, name: str) -> str:
