@@ -4,7 +4,8 @@ Each truth file (benchmarks/truth/<engine>-<version>.json, format in ../shared/d
 lists arch decisions in one engine wheel, judged by reading the source: kind gap | expected |
 not-a-gap | noise, the right severity and the statement's line span. This script downloads that wheel
 (`pip download --no-deps`, cached in ~/.cache/capgap-truth/wheels), scans it with capgap in a fresh
-process and matches findings to cases: same path, and the same symbol (when both have one) or the
+process (its compiled libraries too where the file says `"binaries": true`) and matches findings
+to cases: same path, and the same symbol (when both have one) or the
 finding's line within the case's span with 2 lines of slack (a gate finding's symbol is the
 predicate it tests, which a file tests in many places: it counts only within 12 lines, and only
 for a finding whose line is inside no case's span: one there speaks of that statement).
@@ -87,6 +88,7 @@ class Truth:
     arch: str
     distribution: str
     cases: tuple[Case, ...]
+    binaries: bool = False  # "binaries": true: the wheel's compiled libraries are judged too
 
 
 @dataclass
@@ -127,7 +129,7 @@ def load_truth(path: Path) -> Truth:
     except (OSError, ValueError, KeyError, TypeError) as exc:
         raise UsageError(f"{path}: not a readable truth file ({type(exc).__name__}: {exc})") from None
     distribution = str(data.get("distribution") or DISTRIBUTIONS.get(engine, engine))
-    return Truth(engine, version, arch, distribution, cases)
+    return Truth(engine, version, arch, distribution, cases, data.get("binaries") is True)
 
 
 def _case(item: dict[str, object]) -> Case:
@@ -189,7 +191,8 @@ def _cached_wheel(distribution: str, version: str, cache: Path) -> Path | None:
     return None
 
 
-def scan_command(python: str, wheel: Path, arch: str) -> list[str]:
+def scan_command(python: str, wheel: Path, arch: str, binaries: bool = False) -> list[str]:
+    skip = [] if binaries else ["--no-binaries"]
     return [
         python,
         "-m",
@@ -199,20 +202,20 @@ def scan_command(python: str, wheel: Path, arch: str) -> list[str]:
         "--arch",
         arch,
         "--all",
-        "--no-binaries",
+        *skip,
         "--no-cache",
         "--format",
         "json",
     ]
 
 
-def run_scan(python: str, wheel: Path, arch: str) -> list[Finding]:
+def run_scan(python: str, wheel: Path, arch: str, binaries: bool = False) -> list[Finding]:
     """Findings of a fresh capgap process; exit 1 only means a finding reached --fail-on."""
     env = dict(os.environ)
     if python == sys.executable:  # this checkout's capgap, whatever else is installed
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "src"), env.get("PYTHONPATH")]))
     done = subprocess.run(
-        scan_command(python, wheel, arch), capture_output=True, text=True, env=env, check=False
+        scan_command(python, wheel, arch, binaries), capture_output=True, text=True, env=env, check=False
     )
     if done.returncode not in (0, 1):
         tail = done.stderr.strip().splitlines()[-1:] or [f"exit {done.returncode}"]
@@ -474,7 +477,7 @@ def check_capgap(python: str) -> str:
 
 def measure(truth: Truth, python: str) -> Score:
     wheel = fetch_wheel(truth.distribution, truth.version)
-    return score(truth.cases, run_scan(python, wheel, truth.arch))
+    return score(truth.cases, run_scan(python, wheel, truth.arch, truth.binaries))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -195,6 +195,19 @@ def test_load_truth_reads_cases_and_maps_the_distribution(tmp_path: Path) -> Non
     loaded = truth.load_truth(path)
     assert (loaded.distribution, loaded.version, loaded.arch) == ("flashinfer-python", "0.7.2", "12.0")
     assert loaded.cases == (truth.Case("flashinfer/x.py", (5, 7), None, "expected", "low", "tcgen05"),)
+    assert not loaded.binaries and "--no-binaries" in truth.scan_command("python", Path("w.whl"), "12.0")
+
+
+def test_a_truth_file_of_compiled_libraries_is_scanned_with_them(tmp_path: Path) -> None:
+    # fbgemm-gpu-genai's cases are its `.so` files: only the binaries analyzer reads them
+    path = tmp_path / "fbgemm-gpu-genai-1.9.0.json"
+    items = [{"path": "fbgemm_gpu/gen_ai.so", "line": 0, "kind": "gap", "severity": "high"}]
+    path.write_text(
+        json.dumps({"engine": "fbgemm-gpu-genai", "version": "1.9.0", "binaries": True, "items": items})
+    )
+    loaded = truth.load_truth(path)
+    assert loaded.binaries
+    assert "--no-binaries" not in truth.scan_command("python", Path("w.whl"), loaded.arch, loaded.binaries)
 
 
 def test_a_bad_truth_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
