@@ -99,3 +99,15 @@ def test_a_sibling_that_only_ptx_serves_says_nothing_of_the_build(tmp_path: Path
     audit = audit_files([comm, ops], tmp_path, [(12, 0)])
     (found,) = [f for lib in audit.libraries for f in findings(lib, served(audit))]
     assert (found.symbol, found.severity) == ("ops.fatbin", "high")
+
+
+def test_an_example_library_is_placed_and_low(tmp_path: Path) -> None:
+    # fbgemm-gpu-genai 1.9.0 ships `experimental/example/..._example_py.so`, a CUTLASS demo only its
+    # example package loads, beside the gen_ai library every `import fbgemm_gpu` loads
+    (tmp_path / "experimental" / "example").mkdir(parents=True)
+    demo = _library(tmp_path / "experimental" / "example" / "demo.fatbin", (SASS, 80, PLAIN))
+    ops = _library(tmp_path / "gen_ai.fatbin", (SASS, 80, PLAIN))
+    audit = audit_files([demo, ops], tmp_path, [(12, 0)])
+    found = {f.symbol: f for lib in audit.libraries for f in findings(lib, served(audit))}
+    assert (found["demo.fatbin"].severity, found["demo.fatbin"].extra["where"]) == ("low", "example")
+    assert (found["gen_ai.fatbin"].severity, found["gen_ai.fatbin"].extra["where"]) == ("high", "runtime")

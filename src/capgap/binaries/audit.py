@@ -15,6 +15,7 @@ from capgap.binaries.specific import arch_specific_only
 from capgap.binaries.toolkits import too_old_for
 from capgap.boundedread import kind_of
 from capgap.findings import Finding, Skipped
+from capgap.judging.where import placement
 
 RULE = "binary-missing-arch"
 
@@ -169,6 +170,10 @@ def findings(report: LibraryReport, others_serve: frozenset[str] = frozenset()) 
                 f"of the same target carry {v.cc} SASS: it was left out of the {v.cc} build, so its "
                 f"kernels fail with cudaErrorNoKernelImageForDevice if the engine sends {v.cc} to them"
             )
+        place = placement(report.path)
+        extra.update(place)
+        if place["where"] != "runtime":
+            severity = "low"  # an example's or a test's library: not what a server loads
         out.append(
             Finding(
                 rule=RULE,
