@@ -1117,6 +1117,10 @@ def check(
         # `@supported_compute_capability([100, 103, 107])` in `prims_ts/gemm/api.py`, which loads
         # `kernel.py` beside it by file: every kernel module of its own directory needs tcgen05
         got = _package_kernels_need(f, reg, target, sibs)
+        # `_is_cute_dsl_kda_prefill_eligible` turning the target away in the adapter whose run
+        # function imports `kda_kernels/kda_chunked_bt16.py`: every kernel module it drives needs
+        # tcgen05 (a refusal's: which variant a dispatcher's tuning picks says nothing of its kernels)
+        got = got or (_driven_kernels_need(f, reg, target, sibs) if refused else None)
         if got is not None:
             lack, seen = [got[0]], got[1]
     checked = _checked(arm, theirs, arch.cc, sibs, reg) if not lack and reg is not None else None
@@ -1848,6 +1852,29 @@ def _package_kernels_need(
             names = ", ".join(m.path.rsplit("/", 1)[-1] for m in kernels[:3])
             seen = first.needs_from[first.needs.index(need)]
             return need, f"{seen} in {first.path}: every kernel module beside it ({names}) needs it"
+    return None
+
+
+def _driven_kernels_need(
+    f: FileFacts, reg: Registry, target: ArchFacts, sibs: list[str]
+) -> tuple[tuple[str, ...], str] | None:
+    """What every kernel module of its package the decision's module imports (at its top or in a
+    function: an adapter that checks eligibility, then compiles and runs them) needs, and the
+    target lacks while the GPUs that get the path have it; None when it imports none whose kernel
+    code was read, one named for the target's arch, or kernels that disagree."""
+    driven = [g for g in map(reg.callees.module, f.siblings[:_MAX_PACKAGE_MODULES]) if g is not None]
+    if any(_names(tuple(_ARCH_IN_FILE.findall(g.path.rsplit("/", 1)[-1].lower())), target) for g in driven):
+        return None  # it drives a kernel of the target's own too
+    kernels = [g for g in driven if g.kernels]
+    if not kernels:
+        return None
+    for need in kernels[0].needs:
+        shared = all(need in g.needs for g in kernels)
+        if shared and evidence.lacking([need], target) and someone_has(need, sibs):
+            first = kernels[0]
+            names = ", ".join(g.path.rsplit("/", 1)[-1] for g in kernels[:3])
+            seen = first.needs_from[first.needs.index(need)]
+            return need, f"{seen} in {first.path}: every kernel module {f.path} drives ({names}) needs it"
     return None
 
 
