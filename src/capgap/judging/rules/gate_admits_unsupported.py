@@ -88,7 +88,11 @@ def check(
                 and _open_ended(r, i)
                 and not _ported(_library(seen), arch, reg)
             )
-            named = _direct(seen) or (_SELECTED_FAMILY.search(seen) and _picked(seen, arm.summary))
+            named = (
+                _direct(seen)
+                or _imported_kernel(arm, seen)
+                or (_SELECTED_FAMILY.search(seen) and _picked(seen, arm.summary))
+            )
             if not named and not library:
                 continue  # a family named only in passing (a flag of the user's choice) is no path
             if not any(facts[cc].has(feat) for cc in with_it for feat in need):
@@ -233,6 +237,8 @@ def _admitted(
         "instead": d.arms[i].summary,
         **place,
     }
+    if place.get("where", "runtime") != "runtime":
+        severity = "low"  # tests, benchmarks, examples, backward passes: not what a server runs
     return Finding(
         rule=RULE_ID,
         severity=severity,
@@ -407,6 +413,19 @@ def _open_ended(r: Reached, i: int) -> bool:
     newest = max(known.values(), key=lambda a: (a.major, a.minor))
     future = replace(newest, cc=f"{newest.major + 5}.0", major=newest.major + 5, minor=0)
     return i in arms_taken(True if s is None else _safe(tri(s), future) for s in r.syms)
+
+
+def _imported_kernel(arm: Arm, seen: str) -> bool:
+    """Was the need read from the name of a module the arm's own code imports, named for an arch
+    (`from flash_attn.cute.flash_fwd_sm100_fp4 import FlashAttentionForwardSm100`)? The path loads
+    that arch's kernel, not a flag or a family named in passing."""
+    word = seen.split("'")[1].lower() if seen.count("'") >= 2 else ""
+    if not _ARCH_WORD.search(word):
+        return False
+    return any(word in module.lower() for used in arm.uses for module in used.split(".")[:-1])
+
+
+_ARCH_WORD = re.compile(r"sm_?(?:90a?|10[03]a?)(?![0-9])")
 
 
 def _direct(seen: str) -> bool:
