@@ -332,8 +332,8 @@ _ONE_OF = re.compile(r"(?:^|_)(?:splits?|split_?k|stages|warps|ctas|chunks)$", r
 
 def _switches_off(stmt: ast.stmt) -> bool:
     """`use_x = False`, `self.enabled = None`, `x = 0`, and `num_splits = 1` / `split_k = 1` /
-    `NUM_STAGES = 1` (pipelining or splitting turned off). `reason = None` of a reason variable
-    says yes."""
+    `NUM_STAGES = 1` (pipelining or splitting turned off), and a config copied with features off.
+    `reason = None` of a reason variable says yes."""
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)) and isinstance(stmt.value, ast.Constant):
         if (
             stmt.value.value is None
@@ -345,7 +345,21 @@ def _switches_off(stmt: ast.stmt) -> bool:
             return True
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         return stmt.value.value == 1 and any(_ONE_OF.search(ast.unparse(t)) for t in targets)
-    return False
+    return isinstance(stmt, ast.Assign) and _replaced_off(stmt.value)
+
+
+def _replaced_off(value: ast.expr) -> bool:
+    """`dataclasses.replace(cfg, is_dynamic_persistent=False)`, `cfg._replace(use_tma=False)`: a copy of
+    a config with features turned off (unsloth's CLC scheduler, off on sm100 for a correctness bug)."""
+    return (
+        isinstance(value, ast.Call)
+        and call_name(value.func).split(".")[-1] in {"replace", "_replace"}
+        and bool(value.keywords)
+        and all(
+            k.arg is not None and isinstance(k.value, ast.Constant) and k.value.value in (None, False, 0)
+            for k in value.keywords
+        )
+    )
 
 
 def _says_why_not(stmt: ast.stmt) -> bool:
