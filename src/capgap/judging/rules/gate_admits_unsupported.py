@@ -88,10 +88,11 @@ def check(
                 and _open_ended(r, i)
                 and not _ported(_library(seen), arch, reg)
             )
+            imported = _imported_kernel(arm, seen)
+            if imported:  # "the module flash_attn.cute.flash_fwd_sm100_fp4, which it imports (line 303)"
+                seen = f"the module {imported}, which it imports{seen[seen.rfind(' (') :]}"
             named = (
-                _direct(seen)
-                or _imported_kernel(arm, seen)
-                or (_SELECTED_FAMILY.search(seen) and _picked(seen, arm.summary))
+                _direct(seen) or imported or (_SELECTED_FAMILY.search(seen) and _picked(seen, arm.summary))
             )
             if not named and not library:
                 continue  # a family named only in passing (a flag of the user's choice) is no path
@@ -415,14 +416,19 @@ def _open_ended(r: Reached, i: int) -> bool:
     return i in arms_taken(True if s is None else _safe(tri(s), future) for s in r.syms)
 
 
-def _imported_kernel(arm: Arm, seen: str) -> bool:
-    """Was the need read from the name of a module the arm's own code imports, named for an arch
-    (`from flash_attn.cute.flash_fwd_sm100_fp4 import FlashAttentionForwardSm100`)? The path loads
-    that arch's kernel, not a flag or a family named in passing."""
+def _imported_kernel(arm: Arm, seen: str) -> str:
+    """The module the arm's own code imports whose name the need was read from, when that name
+    is an arch's (`from flash_attn.cute.flash_fwd_sm100_fp4 import FlashAttentionForwardSm100`):
+    the path loads that arch's kernel, not a flag or a family named in passing; else ""."""
     word = seen.split("'")[1].lower() if seen.count("'") >= 2 else ""
     if not _ARCH_WORD.search(word):
-        return False
-    return any(word in module.lower() for used in arm.uses for module in used.split(".")[:-1])
+        return ""
+    for used in arm.uses:
+        parts = used.split(".")
+        for end in range(len(parts) - 1, 0, -1):
+            if word in parts[end - 1].lower():
+                return ".".join(parts[:end])
+    return ""
 
 
 _ARCH_WORD = re.compile(r"sm_?(?:90a?|10[03]a?)(?![0-9])")
