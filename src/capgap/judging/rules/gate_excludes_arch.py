@@ -205,6 +205,38 @@ def _unported(
     return [needs[k] for k in kept], [seen[k] for k in kept]
 
 
+def _on_the_target_s_way(
+    r: Reached, arm: int, needs: list[tuple[str, ...]], seen: list[str], target: ArchFacts
+) -> tuple[list[tuple[str, ...]], list[str]]:
+    """The needs less those read inside a branch of a later decision of the function, nested in
+    the arm, that the target would not take and some GPU taking the arm does not either: axolotl's
+    `if major not in (9, 10, 11): return False` ... `if major in (10, 11): _sm100_backward_supported()`
+    says what 10.x and 11.0 run beyond 9.0's path, not what 12.0 would run if let in."""
+    body = r.decision.arms[arm].body
+    takers = [cc for cc in r.archs_reaching(arm) if cc != target.cc]
+    aside: list[tuple[int, int]] = []
+    for peer in r.peers:
+        if not body[0] <= peer.decision.line <= body[1]:
+            continue
+        for j, nested in enumerate(peer.decision.arms):
+            theirs = [cc for cc in takers if j not in peer.reach.get(cc, ())]
+            if nested.body != (0, 0) and j not in peer.reach.get(target.cc, ()) and theirs:
+                aside.append(nested.body)
+    if not aside:
+        return needs, seen
+    kept = [k for k, word in enumerate(seen) if not _read_within(word, aside)]
+    return [needs[k] for k in kept], [seen[k] for k in kept]
+
+
+def _read_within(seen: str, spans: list[tuple[int, int]]) -> bool:
+    """Was the need read on a line (`... (line 175)`) inside one of the spans?"""
+    at = _READ_ON.search(seen)
+    return at is not None and any(first <= int(at[1]) <= last for first, last in spans)
+
+
+_READ_ON = re.compile(r"\(line (\d+)\)")
+
+
 def _decision_words(d: Decision) -> str:
     """What the decision spells: its function, tests and outcomes (lowercased, no underscores)."""
     tests = [ast.unparse(a.test) for a in d.arms if a.test is not None]
@@ -1005,16 +1037,21 @@ def check(
         # only reached under a setting the target cannot have (not the check refusing it): judged there
         return None
 
-    def said(i: int) -> tuple[list[tuple[str, ...]], list[str]]:
-        """What arm i's code needs, then what the comments on the decision state."""
+    def said(i: int, whole: bool = False) -> tuple[list[tuple[str, ...]], list[str]]:
+        """What arm i's code needs, on the target's way through it (`whole`: anywhere in it),
+        then what the comments on the decision state."""
         needs, seen = _unported(d.arms[i].needs, d.arms[i].evidence, target, reg, d)
+        if not whole:
+            needs, seen = _on_the_target_s_way(r, i, needs, seen, target)
         return needs + d.needs, seen + [f"{w} in a comment" for w in d.needs_from]
 
-    def lacking(i: int) -> list[tuple[str, ...]]:
-        return [n for n in evidence.lacking(said(i)[0], target) if someone_has(n, missed[i])]
+    def lacking(i: int, whole: bool = False) -> list[tuple[str, ...]]:
+        return [n for n in evidence.lacking(said(i, whole)[0], target) if someone_has(n, missed[i])]
 
     # a path the target could run is the gap to name; one it cannot run only explains the exclusion
-    arm_i = min(missed, key=lambda i: (bool(lacking(i)), i))
+    # (which path is named is chosen by what any part of it needs: a path of mnnvl for 10.x only is
+    # no better a gap to name for that)
+    arm_i = min(missed, key=lambda i: (bool(lacking(i, whole=True)), i))
     arm, sibs = d.arms[arm_i], missed[arm_i]
     lack = lacking(arm_i)
     said_mine = _summaries(d, mine)  # what the target's outcomes do, in order
@@ -1830,7 +1867,7 @@ def _package_kernels_need(
     if not package:
         return None
     own = [m for m in reg.callees.in_package(package) if m.module != f.module]
-    if any(_names(tuple(_ARCH_IN_FILE.findall(m.path.rsplit("/", 1)[-1].lower())), target) for m in own):
+    if _one_named_for(own, target):
         return None  # `sm120_prefill.py` beside `chunked_bt16.py`: the target has a kernel of its own
     # a kernel module another module of the package imports, which the decision's module does not
     # reach, is that module's (vLLM's `ops/fused_wo_a.py`, imported by `o_proj.py`, beside `mhc.py`)
@@ -1844,15 +1881,7 @@ def _package_kernels_need(
     ]
     if not kernels or len(own) >= _MAX_PACKAGE_MODULES:
         return None  # `flashinfer/gemm/`: a library of many families, not one family's package
-    for need in kernels[0].needs:
-        if not evidence.lacking([need], target) or not someone_has(need, sibs):
-            continue
-        if all(need in m.needs for m in kernels[1:]):
-            first = kernels[0]
-            names = ", ".join(m.path.rsplit("/", 1)[-1] for m in kernels[:3])
-            seen = first.needs_from[first.needs.index(need)]
-            return need, f"{seen} in {first.path}: every kernel module beside it ({names}) needs it"
-    return None
+    return _every_kernel_needs(kernels, target, sibs, "beside it")
 
 
 def _driven_kernels_need(
@@ -1863,18 +1892,31 @@ def _driven_kernels_need(
     target lacks while the GPUs that get the path have it; None when it imports none whose kernel
     code was read, one named for the target's arch, or kernels that disagree."""
     driven = [g for g in map(reg.callees.module, f.siblings[:_MAX_PACKAGE_MODULES]) if g is not None]
-    if any(_names(tuple(_ARCH_IN_FILE.findall(g.path.rsplit("/", 1)[-1].lower())), target) for g in driven):
+    if _one_named_for(driven, target):
         return None  # it drives a kernel of the target's own too
     kernels = [g for g in driven if g.kernels]
-    if not kernels:
-        return None
+    return _every_kernel_needs(kernels, target, sibs, f"{f.path} drives") if kernels else None
+
+
+def _one_named_for(modules: list[FileFacts], target: ArchFacts) -> bool:
+    """Is one of the modules named for the target's arch (`sm120_prefill.py`)?"""
+    return any(
+        _names(tuple(_ARCH_IN_FILE.findall(m.path.rsplit("/", 1)[-1].lower())), target) for m in modules
+    )
+
+
+def _every_kernel_needs(
+    kernels: list[FileFacts], target: ArchFacts, sibs: list[str], whose: str
+) -> tuple[tuple[str, ...], str] | None:
+    """A need every one of the kernel modules has, which the target lacks and a GPU that gets the
+    path has, with where the first states it; `whose` says which kernel modules they are."""
     for need in kernels[0].needs:
-        shared = all(need in g.needs for g in kernels)
+        shared = all(need in m.needs for m in kernels[1:])
         if shared and evidence.lacking([need], target) and someone_has(need, sibs):
             first = kernels[0]
-            names = ", ".join(g.path.rsplit("/", 1)[-1] for g in kernels[:3])
+            names = ", ".join(m.path.rsplit("/", 1)[-1] for m in kernels[:3])
             seen = first.needs_from[first.needs.index(need)]
-            return need, f"{seen} in {first.path}: every kernel module {f.path} drives ({names}) needs it"
+            return need, f"{seen} in {first.path}: every kernel module {whose} ({names}) needs it"
     return None
 
 
