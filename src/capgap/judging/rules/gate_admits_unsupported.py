@@ -306,7 +306,7 @@ _SELECTED_FAMILY = re.compile(r"'(?:\w*trtllm_gen\w*|flashinfer_trtllm)'", re.I)
 def _picked(seen: str, summary: str) -> bool:
     """Does the arm select the evidence word by name: its string (`'fa3'`) or an enum member of
     that name (`MoeRunnerBackend.FLASHINFER_TRTLLM`), set or returned?"""
-    word = seen.split("'")[1] if "'" in seen else ""
+    word = _quoted(seen)
     unwrapped = summary.removeprefix("carries on (")
     selects = unwrapped.startswith(("sets ", "returns "))
     named = f"'{word}'" in unwrapped or re.search(rf"\.{re.escape(word)}\b", unwrapped.lower()) is not None
@@ -420,8 +420,8 @@ def _imported_kernel(arm: Arm, seen: str) -> str:
     """The module the arm's own code imports whose name the need was read from, when that name
     is an arch's (`from flash_attn.cute.flash_fwd_sm100_fp4 import FlashAttentionForwardSm100`):
     the path loads that arch's kernel, not a flag or a family named in passing; else ""."""
-    word = seen.split("'")[1].lower() if seen.count("'") >= 2 else ""
-    if not _ARCH_WORD.search(word):
+    word = _quoted(seen).lower()
+    if not _ARCH_MODULE.search(word):
         return ""
     for used in arm.uses:
         parts = used.split(".")
@@ -431,11 +431,16 @@ def _imported_kernel(arm: Arm, seen: str) -> str:
     return ""
 
 
-_ARCH_WORD = re.compile(r"sm_?(?:90a?|10[03]a?)(?![0-9])")
+_ARCH_MODULE = re.compile(r"sm_?(?:90a?|10[03]a?)(?![0-9])")  # `flash_fwd_sm100_fp4`
+
+
+def _quoted(seen: str) -> str:
+    """The word an evidence string quotes (`'_sm100_fp4' (line 303)`), else ""."""
+    return seen.split("'")[1] if "'" in seen else ""
 
 
 def _direct(seen: str) -> bool:
-    word = seen.split("'")[1] if "'" in seen else seen
+    word = _quoted(seen) or seen
     if seen.endswith("in a comment"):
         # a comment that names the instructions says what the code uses ("uses tcgen05/TMA"); one
         # naming a kernel family (`FA3 impl behind torch's flash op`) may only say what else exists
