@@ -54,6 +54,10 @@ def test_only_numbers_read_as_sizes() -> None:
     assert not _sizes_only("sets fn = fp8_paged_mqa_logits_torch_sm120")
     assert not _sizes_only("sets self._prefill_needs_fp32_state = True")
     assert _sizes_only("gives _SM120_INDEXER_M_CHUNK")  # a constant's name: a size set apart
+    # FlashInfer 0.7.4's cuTile FP8 tile shortlist: the shared tiles spread beside sizes of its own
+    assert _sizes_only("returns (*common[1:], (256, 128, 1), (256, 256, 1))")
+    assert not _sizes_only("returns (*common,)")  # a spread alone sizes nothing of its own
+    assert not _sizes_only("returns (*make_tiles(), (256, 128, 1))")
 
 
 def test_tiles_each_arch_sizes_its_own_way_in_a_nested_branch_are_tuning(tmp_path: Path) -> None:

@@ -343,7 +343,9 @@ def _numbers_only(text: str) -> bool:
         if isinstance(n, ast.IfExp):
             return numeric(n.body) and numeric(n.orelse)
         if isinstance(n, (ast.Tuple, ast.List)):
-            return bool(n.elts) and all(numeric(e) for e in n.elts)
+            # `(*common[1:], (256, 128, 1))`: a spread of the shared sizes beside sizes of its own
+            sizes = [e for e in n.elts if not _spread(e)]
+            return bool(sizes) and all(numeric(e) for e in sizes)
         if isinstance(n, (ast.UnaryOp, ast.BinOp)):
             return all(numeric(c) for c in ast.iter_child_nodes(n) if isinstance(c, ast.expr))
         if isinstance(n, ast.Constant):
@@ -351,6 +353,16 @@ def _numbers_only(text: str) -> bool:
         return isinstance(n, ast.Name) and bool(_CONSTANT.match(n.id))
 
     return numeric(node)
+
+
+def _spread(node: ast.expr) -> bool:
+    """`*common`, `*common[1:]`: a name's items spread into a tuple."""
+    if not isinstance(node, ast.Starred):
+        return False
+    value = node.value
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
+        value = value.value
+    return isinstance(value, ast.Name)
 
 
 def _another_generations_case(
