@@ -25,7 +25,7 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import decider, evidence, refusedfirst, tileconfigs
+from capgap.judging import decider, evidence, kernelmodules, refusedfirst, tileconfigs
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, _safe, arms_taken
 from capgap.judging.records import Arm, Decision, FileFacts
@@ -142,6 +142,20 @@ def check(
                     f"{arch.cc} runs none of it, whichever outcome it gets here"
                 )
             return _admitted(r, f, arch, i, with_it, place, severity, consequence, "the path", what, seen)
+        checked = reg is not None and _a_check(d, i)
+        driven = kernelmodules.driven_need(f, reg, target, with_it) if checked and reg is not None else None
+        if driven is not None and not _checked_at_run_time(d, f, driven[0]):
+            # `if cc < 100: raise ...` in an API's check_support, the rest letting the target in:
+            # what it lets it into is what the kernel modules of the API run (`fmha.py`: tcgen05)
+            need, seen = driven
+            if not _before_the_feature(with_it, target, need):
+                what = evidence.describe(need)
+                consequence = (
+                    f"{arch.cc} passes the check into code that needs {what} (read from {seen}), which "
+                    f"{arch.cc} lacks: expect a compile error, 'no kernel image is available' or an "
+                    "illegal instruction where it runs, not the check's own refusal"
+                )
+                return _admitted(r, f, arch, i, with_it, place, "medium", consequence, "the path", what, seen)
         if f.tile_configs:
             found = _tile_overflow(r, f, arch, i, with_it, place)
             if found is not None:
@@ -151,6 +165,14 @@ def check(
 
 _BARE_FLAG = re.compile(r"^(?:el)?if\s+(?:not\s+)?([A-Za-z_]\w*)\s*:$")
 _FEATURE_WORD = re.compile(r"multicast|nvls|mnnvl", re.I)
+
+
+def _a_check(d: Decision, i: int) -> bool:
+    """Is the decision a check whose other outcomes all refuse (`if cc < 100: raise ...`), arm `i`
+    being what passes it (the rest of the function: `return True`, a flag set)?"""
+    others = [a for j, a in enumerate(d.arms) if j != i]
+    refusing = all(a.action in {"error", "reject"} for a in others)
+    return d.kind in {"guards", "assert"} and bool(others) and refusing
 
 
 def _checked_at_run_time(d: Decision, f: FileFacts, need: tuple[str, ...]) -> bool:

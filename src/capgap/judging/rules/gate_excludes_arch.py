@@ -23,6 +23,7 @@ from capgap.judging import (
     decider,
     evidence,
     fixups,
+    kernelmodules,
     keyed,
     newer,
     outcomes,
@@ -1169,7 +1170,7 @@ def check(
         # `_is_cute_dsl_kda_prefill_eligible` turning the target away in the adapter whose run
         # function imports `kda_kernels/kda_chunked_bt16.py`: every kernel module it drives needs
         # tcgen05 (a refusal's: which variant a dispatcher's tuning picks says nothing of its kernels)
-        got = got or (_driven_kernels_need(f, reg, target, sibs) if refused else None)
+        got = got or (kernelmodules.driven_need(f, reg, target, sibs) if refused else None)
         if got is not None:
             lack, seen = [got[0]], got[1]
     checked = _checked(arm, theirs, arch.cc, sibs, reg) if not lack and reg is not None else None
@@ -1865,9 +1866,6 @@ def _same_shape(taken: str, summary: str) -> bool:
     return isinstance(a, ast.Tuple) and isinstance(b, ast.Tuple) and len(a.elts) == len(b.elts)
 
 
-_MAX_PACKAGE_MODULES = 8  # read modules beside it; a directory of more is a library of many families
-
-
 def _package_kernels_need(
     f: FileFacts, reg: Registry, target: ArchFacts, sibs: list[str]
 ) -> tuple[tuple[str, ...], str] | None:
@@ -1879,7 +1877,7 @@ def _package_kernels_need(
     if not package:
         return None
     own = [m for m in reg.callees.in_package(package) if m.module != f.module]
-    if _one_named_for(own, target):
+    if kernelmodules.one_named_for(own, target):
         return None  # `sm120_prefill.py` beside `chunked_bt16.py`: the target has a kernel of its own
     # a kernel module another module of the package imports, which the decision's module does not
     # reach, is that module's (vLLM's `ops/fused_wo_a.py`, imported by `o_proj.py`, beside `mhc.py`)
@@ -1891,48 +1889,9 @@ def _package_kernels_need(
         if k.kernels
         and (k.module in reach or not any(k.module in m.siblings for m in own if m.module not in reach))
     ]
-    if not kernels or len(own) >= _MAX_PACKAGE_MODULES:
+    if not kernels or len(own) >= kernelmodules.MAX_MODULES:
         return None  # `flashinfer/gemm/`: a library of many families, not one family's package
-    return _every_kernel_needs(kernels, target, sibs, "beside it")
-
-
-def _driven_kernels_need(
-    f: FileFacts, reg: Registry, target: ArchFacts, sibs: list[str]
-) -> tuple[tuple[str, ...], str] | None:
-    """What every kernel module of its package the decision's module imports (at its top or in a
-    function: an adapter that checks eligibility, then compiles and runs them) needs, and the
-    target lacks while the GPUs that get the path have it; None when it imports none whose kernel
-    code was read, one named for the target's arch, or kernels that disagree."""
-    driven = [g for g in map(reg.callees.module, f.siblings[:_MAX_PACKAGE_MODULES]) if g is not None]
-    if _one_named_for(driven, target):
-        return None  # it drives a kernel of the target's own too
-    kernels = [g for g in driven if g.kernels]
-    return _every_kernel_needs(kernels, target, sibs, f"{f.path} drives") if kernels else None
-
-
-def _one_named_for(modules: list[FileFacts], target: ArchFacts) -> bool:
-    """Is one of the modules named for the target's arch (`sm120_prefill.py`)?"""
-    return any(
-        _names(tuple(_ARCH_IN_FILE.findall(m.path.rsplit("/", 1)[-1].lower())), target) for m in modules
-    )
-
-
-def _every_kernel_needs(
-    kernels: list[FileFacts], target: ArchFacts, sibs: list[str], whose: str
-) -> tuple[tuple[str, ...], str] | None:
-    """A need every one of the kernel modules has, which the target lacks and a GPU that gets the
-    path has, with where the first states it; `whose` says which kernel modules they are."""
-    for need in kernels[0].needs:
-        shared = all(need in m.needs for m in kernels[1:])
-        if shared and evidence.lacking([need], target) and someone_has(need, sibs):
-            first = kernels[0]
-            names = ", ".join(m.path.rsplit("/", 1)[-1] for m in kernels[:3])
-            seen = first.needs_from[first.needs.index(need)]
-            return need, f"{seen} in {first.path}: every kernel module {whose} ({names}) needs it"
-    return None
-
-
-_ARCH_IN_FILE = re.compile(r"sm_?(\d{2,3}|\d+x)")  # `sm120_prefill.py`: "120"
+    return kernelmodules.every_kernel_needs(kernels, target, sibs, "beside it")
 
 
 def _numbers_apart(taken: str, mine: list[str]) -> bool:

@@ -1,0 +1,81 @@
+"""What the kernel modules a module drives need, when they all agree: the evidence of a gate whose
+own code only checks and hands on (an API's `check_support`, an adapter's eligibility test).
+
+cuDNN's `native_sparse_attention/compression/api.py` imports `BlackwellFusedMultiHeadAttentionForward`
+from `fmha.py` beside it (tcgen05, TMEM) and its `check_support` refuses only `cc < 100`; FlashInfer's
+`kda_prefill_cute.py` imports `kda_kernels/kda_chunked_bt16.py` in its run function. A need every
+kernel module it imports has is what its path runs; one module named for the target's arch
+(`sm120_prefill.py`), or kernels that disagree, say nothing of it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from capgap.arch import ArchFacts, all_facts
+from capgap.judging import evidence
+from capgap.judging.records import FileFacts
+from capgap.judging.registry import Registry
+
+MAX_MODULES = 8  # read modules driven or beside it; more is a library of many families
+_ARCH_IN_FILE = re.compile(r"sm_?(\d{2,3}|\d+x)")  # `sm120_prefill.py`: "120"
+
+
+def driven_need(
+    f: FileFacts, reg: Registry, target: ArchFacts, having: list[str]
+) -> tuple[tuple[str, ...], str] | None:
+    """What every kernel module of its package `f` imports (at its top or in a function) needs,
+    the target lacks and one of `having` (the archs that get the path) has, with where it is
+    stated; None when it imports none whose kernel code was read, one named for the target's
+    arch, or kernels that disagree."""
+    if f.kernels:
+        return None  # a kernel module itself, whose own code was read: it runs that first
+    driven = [g for g in map(reg.callees.module, f.siblings[:MAX_MODULES]) if g is not None]
+    if one_named_for(driven, target):
+        return None  # it drives a kernel of the target's own too
+    kernels = [g for g in driven if g.kernels]
+    return (
+        every_kernel_needs(kernels, target, having, f"{f.path} drives", code_only=True) if kernels else None
+    )
+
+
+def _read(m: FileFacts, code_only: bool) -> list[tuple[str, ...]]:
+    """The module's needs; with `code_only`, those its own imports and kernel code spell (not its
+    path, its docstring, nor a module it imports in turn)."""
+    if not code_only:
+        return m.needs
+    return [
+        n
+        for n, seen in zip(m.needs, m.needs_from, strict=True)
+        if _OWN_CODE.search(seen) and " via " not in seen
+    ]
+
+
+# how judging.extract says it read a need from the module's imports or its own kernel code
+_OWN_CODE = re.compile(r"imported at line \d+$|in its kernel code$")
+
+
+def one_named_for(modules: list[FileFacts], target: ArchFacts) -> bool:
+    """Is one of the modules named for the target's arch (`sm120_prefill.py`, `sm12x_gemm.py`)?"""
+    own = (f"{target.major}{target.minor}", f"{target.major}x")
+    return any(n in own for m in modules for n in _ARCH_IN_FILE.findall(m.path.rsplit("/", 1)[-1].lower()))
+
+
+def every_kernel_needs(
+    kernels: list[FileFacts], target: ArchFacts, having: list[str], whose: str, code_only: bool = False
+) -> tuple[tuple[str, ...], str] | None:
+    """A need every one of the kernel modules has, which the target lacks and one of `having` has,
+    with where the first states it; `whose` says which kernel modules they are. `code_only`: not
+    a need only their paths or docstrings state (`causal_conv1d_update_sm100/kernel.py`, SIMT)."""
+    facts = all_facts()
+    for need in kernels[0].needs:
+        shared = all(need in _read(m, code_only) for m in kernels[1:]) and need in _read(
+            kernels[0], code_only
+        )
+        had = evidence.had_by(need, (facts[cc] for cc in having))
+        if shared and had and evidence.lacking([need], target):
+            first = kernels[0]
+            names = ", ".join(m.path.rsplit("/", 1)[-1] for m in kernels[:3])
+            seen = first.needs_from[first.needs.index(need)]
+            return need, f"{seen} in {first.path}: every kernel module {whose} ({names}) needs it"
+    return None
