@@ -49,6 +49,7 @@ def prefill(q):
 _KERNEL = '''
 """{doc}"""
 import cutlass.cute as cute
+{imports}
 
 
 @cute.kernel
@@ -56,14 +57,20 @@ def chunked_kernel(a, b):
     pass
 '''
 
-_TCGEN05 = "The state lives in TMEM; tcgen05 MMAs update it."
-_PORTABLE = "A plain mma.sync tile loop."
+# (what a kernel module's imports and code spell: its docstring is no code)
+_TCGEN05 = ("The state lives in TMEM.", "from cutlass.cute.nvgpu import tcgen05")
+_PORTABLE = ("A plain mma.sync tile loop.", "from cutlass.cute.nvgpu import warp")
 
 
-def _found(tmp_path: Path, **kernels: str) -> list:
+def _found(tmp_path: Path, **kernels: tuple[str, str]) -> list:
     imports = "\n".join(f"    from .kda_kernels.{name} import compile_kernel" for name in kernels)
     files = {"eng/kda_cute.py": _ADAPTER.format(imports=imports), "eng/kda.py": _CALLER}
-    files.update({f"eng/kda_kernels/{name}.py": _KERNEL.format(doc=doc) for name, doc in kernels.items()})
+    files.update(
+        {
+            f"eng/kda_kernels/{name}.py": _KERNEL.format(doc=doc, imports=imp)
+            for name, (doc, imp) in kernels.items()
+        }
+    )
     return [f for f in _scan(tmp_path, files) if f.path.endswith("kda_cute.py")]
 
 

@@ -89,6 +89,10 @@ _GATEISH = re.compile(
     r"capab|(^|_)sm_?(\d|$|_|version)|(^|_)cc($|_)|major|blackwell|hopper|ampere|(^|_)arch($|_)", re.I
 )
 _COMMENT = re.compile(r"#[^\n]*")
+# a string statement of its own lines: a docstring, not an argument (`asm("""tcgen05.mma ...""", ...)`)
+_DOCSTRING = re.compile(
+    r'^[ \t]*[rub]{0,2}(?:"""(?:(?!""")[\s\S])*"""|\'\'\'(?:(?!\'\'\')[\s\S])*\'\'\')[ \t]*$', re.M
+)
 _CONSTANT = re.compile(r"^_?[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+$")  # `SUPPORTED_TP_SIZES`, not `X` or `Tensor`
 _WHOLE_HELPER_LINES = 60  # a helper this long or shorter is kept whole
 _GUARDED_LINES = 400  # what a gate guards is read this far at most
@@ -539,11 +543,15 @@ _INSTRUCTION_WORDS = ("tcgen05", "tmem", "umma", "wgmma", "warpgroup", "multimem
 
 
 def _kernel_code_needs(facts: FileFacts, low: str | bytes) -> None:
-    """The instruction-level needs the module's code (`low`: lowercased; its comments aside) spells."""
+    """The instruction-level needs the module's code (`low`: lowercased; its comments and docstrings
+    aside) spells."""
     if not holds_any(low, _INSTRUCTION_WORDS):
         return
     # (lowercased UTF-8 bytes decode to the lowercased text)
     code = low.decode("utf-8", "replace") if isinstance(low, bytes) else low
+    # docstrings ("the tile ... feeds tcgen05" above a SIMT kernel), their lines kept for the count
+    if '"""' in code or "'''" in code:
+        code = _DOCSTRING.sub(lambda m: "\n" * m[0].count("\n"), code)
     code = _COMMENT.sub("", code) if "#" in code else code
     needs, where = evidence.needs_with_evidence(code, 1, limit=None)
     for need, seen in zip(needs, where, strict=True):
