@@ -235,7 +235,7 @@ def _read_within(seen: str, spans: list[tuple[int, int]]) -> bool:
     return at is not None and any(first <= int(at[1]) <= last for first, last in spans)
 
 
-_READ_ON = re.compile(r"\(line (\d+)\)")
+_READ_ON = re.compile(r"\(line (\d+)\)")  # how judging.extract words where in the file evidence was read
 
 
 def _decision_words(d: Decision) -> str:
