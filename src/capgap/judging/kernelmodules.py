@@ -5,7 +5,9 @@ cuDNN's `native_sparse_attention/compression/api.py` imports `BlackwellFusedMult
 from `fmha.py` beside it (tcgen05, TMEM) and its `check_support` refuses only `cc < 100`; FlashInfer's
 `kda_prefill_cute.py` imports `kda_kernels/kda_chunked_bt16.py` in its run function. A need every
 kernel module it imports has is what its path runs; one module named for the target's arch
-(`sm120_prefill.py`), or kernels that disagree, say nothing of it.
+(`sm120_prefill.py`), or kernels that disagree, say nothing of it. The same holds of the kernel
+modules beside a gate in a kernel family's own small package (FlashInfer's `prims_ts/gemm/api.py`
+and the `kernel.py` it loads by file).
 """
 
 from __future__ import annotations
@@ -19,6 +21,34 @@ from capgap.judging.registry import Registry
 
 MAX_MODULES = 8  # read modules driven or beside it; more is a library of many families
 _ARCH_IN_FILE = re.compile(r"sm_?(\d{2,3}|\d+x)")  # `sm120_prefill.py`: "120"
+
+
+def package_need(
+    f: FileFacts, reg: Registry, target: ArchFacts, having: list[str]
+) -> tuple[tuple[str, ...], str] | None:
+    """What every module of the decision's own directory whose kernel code was read needs, and the
+    target lacks while one of `having` (the archs that get the path) has it (a kernel family's
+    package: its API module gates what its kernel modules run); None when the directory holds
+    none, too many, one named for the target's own arch, or kernels that disagree."""
+    package = f.module.rpartition(".")[0]
+    if not package:
+        return None
+    own = [m for m in reg.callees.in_package(package) if m.module != f.module]
+    if one_named_for(own, target):
+        return None  # `sm120_prefill.py` beside `chunked_bt16.py`: the target has a kernel of its own
+    # a kernel module another module of the package imports, which the decision's module does not
+    # reach, is that module's (vLLM's `ops/fused_wo_a.py`, imported by `o_proj.py`, beside `mhc.py`)
+    reach = {f.module, *f.siblings}
+    reach |= {s for m in own if m.module in reach for s in m.siblings}
+    kernels = [
+        k
+        for k in own
+        if k.kernels
+        and (k.module in reach or not any(k.module in m.siblings for m in own if m.module not in reach))
+    ]
+    if not kernels or len(own) >= MAX_MODULES:
+        return None  # `flashinfer/gemm/`: a library of many families, not one family's package
+    return every_kernel_needs(kernels, target, having, "beside it")
 
 
 def driven_need(
@@ -57,8 +87,15 @@ _OWN_CODE = re.compile(r"imported at line \d+$|in its kernel code$")
 
 def one_named_for(modules: list[FileFacts], target: ArchFacts) -> bool:
     """Is one of the modules named for the target's arch (`sm120_prefill.py`, `sm12x_gemm.py`)?"""
-    own = (f"{target.major}{target.minor}", f"{target.major}x")
-    return any(n in own for m in modules for n in _ARCH_IN_FILE.findall(m.path.rsplit("/", 1)[-1].lower()))
+    return any(
+        names_target(tuple(_ARCH_IN_FILE.findall(m.path.rsplit("/", 1)[-1].lower())), target) for m in modules
+    )
+
+
+def names_target(numbers: tuple[str, ...], target: ArchFacts) -> bool:
+    """Does one of the arch numbers code or a file name spells mean the target (`120`, `12x`)?"""
+    own = f"{target.major}{target.minor}"
+    return any(n == own or n == f"{target.major}x" for n in numbers)
 
 
 def every_kernel_needs(

@@ -142,8 +142,9 @@ def check(
                     f"{arch.cc} runs none of it, whichever outcome it gets here"
                 )
             return _admitted(r, f, arch, i, with_it, place, severity, consequence, "the path", what, seen)
-        checked = reg is not None and _a_check(d, i)
-        driven = kernelmodules.driven_need(f, reg, target, with_it) if checked and reg is not None else None
+        driven = None
+        if reg is not None and _a_check(d, i):
+            driven = kernelmodules.driven_need(f, reg, target, with_it)
         if driven is not None and not _checked_at_run_time(d, f, driven[0]):
             # `if cc < 100: raise ...` in an API's check_support, the rest letting the target in:
             # what it lets it into is what the kernel modules of the API run (`fmha.py`: tcgen05)

@@ -993,7 +993,9 @@ def check(
         return None  # an earlier guard already turned the target away: judged there
     if all(d.arms[i].summary in _YES for i in mine):
         return None  # a predicate that says yes to the target: a sibling's narrower answer is its own limit
-    if any(d.arms[i].action == "positive" and _names(d.arms[i].archs, target) for i in mine):
+    if any(
+        d.arms[i].action == "positive" and kernelmodules.names_target(d.arms[i].archs, target) for i in mine
+    ):
         return None  # the target's path names it (`load_bsa_attn_sm120_blk64_fwd`): its own
     # where the target is turned away (an error, a refusal), carrying on untouched is the good outcome
     refused = all(d.arms[i].action in {"error", "reject"} for i in mine)
@@ -1166,7 +1168,7 @@ def check(
     if not lack and not kin and not portable and not f.kernels and reg is not None:
         # `@supported_compute_capability([100, 103, 107])` in `prims_ts/gemm/api.py`, which loads
         # `kernel.py` beside it by file: every kernel module of its own directory needs tcgen05
-        got = _package_kernels_need(f, reg, target, sibs)
+        got = kernelmodules.package_need(f, reg, target, sibs)
         # `_is_cute_dsl_kda_prefill_eligible` turning the target away in the adapter whose run
         # function imports `kda_kernels/kda_chunked_bt16.py`: every kernel module it drives needs
         # tcgen05 (a refusal's: which variant a dispatcher's tuning picks says nothing of its kernels)
@@ -1866,34 +1868,6 @@ def _same_shape(taken: str, summary: str) -> bool:
     return isinstance(a, ast.Tuple) and isinstance(b, ast.Tuple) and len(a.elts) == len(b.elts)
 
 
-def _package_kernels_need(
-    f: FileFacts, reg: Registry, target: ArchFacts, sibs: list[str]
-) -> tuple[tuple[str, ...], str] | None:
-    """What every module of the decision's own directory whose kernel code was read needs, and the
-    target lacks while the GPUs that get the path have it (a kernel family's package: its API
-    module gates what its kernel modules run); None when the directory holds none, too many, one
-    named for the target's own arch, or kernels that disagree."""
-    package = f.module.rpartition(".")[0]
-    if not package:
-        return None
-    own = [m for m in reg.callees.in_package(package) if m.module != f.module]
-    if kernelmodules.one_named_for(own, target):
-        return None  # `sm120_prefill.py` beside `chunked_bt16.py`: the target has a kernel of its own
-    # a kernel module another module of the package imports, which the decision's module does not
-    # reach, is that module's (vLLM's `ops/fused_wo_a.py`, imported by `o_proj.py`, beside `mhc.py`)
-    reach = {f.module, *f.siblings}
-    reach |= {s for m in own if m.module in reach for s in m.siblings}
-    kernels = [
-        k
-        for k in own
-        if k.kernels
-        and (k.module in reach or not any(k.module in m.siblings for m in own if m.module not in reach))
-    ]
-    if not kernels or len(own) >= kernelmodules.MAX_MODULES:
-        return None  # `flashinfer/gemm/`: a library of many families, not one family's package
-    return kernelmodules.every_kernel_needs(kernels, target, sibs, "beside it")
-
-
 def _numbers_apart(taken: str, mine: list[str]) -> bool:
     """Does the target get the sibling's very expression but for some of its numbers (`(64, 1,
     _tile(d, 32))` beside `(16, 1, _tile(d, 64))`): the same knobs, sized its own way? Numbers
@@ -1933,12 +1907,6 @@ def _arch_numbers(x: int | float, y: int | float) -> bool:
     known = {a.number for a in all_facts().values()}
     majors = {a.major for a in all_facts().values()}
     return x in known or y in known or (x in majors and y in majors)
-
-
-def _names(numbers: tuple[str, ...], target: ArchFacts) -> bool:
-    """Does one of the arch numbers an arm's code names mean the target (`120`, `12x`)?"""
-    own = f"{target.major}{target.minor}"
-    return any(n == own or n == f"{target.major}x" for n in numbers)
 
 
 def _told(d: Decision, mine: tuple[int, ...]) -> tuple[list[tuple[str, ...]], list[str]]:
