@@ -23,7 +23,7 @@ from capgap.judging.records import FileFacts, TableDef
 
 Need = tuple[str, ...]
 # An arch number in a value or a path names which build, not what it needs (`_sm100.cu`).
-_ARCH_NUMBER = re.compile(r"sm_?\d+[a-z]?|sm\d+x")
+ARCH_NUMBER = re.compile(r"sm_?\d+[a-z]?|sm\d+x")
 # Path words that name a kernel family whose code needs an MMA generation (DeepGEMM, FlashMLA,
 # TRT-LLM-gen) or a fabric (MNNVL, NVLS): what the module's own words read by evidence.NEEDS say.
 _FAMILY_NEEDS = {("wgmma", "tcgen05"), ("tcgen05",), ("wgmma",), ("nvls_multicast",), ("nvswitch",)}
@@ -67,7 +67,7 @@ def needs(
     own = zip(f.needs, f.needs_from, strict=True)
     add([(n, w if "module" in w or " in " in w else f"{w} in the module") for n, w in own])
     if not f.kernels:  # (kernel code of its own was read: what it needs is in f.needs)
-        pathed, pathed_from = evidence.needs_with_evidence(_ARCH_NUMBER.sub(" ", f.path.lower()))
+        pathed, pathed_from = evidence.needs_with_evidence(ARCH_NUMBER.sub(" ", f.path.lower()))
         path = zip(pathed, pathed_from, strict=True)
         add([(n, f"{w} in the module's path") for n, w in path if n in _FAMILY_NEEDS])
         add(_importers_need(importers_of.get(f.module, [])))
@@ -77,7 +77,7 @@ def needs(
 def _worded(table: TableDef, where: str) -> list[tuple[Need, str]]:
     """The feature words a table's string values spell (`"mnnvl_moe_alltoall_sm100.cu"`)."""
     values = " ".join(k.value for k in table.keys if isinstance(k.value, str))
-    needs, seen = evidence.needs_with_evidence(_ARCH_NUMBER.sub(" ", values.lower()))
+    needs, seen = evidence.needs_with_evidence(ARCH_NUMBER.sub(" ", values.lower()))
     return [(n, f"{w} in {where}") for n, w in zip(needs, seen, strict=True)]
 
 

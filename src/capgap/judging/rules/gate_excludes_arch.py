@@ -1932,8 +1932,6 @@ _FAMILY_WORD = re.compile(r"trtllm|deep_?gemm|flash_?mla|cutlass_mla|flash_?attn
 
 
 _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
-# `_tinygemm2_sm100_enabled`, `is_sm90_supported`: an arch number in a name says which arch, not what it needs
-_ARCH_NUMBER = re.compile(r"sm_?\d+[a-z]?|sm\d+x")
 
 
 _FABRIC = frozenset({("nvls_multicast",), ("nvswitch",), ("nvlink",)})
@@ -1946,7 +1944,8 @@ def _around(d: Decision, f: FileFacts) -> tuple[list[tuple[str, ...]], list[str]
     needs: list[tuple[str, ...]] = []
     where: list[str] = []
     for part in reversed(d.context.split(".") if d.context else []):
-        snake = _ARCH_NUMBER.sub("", _CAMEL.sub("_", part).lower())
+        # (`_tinygemm2_sm100_enabled`, `is_sm90_supported`: an arch number in a name says which arch)
+        snake = keyed.ARCH_NUMBER.sub("", _CAMEL.sub("_", part).lower())
         for need in evidence.needs_in(snake):
             if need not in needs:
                 needs.append(need)
