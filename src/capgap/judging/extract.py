@@ -12,6 +12,7 @@ from typing import Protocol, TypeGuard
 from capgap.judging import (
     backends,
     callees,
+    callsites,
     classbounds,
     evidence,
     flagguards,
@@ -210,6 +211,7 @@ def extract(
     if facts.decisions:
         facts.tile_configs, facts.calls = tileconfigs.read(text)
         facts.either = or_partners(text)
+        facts.callers = callsites.read(text)
     # what a backend registered by name runs (judging.named)
     facts.registered, factories = by_name.registrations(text, module, path.endswith("__init__.py"))
     facts.factories = factories if facts.registered else {}

@@ -498,6 +498,10 @@ class FileFacts:
     # the caller's last line, the callee); where the callee raises for an arch, what follows is
     # never reached there (judging.rules)
     checks: list[tuple[str, int, int, str]] = field(default_factory=list)
+    # its private functions (`_pick_tile`) -> the (qualname, line) of each call of the module's own,
+    # where those are all it has (judging.callsites): a decision in one the target calls only past a
+    # refusal is never reached there
+    callers: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
     # class-level capability bounds (judging.classbounds), and how this module's methods compare
     # the device with such a name: name -> "upper" (`cap > cls.NAME`) or "lower" (`cap < cls.NAME`)
     class_bounds: list[ClassBound] = field(default_factory=list)

@@ -73,6 +73,7 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
         found = [(d, reached(d, reg.context(d.scope, f))) for d in f.decisions]
         _introduce(found)
         _checked(found, f.checks)
+        _called_past_refusals(found, f, reg)
         for decision, r in found:
             if r is None:
                 continue
@@ -128,6 +129,74 @@ def _checked(found: list[tuple[Decision, Reached | None]], checks: list[tuple[st
             if line <= d.line <= last:
                 for cc in raising:
                     g.reach[cc] = ()
+
+
+def _called_past_refusals(found: list[tuple[Decision, Reached | None]], f: FileFacts, reg: Registry) -> None:
+    """Archs that never reach a call of a private function never reach its decisions: each call
+    of it the module makes (judging.callsites) sits past a refusal of theirs, in an arm they do not
+    take, or in a private function of the same kind (FlashInfer's `_pick_tile`, called only past
+    `if major != 10: raise` two calls up). The refusal is where they are turned away."""
+    if not f.callers:
+        return
+    by_context: dict[str, list[tuple[Decision, Reached]]] = {}
+    for d, g in found:
+        if g is not None:
+            by_context.setdefault(d.context, []).append((d, g))
+    imported = _imported_elsewhere(f, reg)
+    for context, group in by_context.items():
+        name = context.rsplit(".", 1)[-1]
+        if name not in f.callers or name in imported:
+            continue
+        for cc in {cc for _, g in group for cc in g.reach}:
+            if not _reached_by(name, cc, f.callers, by_context, imported, set()):
+                for _, g in group:
+                    g.reach[cc] = ()
+
+
+def _reached_by(
+    name: str,
+    cc: str,
+    callers: dict[str, tuple[tuple[str, int], ...]],
+    by_context: dict[str, list[tuple[Decision, Reached]]],
+    imported: set[str],
+    seen: set[str],
+) -> bool:
+    """May arch `cc` reach a call of the private function `name`?"""
+    if name not in callers or name in imported or name in seen:
+        return True  # callers it cannot see, or a cycle: assume it may
+    seen = seen | {name}
+    for caller, line in callers[name]:
+        if not caller:
+            return True  # called at module level
+        if _passes(by_context.get(caller, []), line, cc) and _reached_by(
+            caller.rsplit(".", 1)[-1], cc, callers, by_context, imported, seen
+        ):
+            return True
+    return False
+
+
+def _passes(decisions: list[tuple[Decision, Reached]], line: int, cc: str) -> bool:
+    """Does arch `cc` get to `line` of the function past every decision above it there?"""
+    for d, g in decisions:
+        if d.kind not in _CONTROL or d.line >= line or cc not in g.reach:
+            continue
+        spans = [i for i, a in enumerate(d.arms) if a.body[0] <= line <= a.body[1]]
+        if d.kind == "guards" and d.rest[0] <= line <= d.rest[1]:
+            spans.append(len(d.arms) - 1)
+        if spans and spans[0] not in g.reach[cc]:
+            return False
+    return True
+
+
+def _imported_elsewhere(f: FileFacts, reg: Registry) -> set[str]:
+    """The private names of `f` another module imports (`from .mod import _helper`)."""
+    return {
+        name
+        for other in reg.files
+        if other is not f
+        for name, source in other.imports.items()
+        if source == f.module and name in f.callers
+    }
 
 
 def _errs(d: Decision, arm: int) -> bool:
