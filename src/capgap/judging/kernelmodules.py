@@ -19,6 +19,7 @@ from capgap.judging import evidence
 from capgap.judging.records import FileFacts
 from capgap.judging.registry import Registry
 
+_OWN_KERNELS = "its own @"  # how judging.extract names kernel code a module holds itself
 MAX_MODULES = 8  # read modules driven or beside it; more is a library of many families
 _ARCH_IN_FILE = re.compile(r"sm_?(\d{2,3}|\d+x)")  # `sm120_prefill.py`: "120"
 
@@ -67,6 +68,24 @@ def driven_need(
     return (
         every_kernel_needs(kernels, target, having, f"{f.path} drives", code_only=True) if kernels else None
     )
+
+
+def driven_portable(f: FileFacts, reg: Registry, target: ArchFacts) -> str:
+    """The kernel code read in the kernel modules of its package `f` imports, when there is some
+    and none of those modules needs anything the target lacks, by any evidence (its imports, those
+    of modules it imports, its path, its docstring): cuDNN's `rope/tail.py` refuses all but 10.0
+    in words, but the kernel it runs, `rope/frost/tail.py`, is SIMT CuTe DSL code. "" otherwise,
+    and for a module with kernel code of its own (read as `f.kernels`)."""
+    if f.kernels or f.loads_by_name:
+        return ""  # (a module importing others by name may run kernels none of its imports holds)
+    driven = [g for g in map(reg.callees.module, f.siblings[:MAX_MODULES]) if g is not None]
+    # Python kernel code of their own (`@cute.kernel`, `@triton.jit`): a `.cu` a JIT module names
+    # may take its tcgen05 from headers it includes
+    kernels = [g for g in driven if g.kernels.startswith(_OWN_KERNELS)]
+    if not kernels or any(evidence.lacking(g.needs, target) for g in driven):
+        return ""
+    named = [f"{g.kernels.removeprefix('its own ')} of {g.path.rsplit('/', 1)[-1]}" for g in kernels[:3]]
+    return "; ".join(named)
 
 
 def _read(m: FileFacts, code_only: bool) -> list[tuple[str, ...]]:

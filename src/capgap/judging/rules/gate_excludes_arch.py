@@ -1210,7 +1210,9 @@ def check(
             if evidence.lacking([need], target) and all(someone_has(need, [cc]) for cc in sibs):
                 lack, seen = [need], seen_in
                 break
-    if not lack and refused and not kin and not f.kernels:
+    # the kernel code read where the path runs: its own, or that of the kernel modules it drives
+    read = f.kernels or (kernelmodules.driven_portable(f, reg, target) if refused and reg is not None else "")
+    if not lack and refused and not kin and not read:
         # `return False, "Machete requires compute capability of 90 (Hopper)"`, `raise
         # RuntimeError("requires SM100/SM103")`: the target is turned away in words naming the
         # archs the path is written for; what those archs all have and the target lacks is what
@@ -1379,11 +1381,10 @@ def check(
         consequence = f"on {arch.cc} this {instead}, where {', '.join(sibs)} {taken}"
         if chosen:
             consequence += f"; only when {chosen} is asked for, not by default"
-        if f.kernels:
-            extra["evidence"] = f.kernels
+        if read:
+            extra["evidence"] = read
             consequence += (
-                f"; the kernels read ({f.kernels}) use no tcgen05, wgmma or multicast: "
-                "the path looks portable"
+                f"; the kernels read ({read}) use no tcgen05, wgmma or multicast: the path looks portable"
             )
     elif (
         (
@@ -1496,7 +1497,7 @@ def check(
             consequence += f"; this is the default ({default}): {arch.cc} runs the fallback by default"
     generation_rule = (
         severity == "medium"
-        and not f.kernels  # a module whose own kernels were read and need nothing: a portable path
+        and not read  # a module whose kernels were read and need nothing: a portable path
         and all(d.arms[i].action == "reject" for i in mine)
         and all(_another_generations_case(r, owners, mine, target, f, reg) for owners in missed.values())
     )
