@@ -37,6 +37,7 @@ from capgap.judging import named as by_name  # (`named` is a decision's arch nam
 from capgap.judging.demands import demanded as demands_of
 from capgap.judging.keys import classify_keys, resolve_value
 from capgap.judging.records import (
+    OWN_KERNEL_CODE,
     Arm,
     Decision,
     FeatureGuard,
@@ -538,7 +539,7 @@ def _own_kernels(facts: FileFacts, text: str, low: str | bytes) -> None:
         return
     hit = next(_on_lines_with(_KERNEL_DEF, text, "@"), None)
     if hit is not None:
-        facts.kernels = f"its own @{hit[1]} code (line {_line_at(text, hit.start())})"
+        facts.kernels = f"{OWN_KERNEL_CODE}{hit[1]} code (line {_line_at(text, hit.start())})"
         _kernel_code_needs(facts, low)
 
 

@@ -16,10 +16,9 @@ import re
 
 from capgap.arch import ArchFacts, all_facts
 from capgap.judging import evidence
-from capgap.judging.records import FileFacts
+from capgap.judging.records import OWN_KERNEL_CODE, FileFacts
 from capgap.judging.registry import Registry
 
-_OWN_KERNELS = "its own @"  # how judging.extract names kernel code a module holds itself
 MAX_MODULES = 8  # read modules driven or beside it; more is a library of many families
 _ARCH_IN_FILE = re.compile(r"sm_?(\d{2,3}|\d+x)")  # `sm120_prefill.py`: "120"
 
@@ -81,7 +80,7 @@ def driven_portable(f: FileFacts, reg: Registry, target: ArchFacts) -> str:
     driven = [g for g in map(reg.callees.module, f.siblings[:MAX_MODULES]) if g is not None]
     # Python kernel code of their own (`@cute.kernel`, `@triton.jit`): a `.cu` a JIT module names
     # may take its tcgen05 from headers it includes
-    kernels = [g for g in driven if g.kernels.startswith(_OWN_KERNELS)]
+    kernels = [g for g in driven if g.kernels.startswith(OWN_KERNEL_CODE)]
     if not kernels or any(evidence.lacking(g.needs, target) for g in driven):
         return ""
     named = [f"{g.kernels.removeprefix('its own ')} of {g.path.rsplit('/', 1)[-1]}" for g in kernels[:3]]

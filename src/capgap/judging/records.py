@@ -436,6 +436,11 @@ class ClassBound:
     needs_from: tuple[str, ...] = ()
 
 
+# how `FileFacts.kernels` begins where the kernel code read is the module's own Python
+# (`@cute.kernel`, `@triton.jit`), not the `.cu` sources it names
+OWN_KERNEL_CODE = "its own @"
+
+
 @dataclass
 class FileFacts:
     path: str  # relative to the target root

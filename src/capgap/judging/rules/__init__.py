@@ -116,10 +116,7 @@ def _checked(found: list[tuple[Decision, Reached | None]], checks: list[tuple[st
     that arch nowhere from the call on (the call's own flag, `n, m` set, is judged in the callee)."""
     if not checks:
         return
-    by_context: dict[str, list[tuple[Decision, Reached]]] = {}
-    for d, g in found:
-        if g is not None:
-            by_context.setdefault(d.context, []).append((d, g))
+    by_context = _by_context(found)
     for caller, line, last, callee in checks:
         raising: set[str] = set()
         for d, g in by_context.get(callee, []):
@@ -138,10 +135,7 @@ def _called_past_refusals(found: list[tuple[Decision, Reached | None]], f: FileF
     `if major != 10: raise` two calls up). The refusal is where they are turned away."""
     if not f.callers:
         return
-    by_context: dict[str, list[tuple[Decision, Reached]]] = {}
-    for d, g in found:
-        if g is not None:
-            by_context.setdefault(d.context, []).append((d, g))
+    by_context = _by_context(found)
     imported = _imported_elsewhere(f, reg)
     for context, group in by_context.items():
         name = context.rsplit(".", 1)[-1]
@@ -180,10 +174,8 @@ def _passes(decisions: list[tuple[Decision, Reached]], line: int, cc: str) -> bo
     for d, g in decisions:
         if d.kind not in _CONTROL or d.line >= line or cc not in g.reach:
             continue
-        spans = [i for i, a in enumerate(d.arms) if a.body[0] <= line <= a.body[1]]
-        if d.kind == "guards" and d.rest[0] <= line <= d.rest[1]:
-            spans.append(len(d.arms) - 1)
-        if spans and spans[0] not in g.reach[cc]:
+        arm = _arm_holding(d, line)
+        if arm is not None and arm not in g.reach[cc]:
             return False
     return True
 
@@ -199,6 +191,26 @@ def _imported_elsewhere(f: FileFacts, reg: Registry) -> set[str]:
     }
 
 
+def _by_context(found: list[tuple[Decision, Reached | None]]) -> dict[str, list[tuple[Decision, Reached]]]:
+    """The evaluated decisions of each function (qualname)."""
+    out: dict[str, list[tuple[Decision, Reached]]] = {}
+    for d, g in found:
+        if g is not None:
+            out.setdefault(d.context, []).append((d, g))
+    return out
+
+
+def _arm_holding(d: Decision, line: int) -> int | None:
+    """The arm of a control decision whose statements hold `line` (for guard clauses, the rest of
+    the block past them counts as their last arm); None when none does."""
+    for i, a in enumerate(d.arms):
+        if a.body[0] <= line <= a.body[1]:
+            return i
+    if d.kind == "guards" and d.rest[0] <= line <= d.rest[1]:
+        return len(d.arms) - 1
+    return None
+
+
 def _errs(d: Decision, arm: int) -> bool:
     return d.arms[arm].action == "error"
 
@@ -212,10 +224,7 @@ def _narrow(r: Reached, found: list[tuple[Decision, Reached | None]]) -> None:
     for d, g in found:
         if g is None or g is r or d.line >= line or d.kind not in _CONTROL:
             continue
-        spans = [(i, a.body) for i, a in enumerate(d.arms) if a.body[0] <= line <= a.body[1]]
-        if d.kind == "guards" and d.rest[0] <= line <= d.rest[1]:
-            spans.append((len(d.arms) - 1, d.rest))
-        for arm, _ in spans[:1]:
-            for cc, arms in g.reach.items():
-                if arm not in arms:
-                    r.reach[cc] = ()
+        arm = _arm_holding(d, line)
+        for cc, arms in g.reach.items() if arm is not None else ():
+            if arm not in arms:
+                r.reach[cc] = ()
