@@ -68,12 +68,18 @@ class Registry:
         there (a fork, or a newer release than the upstream fact): its name says nothing against it."""
         key = (lib, cc)
         if key not in self.ported:
-            family = re.compile(rf"sm{major}(?:{minor}|x)")
-            paths = [f.path for f in self.files] + self.native
-            self.ported[key] = any(
-                lib in (low := p.lower().replace("_", "")) and family.search(low) for p in paths
-            )
+            self.ported[key] = bool(self.port_of(lib, major, minor))
         return self.ported[key]
+
+    def port_of(self, lib: str, major: int, minor: int) -> str:
+        """The first path of the tree holding code of `lib` (lowercase, underscores dropped) for
+        the arch's family (`flash_attention_v4_sm120.py` for `flashattention` on 12.0); ""."""
+        family = re.compile(rf"sm{major}(?:{minor}|x)")
+        for path in [f.path for f in self.files] + self.native:
+            low = path.lower().replace("_", "")
+            if lib in low and family.search(low):
+                return path
+        return ""
 
     def kernels(self, lib: str, cc: str, major: int, minor: int) -> tuple[frozenset[str], frozenset[str]]:
         """The library's kernels in its native sources (file names past `smNNN_`, underscores

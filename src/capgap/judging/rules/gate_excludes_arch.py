@@ -692,18 +692,44 @@ def _preference(arm: Arm, d: Decision, owners: list[str], target: ArchFacts) -> 
     return ""
 
 
-def _says_unsupported(r: Reached, mine: tuple[int, ...], owners: list[str], target: ArchFacts) -> str:
+def _says_unsupported(
+    r: Reached, mine: tuple[int, ...], owners: list[str], target: ArchFacts, reg: Registry | None
+) -> tuple[str, str]:
     """The words of a target's arm written for it (its test holds for the target, for none of the
-    owners) that name the target's arch and say the path is not supported there."""
+    owners) that name the target's arch and say the path is not supported there; or, where the
+    tree holds code of what they say is unsupported for the target's family, "" and that code
+    (sglang's "FlashAttention is not supported on SM12.x in this build" beside its own
+    `flash_attention_v4_sm120.py`: the words are older than the port)."""
     own = {cc for cc, a in all_facts().items() if a.major == target.major}
     for i in mine:
         said = r.decision.arms[i].said or r.decision.arms[i].summary
-        if not _UNSUPPORTED.search(said) or not _written_for(r, i, owners, target.cc):
+        unsupported = _UNSUPPORTED.search(said)
+        if unsupported is None or not _written_for(r, i, owners, target.cc):
             continue
         ccs, majors = prose.named_archs(_FAMILY_DOT_X.sub(r"sm\1x", said))  # "SM12.x": the family
         if ccs & own or str(target.major) in majors:
+            port = _ported(said[: unsupported.start()], target, reg) if reg is not None else ""
+            if port:
+                return "", f"'{short(said, 100)}', though the tree holds {port}"
             where = f"the branch written for {target.cc}"
-            return f"'{short(said, 100)}' ({where}), which says {target.cc} goes its own way"
+            return f"'{short(said, 100)}' ({where}), which says {target.cc} goes its own way", ""
+    return "", ""
+
+
+# A name in the words before "not supported": `FlashAttention`, `DeepGEMM`, `trtllm_gen`, `FA3`
+_NAME = re.compile(r"\b[A-Za-z][a-z0-9]*(?:[A-Z0-9_][A-Za-z0-9]*)+\b")
+
+
+def _ported(subject: str, target: ArchFacts, reg: Registry) -> str:
+    """Code, in the tree, for the target's family of a thing the words name (`FlashAttention`:
+    `flash_attention_v4_sm120.py`), with its path; "" when there is none."""
+    for name in _NAME.findall(subject):
+        word = name.lower().replace("_", "")
+        if len(word) < 3 or re.match(r"sm\d", word):
+            continue
+        path = reg.port_of(word, target.major, target.minor)
+        if path:
+            return f"{name} code for {target.major}.x ({path})"
     return ""
 
 
@@ -1240,9 +1266,10 @@ def check(
         lack = [(family,)]
         seen = f"the gate admitting exactly the GPUs with {family} ({', '.join(sibs)})"
     preference = "" if lack or checked is not None else _preference(arm, d, sibs, target)
+    stale = ""  # words saying the target is unsupported that a port in the tree outdates
     if not preference and not lack and checked is None:
         # `if is_sm120(): logger.info("FA is not supported on SM12.x; falling back to SDPA")`
-        preference = _says_unsupported(r, mine, sibs, target)
+        preference, stale = _says_unsupported(r, mine, sibs, target, reg)
     if not preference and not lack and checked is None:
         # `if is_sm100: backend = get_default_attn_backend(...); if backend == ...: override`
         preference = fixups.default_fixup(taken, said_mine)
@@ -1549,6 +1576,9 @@ def check(
         consequence += (
             f"; never reached on {arch.cc}: the module turns it away where it reads the GPU ({first})"
         )
+    if stale and severity != "low":
+        extra["evidence"] = stale
+        consequence += f"; the branch says {arch.cc} is unsupported: {stale}"
     if place.get("where", "runtime") != "runtime":
         severity = "low"  # tests, benchmarks, examples, backward passes: not what a server runs
     return Finding(
