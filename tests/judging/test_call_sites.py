@@ -92,3 +92,20 @@ def test_a_registering_decorator_hides_the_callers() -> None:
     text = "@register('x')\ndef _impl(a):\n    return a\n\n\ndef run(a):\n    return _impl(a)\n"
     assert callsites.read(text) == {}
     assert callsites.read(text.replace("@register('x')", "@functools.cache")) == {"_impl": (("run", 7),)}
+
+
+def test_a_private_function_another_module_calls_keeps_its_decisions(tmp_path: Path) -> None:
+    # `from . import decode` then `decode._run(x, out)`: a caller the module's own text does not show
+    # (a module the scan reads: one that asks the GPU itself)
+    other = (
+        "import torch\n\nfrom . import decode\n\n\ndef serve(x, out):\n"
+        "    if torch.cuda.get_device_capability()[0] < 8:\n        return None\n"
+        "    return decode._run(x, out)\n"
+    )
+    found = _scan(tmp_path, {"eng/decode.py": _DECODE.format(more=""), "eng/serve.py": other})
+    assert 7 in {f.line for f in found if f.path == "eng/decode.py"}
+
+
+def test_private_calls_on_other_objects_are_read() -> None:
+    text = "x = kda_cute._run_prefill(q)\ny = self._step(1)\nz = cls._make()\nw = a.b._c(1)\n"
+    assert callsites.private_calls(text) == ("_c", "_run_prefill")

@@ -43,6 +43,18 @@ def read(text: str) -> dict[str, tuple[Site, ...]]:
     return out
 
 
+# `kda_cute._run_prefill(` (not `self._step(` nor `cls._make(`): another module's private function
+_ATTRIBUTE_CALL = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\.(_[A-Za-z0-9]\w*)[ \t]*\(")
+
+
+def private_calls(text: str) -> tuple[str, ...]:
+    """The private names the module calls as attributes of another object (a module it imported)."""
+    if "._" not in text:
+        return ()
+    found = _ATTRIBUTE_CALL.finditer(text)
+    return tuple(sorted({m[2] for m in found if m[1] not in ("self", "cls") and not m[2].endswith("__")}))
+
+
 def _owners(lines: list[str]) -> list[str]:
     """For each line, the qualname of the innermost def or class it sits in ("" at module level)."""
     out: list[str] = []

@@ -218,6 +218,7 @@ def extract(
     facts.registered, factories = by_name.registrations(text, module, path.endswith("__init__.py"))
     facts.factories = factories if facts.registered else {}
     facts.kernel_specs = kernel_specs.read(text)  # kernels registered per op with their archs
+    facts.private_calls = callsites.private_calls(text)
     facts.gated_imports, facts.top_imports = gatedimports.read(
         text, whole.lines() if whole is not None else lines, module, path.endswith("__init__.py")
     )

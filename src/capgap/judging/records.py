@@ -507,6 +507,9 @@ class FileFacts:
     # where those are all it has (judging.callsites): a decision in one the target calls only past a
     # refusal is never reached there
     callers: dict[str, tuple[tuple[str, int], ...]] = field(default_factory=dict)
+    # the private names it calls on another object (`kda_cute._run_prefill(q)`): callers of another
+    # module's private functions, which that module's own text does not show (judging.callsites)
+    private_calls: tuple[str, ...] = ()
     loads_by_name: bool = False  # does it import modules named in strings (`import_module(f"...")`)?
     # class-level capability bounds (judging.classbounds), and how this module's methods compare
     # the device with such a name: name -> "upper" (`cap > cls.NAME`) or "lower" (`cap < cls.NAME`)

@@ -181,14 +181,14 @@ def _passes(decisions: list[tuple[Decision, Reached]], line: int, cc: str) -> bo
 
 
 def _imported_elsewhere(f: FileFacts, reg: Registry) -> set[str]:
-    """The private names of `f` another module imports (`from .mod import _helper`)."""
-    return {
-        name
-        for other in reg.files
-        if other is not f
-        for name, source in other.imports.items()
-        if source == f.module and name in f.callers
-    }
+    """The private names of `f` another module imports (`from .mod import _helper`) or calls on
+    an object (`mod._helper(...)`, whatever `mod` is)."""
+    out: set[str] = set()
+    for other in reg.files:
+        if other is not f:
+            out |= {name for name, source in other.imports.items() if source == f.module}
+            out |= set(other.private_calls)
+    return out & set(f.callers)
 
 
 def _by_context(found: list[tuple[Decision, Reached | None]]) -> dict[str, list[tuple[Decision, Reached]]]:
