@@ -15,94 +15,120 @@ left out, and its decisions are judged as before.
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
+from itertools import accumulate
 
 Site = tuple[str, int]  # the qualname of the def the call sits in ("" at module level), its line
 
-_DEF = re.compile(r"^([ \t]*)(?:async[ \t]+)?(def|class)[ \t]+(\w+)", re.M)
-_PRIVATE = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]+(_[A-Za-z0-9]\w*)[ \t]*\(", re.M)
 # decorators that change nothing about who calls the function
 _HARMLESS = re.compile(r"^@(?:functools\.)?(?:cache|lru_cache|cached_property|staticmethod)\b")
 _MAX_SITES = 8
-# one-line string literals (their brackets and quotes are no code), a triple quote left alone
-_STRINGS = re.compile(r"'''|\"\"\"|'(?:[^'\\\n]|\\.)*'|\"(?:[^\"\\\n]|\\.)*\"")
 
 
 def read(text: str) -> dict[str, tuple[Site, ...]]:
     """Each private function the module defines once and only calls -> where it is called."""
-    names = [m[1] for m in _PRIVATE.finditer(text)]
-    once = {n for n in names if names.count(n) == 1 and not n.endswith("__")}
+    if "def _" not in text:
+        return {}
+    found = _def_lines(text)
+    names = [name for _, kind, name, _ in found if kind == "def" and name[0] == "_"]
+    once = {n for n in set(names) if names.count(n) == 1 and not n.endswith("__")}
     if not once:
         return {}
     lines = text.split("\n")
-    owners = _owners(lines)
-    out: dict[str, tuple[Site, ...]] = {}
-    for name in sorted(once):
-        sites = _sites(name, lines, owners)
-        if sites:
-            out[name] = sites
-    return out
+    starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
+    defs = _Defs(found, starts)
+    sites: dict[str, list[Site]] = {n: [] for n in once}
+    for m in _PRIVATE_NAME.finditer(text):
+        name, at = m[0], m.start()
+        if name not in sites or (at > 0 and (text[at - 1].isalnum() or text[at - 1] == "_")):
+            continue
+        i = bisect_right(starts, at) - 1
+        site = _site(lines[i], at - starts[i], m.end() - starts[i], lines, i, defs)
+        if site is None or len(sites[name]) >= _MAX_SITES:
+            del sites[name]
+        elif site != _DEF_LINE:
+            sites[name].append(site)
+    return {name: tuple(found) for name, found in sorted(sites.items()) if found}
+
+
+_DEF_NAME = re.compile(r"[ \t]+(\w+)")
+_PRIVATE_NAME = re.compile(r"_[A-Za-z0-9]\w*")
+
+
+def _def_lines(text: str) -> list[tuple[int, str, str, int]]:
+    """Each `def` and `class` statement, in order: its keyword's offset, the keyword, the name and
+    the indentation of its line (a keyword that only indentation, or `async`, precedes)."""
+    out: list[tuple[int, str, str, int]] = []
+    for kind in ("def", "class"):
+        at = text.find(kind)
+        while at >= 0:
+            named = _DEF_NAME.match(text, at + len(kind))
+            if named is not None and (at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_")):
+                line_start = text.rfind("\n", 0, at) + 1
+                head = text[line_start:at]
+                if not head.strip() or head.strip() == "async":
+                    out.append((at, kind, named[1], len(head) - len(head.lstrip())))
+            at = text.find(kind, at + len(kind))
+    return sorted(out)
+
+
+class _Defs:
+    """The module's `def` and `class` lines (0-based index, indentation, name), for what a line sits in."""
+
+    def __init__(self, found: list[tuple[int, str, str, int]], starts: list[int]) -> None:
+        self.at = [bisect_right(starts, at) - 1 for at, *_ in found]
+        self.rows = [(indent, name) for _, _, name, indent in found]
+
+    def owner(self, i: int, indent: int) -> str:
+        """The qualname of the defs and classes line `i` sits in, at `indent` ("" at module level):
+        the nearest less indented def or class above it, then theirs (a signature or call that runs
+        on over lines keeps its body's indentation, so continuation lines say nothing)."""
+        names: list[str] = []
+        k = bisect_left(self.at, i) - 1
+        while k >= 0 and indent > 0:
+            depth, name = self.rows[k]
+            if depth < indent:
+                names.append(name)
+                indent = depth
+            k -= 1
+        return ".".join(reversed(names))
+
+
+_DEF_LINE: Site = ("", 0)
+
+
+def _site(line: str, start: int, end: int, lines: list[str], i: int, defs: _Defs) -> Site | None:
+    """What a mention of a private name is: a call (its site), the name's own def line (_DEF_LINE),
+    or None for anything else (handed on, in a comment or string, decorated by other than a cache)."""
+    before = line[:start]
+    if re.fullmatch(r"[ \t]*(?:async[ \t]+)?def[ \t]+", before):
+        return _DEF_LINE if _plain_decorators(lines, i) else None
+    if "#" in before or "'" in before or '"' in before:
+        return None  # in a comment or a string: who knows what calls it
+    if not line[end:].lstrip().startswith("(") or before.rstrip().endswith("@"):
+        return None  # handed on, not called
+    if before.endswith(".") and not before.endswith(("self.", "cls.")):
+        return None  # another object's attribute of the same name
+    return (defs.owner(i, len(line) - len(line.lstrip())), i + 1)
 
 
 # `kda_cute._run_prefill(` (not `self._step(` nor `cls._make(`): another module's private function
-_ATTRIBUTE_CALL = re.compile(r"(?<![\w.])([A-Za-z_][\w.]*)\.(_[A-Za-z0-9]\w*)[ \t]*\(")
+_CALLED = re.compile(r"(_[A-Za-z0-9]\w*)[ \t]*\(")
+_OWNER = re.compile(r"[A-Za-z_][\w.]*$")  # what the attribute is read from (`kda_cute`, `a.b`)
 
 
 def private_calls(text: str) -> tuple[str, ...]:
     """The private names the module calls as attributes of another object (a module it imported)."""
-    if "._" not in text:
-        return ()
-    found = _ATTRIBUTE_CALL.finditer(text)
-    return tuple(sorted({m[2] for m in found if m[1] not in ("self", "cls") and not m[2].endswith("__")}))
-
-
-def _owners(lines: list[str]) -> list[str]:
-    """For each line, the qualname of the innermost def or class it sits in ("" at module level)."""
-    out: list[str] = []
-    stack: list[tuple[int, str]] = []  # (indent, name)
-    depth = 0  # open brackets: a line inside a signature or a call continues its statement
-    quoted = False  # inside a triple-quoted string
-    for line in lines:
-        stripped = line.lstrip()
-        indent = len(line) - len(stripped)
-        starts = depth == 0 and not quoted
-        if starts and stripped and not stripped.startswith("#"):
-            while stack and indent <= stack[-1][0]:
-                stack.pop()
-        m = _DEF.match(line) if starts else None
-        out.append(".".join(n for _, n in stack))
-        if m is not None:
-            stack.append((len(m[1]), m[3]))
-        code = _STRINGS.sub(_keep_triple, line)
-        if (code.count('"""') + code.count("'''")) % 2:
-            quoted = not quoted
-        if not quoted:
-            code = code.split("#", 1)[0]
-            depth = max(0, depth + sum(code.count(c) for c in "([{") - sum(code.count(c) for c in ")]}"))
-    return out
-
-
-def _sites(name: str, lines: list[str], owners: list[str]) -> tuple[Site, ...]:
-    """The calls of `name`; () when it is mentioned other than by a call or its own def."""
-    word = re.compile(rf"(?<![\w]){re.escape(name)}\b")
-    sites: list[Site] = []
-    for i, line in enumerate(lines):
-        for m in word.finditer(line):
-            before = line[: m.start()]
-            if re.fullmatch(r"[ \t]*(?:async[ \t]+)?def[ \t]+", before):
-                if not _plain_decorators(lines, i):
-                    return ()
-                continue
-            if "#" in before or "'" in before or '"' in before:
-                return ()  # in a comment or a string: who knows what calls it
-            after = line[m.end() :]
-            if not after.lstrip().startswith("(") or before.rstrip().endswith(("@", "def")):
-                return ()  # handed on, not called
-            if before.endswith(".") and not before.endswith(("self.", "cls.")):
-                return ()  # another object's attribute of the same name
-            sites.append((owners[i], i + 1))
-            if len(sites) > _MAX_SITES:
-                return ()
-    return tuple(sites)
+    out: set[str] = set()
+    at = text.find("._")
+    while at > 0:
+        call = _CALLED.match(text, at + 1)
+        if call is not None and not call[1].endswith("__"):
+            owner = _OWNER.search(text, max(0, at - 80), at)
+            if owner is not None and owner[0] not in ("self", "cls"):
+                out.add(call[1])
+        at = text.find("._", at + 2)
+    return tuple(sorted(out))
 
 
 def _plain_decorators(lines: list[str], at: int) -> bool:
@@ -113,7 +139,3 @@ def _plain_decorators(lines: list[str], at: int) -> bool:
             return False
         i -= 1
     return True
-
-
-def _keep_triple(m: re.Match[str]) -> str:
-    return m[0] if m[0] in ("'''", '"""') else ""
