@@ -44,6 +44,7 @@ class Registry:
         self._named: Named | None = None
         self._demands: Demands | None = None
         self._getters: Getters | None = None
+        self._called_from_outside: dict[str, set[str]] | None = None
         # (library, arch) -> does the tree hold code of the library for that arch (`ports`)
         self.ported: dict[tuple[str, str], bool] = {}
         self._kernels: dict[tuple[str, str], tuple[frozenset[str], frozenset[str]]] = {}
@@ -70,6 +71,21 @@ class Registry:
         if key not in self.ported:
             self.ported[key] = bool(self.port_of(lib, major, minor))
         return self.ported[key]
+
+    def called_from_outside(self, module: str) -> set[str]:
+        """The private names of a module that modules of the scan import from it (`from .mod import
+        _helper`), with every private name any module calls on an object (`mod._helper(...)`, its
+        object unknown): the callers of those that `module`'s own text does not show."""
+        if self._called_from_outside is None:
+            anywhere: set[str] = set()
+            by_module: dict[str, set[str]] = defaultdict(set)
+            for f in self.files:
+                anywhere.update(f.private_calls)
+                for name, source in f.imports.items():
+                    if name.startswith("_"):
+                        by_module[source].add(name)
+            self._called_from_outside = {"": anywhere, **by_module}
+        return self._called_from_outside[""] | self._called_from_outside.get(module, set())
 
     def port_of(self, lib: str, major: int, minor: int) -> str:
         """The first path of the tree holding code of `lib` (lowercase, underscores dropped) for

@@ -136,7 +136,7 @@ def _called_past_refusals(found: list[tuple[Decision, Reached | None]], f: FileF
     if not f.callers:
         return
     by_context = _by_context(found)
-    imported = _imported_elsewhere(f, reg)
+    imported = reg.called_from_outside(f.module) & set(f.callers)
     for context, group in by_context.items():
         name = context.rsplit(".", 1)[-1]
         if name not in f.callers or name in imported:
@@ -178,17 +178,6 @@ def _passes(decisions: list[tuple[Decision, Reached]], line: int, cc: str) -> bo
         if arm is not None and arm not in g.reach[cc]:
             return False
     return True
-
-
-def _imported_elsewhere(f: FileFacts, reg: Registry) -> set[str]:
-    """The private names of `f` another module imports (`from .mod import _helper`) or calls on
-    an object (`mod._helper(...)`, whatever `mod` is)."""
-    out: set[str] = set()
-    for other in reg.files:
-        if other is not f:
-            out |= {name for name, source in other.imports.items() if source == f.module}
-            out |= set(other.private_calls)
-    return out & set(f.callers)
 
 
 def _by_context(found: list[tuple[Decision, Reached | None]]) -> dict[str, list[tuple[Decision, Reached]]]:
