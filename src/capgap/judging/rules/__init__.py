@@ -78,7 +78,7 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
             if r is None:
                 continue
             _narrow(r, found)
-            here = dict(place, where="backward") if _BACKWARD.search(decision.context) else place
+            here = dict(place, where="backward") if _for_backward(decision) else place
             for arch in archs:
                 for rule in DECISION_RULES:
                     finding = rule.check(r, f, arch, here, reg)
@@ -92,6 +92,16 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
 
 
 _BACKWARD = re.compile(r"(?:^|[._])(?:\w*_bwd\w*|backward\w*)(?:$|\.)", re.I)
+_SETS_FLAG = re.compile(r"^sets ([\w.]+) = True$")
+
+
+def _for_backward(d: Decision) -> bool:
+    """Does the decision sit in a backward pass (`_flash_attn_bwd`), or set a flag named for one
+    (TE's `self.use_FAv2_bwd = ... and cc == (9, 0)`)? Training code, which no server runs."""
+    if _BACKWARD.search(d.context):
+        return True
+    flag = _SETS_FLAG.match(d.arms[0].summary) if d.kind == "flag" and d.arms else None
+    return flag is not None and _BACKWARD.search(flag[1]) is not None
 
 
 def _introduce(found: list[tuple[Decision, Reached | None]]) -> None:
