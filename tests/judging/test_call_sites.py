@@ -109,3 +109,8 @@ def test_a_private_function_another_module_calls_keeps_its_decisions(tmp_path: P
 def test_private_calls_on_other_objects_are_read() -> None:
     text = "x = kda_cute._run_prefill(q)\ny = self._step(1)\nz = cls._make()\nw = a.b._c(1)\n"
     assert callsites.private_calls(text) == ("_c", "_run_prefill")
+
+
+def test_a_registering_decorator_over_lines_hides_the_callers() -> None:
+    text = '@register(\n    "x",\n)\ndef _impl(a):\n    return a\n\n\ndef run(a):\n    return _impl(a)\n'
+    assert callsites.read(text) == {}

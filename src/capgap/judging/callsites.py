@@ -18,6 +18,8 @@ import re
 from bisect import bisect_left, bisect_right
 from itertools import accumulate
 
+from capgap.judging.uncalled import decorators
+
 Site = tuple[str, int]  # the qualname of the def the call sits in ("" at module level), its line
 
 # decorators that change nothing about who calls the function
@@ -132,10 +134,6 @@ def private_calls(text: str) -> tuple[str, ...]:
 
 
 def _plain_decorators(lines: list[str], at: int) -> bool:
-    """Are the decorators above the def on line `at` (0-based) only caches?"""
-    i = at - 1
-    while i >= 0 and lines[i].lstrip().startswith("@"):
-        if _HARMLESS.match(lines[i].lstrip()) is None:
-            return False
-        i -= 1
-    return True
+    """Are the decorators above the def on line `at` (0-based) only caches? (A decorator's call
+    may run over lines: judging.uncalled reads them.)"""
+    return all(_HARMLESS.match(d) for d in decorators(lines, at))

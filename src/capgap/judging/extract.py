@@ -213,7 +213,7 @@ def extract(
         facts.tile_configs, facts.calls = tileconfigs.read(text)
         facts.either = or_partners(text)
         facts.callers = callsites.read(text)
-        facts.loads_by_name = holds_any(low, _LOADS_BY_NAME)
+        facts.loads_by_name = holds_any(low, gatedimports.DYNAMIC)
     # what a backend registered by name runs (judging.named)
     facts.registered, factories = by_name.registrations(text, module, path.endswith("__init__.py"))
     facts.factories = factories if facts.registered else {}
@@ -228,9 +228,6 @@ def extract(
     if facts.class_bounds:
         classbounds.add_needs(facts, low if isinstance(low, str) else text.lower())
     return facts
-
-
-_LOADS_BY_NAME = ("import_module", "__import__")  # a module naming the modules it loads in strings
 
 
 # `a() or (b())`, `a(x) or b(x)`: two calls joined by `or` (a line break or parenthesis between)

@@ -16,6 +16,7 @@ import re
 from capgap.judging.callees import import_statements
 
 _INDENT = re.compile(r"[ \t]*")
+DYNAMIC = ("import_module", "__import__")  # imports of a module named in a string
 _HEADER = re.compile(r"^([ \t]*)(?:el)?if[ \t]+(.+?):[ \t]*(?:#.*)?$")
 _MAX_TEST = 200  # characters: a longer test is left unread
 

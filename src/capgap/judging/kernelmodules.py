@@ -60,7 +60,7 @@ def driven_need(
     arch, or kernels that disagree."""
     if f.kernels:
         return None  # a kernel module itself, whose own code was read: it runs that first
-    driven = [g for g in map(reg.callees.module, f.siblings[:MAX_MODULES]) if g is not None]
+    driven = _driven(f, reg)
     if one_named_for(driven, target):
         return None  # it drives a kernel of the target's own too
     kernels = [g for g in driven if g.kernels]
@@ -77,7 +77,7 @@ def driven_portable(f: FileFacts, reg: Registry, target: ArchFacts) -> str:
     and for a module with kernel code of its own (read as `f.kernels`)."""
     if f.kernels or f.loads_by_name:
         return ""  # (a module importing others by name may run kernels none of its imports holds)
-    driven = [g for g in map(reg.callees.module, f.siblings[:MAX_MODULES]) if g is not None]
+    driven = _driven(f, reg)
     # Python kernel code of their own (`@cute.kernel`, `@triton.jit`): a `.cu` a JIT module names
     # may take its tcgen05 from headers it includes
     kernels = [g for g in driven if g.kernels.startswith(OWN_KERNEL_CODE)]
@@ -85,6 +85,11 @@ def driven_portable(f: FileFacts, reg: Registry, target: ArchFacts) -> str:
         return ""
     named = [f"{g.kernels.removeprefix('its own ')} of {g.path.rsplit('/', 1)[-1]}" for g in kernels[:3]]
     return "; ".join(named)
+
+
+def _driven(f: FileFacts, reg: Registry) -> list[FileFacts]:
+    """The modules of its package `f` imports (at its top or in a function) that the scan read."""
+    return [g for g in map(reg.callees.module, f.siblings[:MAX_MODULES]) if g is not None]
 
 
 def _read(m: FileFacts, code_only: bool) -> list[tuple[str, ...]]:

@@ -41,7 +41,7 @@ def _named_beyond_def(text: str, name: str) -> bool:
         if not own_def.match(text, start):
             return True
         lines = text.split("\n") if lines is None else lines
-        if any(not _WRAPS.match(d) for d in _decorators(lines, text.count("\n", 0, start))):
+        if any(not _WRAPS.match(d) for d in decorators(lines, text.count("\n", 0, start))):
             return True
     return False
 
@@ -54,7 +54,7 @@ _WRAPS = re.compile(
 _CLOSING = re.compile(r"^[)\]}]+,?$")
 
 
-def _decorators(lines: list[str], at: int) -> list[str]:
+def decorators(lines: list[str], at: int) -> list[str]:
     """The decorator lines above the def on line `at` (a decorator's call may span lines: its
     closing bracket sits at the def's indent, its arguments deeper)."""
     indent = len(lines[at]) - len(lines[at].lstrip())

@@ -29,7 +29,6 @@ from capgap.judging.symbolic import evaluate
 
 _MIN_DEPTH = 3  # `vllm.third_party.tml_fa4`: a package two levels below the top, or deeper
 _SEVERE = ("medium", "high")
-_DYNAMIC = ("import_module", "__import__")  # imports of a module named in a string
 
 # last names -> (relative path, text) of each file naming one, read as asked for
 Reader = Callable[[Iterable[str]], Iterable[tuple[str, str]]]
@@ -52,7 +51,7 @@ def demote(
         return findings
     gated = {p: {site for (q, _cc), tests in failed.items() if q == p for site in tests} for p in candidates}
     # the files naming a package, and those that import modules named in strings
-    sites = _sites(read({*(p.rpartition(".")[2] for p in candidates), *_DYNAMIC}), gated)
+    sites = _sites(read({*(p.rpartition(".")[2] for p in candidates), *gatedimports.DYNAMIC}), gated)
     why: dict[tuple[str, str], str] = {}
     for (p, cc), tests in failed.items():
         every = sites.get(p, [])
@@ -127,7 +126,7 @@ def _sites(texts: Iterable[tuple[str, str]], gated: dict[str, set[Site]]) -> dic
         if "from ." not in text and not any(p.rpartition(".")[0] in text for p in out):
             continue
         module = rel.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
-        if any(word in text for word in _DYNAMIC):
+        if any(word in text for word in gatedimports.DYNAMIC):
             # a module named in a string and imported by it (`import_module(f"pkg.{name}")`):
             # where that may be the package, it may be loaded anywhere
             for p in [p for p in out if _outside(module, p) and _named_in_string(p, text)]:
