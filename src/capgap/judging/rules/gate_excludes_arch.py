@@ -262,6 +262,29 @@ def _asks_device(d: Decision, f: FileFacts, reg: Registry | None) -> bool:
 _ARCH_IN_NAME = re.compile(r"(?:^|_)sm_?(\d{1,2})(?:\d|x)[a-z]?(?=_|$)", re.I)
 
 
+def _fails_where_others_never(r: Reached, mine: tuple[int, ...], target: ArchFacts) -> tuple[int, ...]:
+    """The target's arms, or only those that raise where a GPU of another generation never
+    reaches one and the oldest GPUs do: `if use_fp4 and not is_family(100): raise` sends the
+    target either way, by a setting, and what it loses is the setting that fails on every GPU
+    but the ones named. Not a requirement written for newer GPUs or for the target itself (`if
+    cap >= 10 and cuda < 13: raise`, `if is_sm120 and cudnn < 9.14: raise`), which no pre-Hopper
+    GPU meets: a condition of the path, not the target left out of it. Nor a check of a setting
+    by name (`if backend == "fast_mha" and not is_sm100: raise`), which is judged where a path
+    picks that name (judging.validations)."""
+    errors = set(i for i in mine if r.decision.arms[i].action == "error")
+    if not errors or len(errors) == len(mine) or r.decision.subjects:
+        return mine
+    old = [cc for cc, a in all_facts().items() if a.major <= 7]
+    if not any(errors & set(r.reach.get(cc, ())) for cc in old):
+        return mine
+    never = any(
+        r.reach.get(sib.cc) and not errors & set(r.reach[sib.cc])
+        for sib in siblings(target)
+        if sib.major != target.major
+    )
+    return tuple(sorted(errors)) if never else mine
+
+
 def _arch_named(d: Decision) -> bool:
     """Is the predicate named for an arch, a generation or a product (`is_sm90`, `is_hopper`,
     `using_b200`)? Its name says which GPU it asks about, so its callers hold the decisions (most
@@ -1023,12 +1046,18 @@ def check(
         d.arms[i].action == "positive" and kernelmodules.names_target(d.arms[i].archs, target) for i in mine
     ):
         return None  # the target's path names it (`load_bsa_attn_sm120_blk64_fwd`): its own
+    narrowed = _fails_where_others_never(r, mine, target)
+    if narrowed != mine:  # then a GPU that may fail as the target does is not one left out
+        mine = narrowed
+        sharing = {sib.cc for sib in siblings(target) if set(mine) & set(r.reach[sib.cc])}
+    else:
+        sharing = set()
     # where the target is turned away (an error, a refusal), carrying on untouched is the good outcome
     refused = all(d.arms[i].action in {"error", "reject"} for i in mine)
     good = {"positive", "nothing"} if refused else {"positive"}
     missed: dict[int, list[str]] = {}
     for sib in siblings(target):
-        for i in r.reach[sib.cc]:
+        for i in () if sib.cc in sharing else r.reach[sib.cc]:
             if i not in mine and d.arms[i].action in good:
                 missed.setdefault(i, []).append(sib.cc)
     # a path a GPU of the target's own generation gets: no feature of the generation is missing
@@ -1950,7 +1979,7 @@ def _told(d: Decision, mine: tuple[int, ...]) -> tuple[list[tuple[str, ...]], li
         for need, seen in zip(arm.needs, arm.evidence, strict=True):
             word = seen.split(" (line")[0]
             # ("... require NVLink Blackwell GPUs": a refusal that names the link it needs)
-            named = remarks.stated(word)[0] or _FAMILY_WORD.search(word) or need == _NVLINK
+            named = remarks.stated(word)[0] or _FAMILY_WORD.search(word) or need in _NAMED_BY_ITS_WORD
             if need not in needs and named:
                 needs.append(need)
                 where.append(seen)
@@ -1958,6 +1987,9 @@ def _told(d: Decision, mine: tuple[int, ...]) -> tuple[list[tuple[str, ...]], li
 
 
 _NVLINK = ("nvlink",)
+# needs whose every spelling is the instruction itself (`cvt.rs`, `redux.sync...f32`, `f32x2`) or
+# the link: where a refusal spells one, it says why
+_NAMED_BY_ITS_WORD = frozenset({_NVLINK, ("cvt_rs",), ("redux_f32",), ("ptx_sm100",)})
 # A kernel family a refusal names (`--fp8-gemm-backend=flashinfer_trtllm`): what its kernels need
 _FAMILY_WORD = re.compile(r"trtllm|deep_?gemm|flash_?mla|cutlass_mla|flash_?attn_?v?3|\bfa3\b")
 
