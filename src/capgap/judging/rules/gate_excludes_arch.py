@@ -63,7 +63,11 @@ def _generic_for(r: Reached, arm: int, owners: list[str], target: str) -> bool:
     a = r.decision.arms[arm]
     if a.action != "positive":
         return True
-    if _written_for(r, arm, owners, target) or _needs_what_only_it_has(a, owners, target):
+    if _written_for(r, arm, owners, target):
+        # (unless its own words say it is there because a thing is not supported on the target:
+        # "On SM12.x, the FlashAttention wheels may not include support yet": a workaround)
+        return bool(_unsupported_here(a, facts_of(target)))
+    if _needs_what_only_it_has(a, owners, target):
         return False
     if _decided_later(r, arm, owners, target):
         return False
@@ -723,20 +727,30 @@ def _says_unsupported(
     tree holds code of what they say is unsupported for the target's family, "" and that code
     (sglang's "FlashAttention is not supported on SM12.x in this build" beside its own
     `flash_attention_v4_sm120.py`: the words are older than the port)."""
-    own = {cc for cc, a in all_facts().items() if a.major == target.major}
     for i in mine:
-        said = r.decision.arms[i].said or r.decision.arms[i].summary
-        unsupported = _UNSUPPORTED.search(said)
-        if unsupported is None or not _written_for(r, i, owners, target.cc):
+        said = _unsupported_here(r.decision.arms[i], target)
+        if not said or not _written_for(r, i, owners, target.cc):
             continue
-        ccs, majors = prose.named_archs(_FAMILY_DOT_X.sub(r"sm\1x", said))  # "SM12.x": the family
-        if ccs & own or str(target.major) in majors:
-            port = _ported(said[: unsupported.start()], target, reg) if reg is not None else ""
-            if port:
-                return "", f"'{short(said, 100)}', though the tree holds {port}"
-            where = f"the branch written for {target.cc}"
-            return f"'{short(said, 100)}' ({where}), which says {target.cc} goes its own way", ""
+        unsupported = _UNSUPPORTED.search(said)
+        port = _ported(said[: unsupported.start()], target, reg) if reg is not None and unsupported else ""
+        if port:
+            return "", f"'{short(said, 100)}', though the tree holds {port}"
+        where = f"the branch written for {target.cc}"
+        return f"'{short(said, 100)}' ({where}), which says {target.cc} goes its own way", ""
     return "", ""
+
+
+def _unsupported_here(arm: Arm, target: ArchFacts) -> str:
+    """The words of the arm, its strings or its comments, that name the target's family and say
+    a thing is not supported there ("On SM12.x, the FlashAttention wheels may not include support
+    yet"); "" when none do."""
+    own = {cc for cc, a in all_facts().items() if a.major == target.major}
+    for said in (arm.said or arm.summary, *arm.notes):
+        if _UNSUPPORTED.search(said):
+            ccs, majors = prose.named_archs(_FAMILY_DOT_X.sub(r"sm\1x", said))  # "SM12.x": the family
+            if ccs & own or str(target.major) in majors:
+                return said
+    return ""
 
 
 # A name in the words before "not supported": `FlashAttention`, `DeepGEMM`, `trtllm_gen`, `FA3`
@@ -757,7 +771,12 @@ def _ported(subject: str, target: ArchFacts, reg: Registry) -> str:
 
 
 _FAMILY_DOT_X = re.compile(r"\bsm[_ ]?(\d{1,2})\.x\b", re.I)
-_UNSUPPORTED = re.compile(r"not (?:yet )?supported|unsupported|does not support|not available", re.I)
+_UNSUPPORTED = re.compile(
+    r"not (?:yet )?supported|unsupported|does not support|not available"
+    # ("the wheels may not include support yet")
+    r"|(?:may|does|do) not (?:yet )?(?:include|have|ship) support",
+    re.I,
+)
 
 
 # A sentence naming the target that says it has a path of its own here
@@ -1390,21 +1409,23 @@ def check(
             f"expected: the test names {arch.cc}'s family to shut it out ({extra['evidence']}), "
             f"where every other GPU since Hopper gets through: a deliberate exclusion; {arch.cc} {instead}"
         )
-    elif own := (
-        (
-            choices.own_choice(taken, said_mine, arm.values, [d.arms[i].values for i in mine])
-            if checked is None
-            else ""
-        )
-        # a default resolver's own named answer for the target stands beside the sibling's, whether
-        # or not the engine would also accept the sibling's there
-        or _resolver_own(d, taken, apart or mine)
-        # `elif is_sm100: overrides["attention_backend"] = "trtllm_mha"` under `if
-        # is_attention_backend_not_set(cfg)`: the target keeps its default resolver's own answer
-        or (
-            fixups.default_own(d, arm, _summaries(d, apart or mine), arch.cc, reg)
-            if reg is not None and (checked is None or not checked.refused)
-            else ""
+    elif not stale and (  # (words saying the target's own answer is a workaround a port outdated)
+        own := (
+            (
+                choices.own_choice(taken, said_mine, arm.values, [d.arms[i].values for i in mine])
+                if checked is None
+                else ""
+            )
+            # a default resolver's own named answer for the target stands beside the sibling's, whether
+            # or not the engine would also accept the sibling's there
+            or _resolver_own(d, taken, apart or mine)
+            # `elif is_sm100: overrides["attention_backend"] = "trtllm_mha"` under `if
+            # is_attention_backend_not_set(cfg)`: the target keeps its default resolver's own answer
+            or (
+                fixups.default_own(d, arm, _summaries(d, apart or mine), arch.cc, reg)
+                if reg is not None and (checked is None or not checked.refused)
+                else ""
+            )
         )
     ):
         # `"cute-dsl" if is_sm100 else "cuda"`: the target is handed a named implementation of its own
