@@ -347,3 +347,33 @@ def test_tma_bulk_stores_spelled_by_libcu_are_what_an_ada_lacks(tmp_path: Path) 
     assert (found.severity, found.extra["evidence"].split(" in ")[0]) == ("low", "'cp_async_bulk'")
     # a Blackwell has TMA: the same gate read at 12.0 leaves it nothing to lack
     assert _scan(tmp_path, tree, arch="12.0") == []
+
+
+_REDUX_MAX = """
+__global__ void softmax(const float* x, float* out) {
+    float m = x[threadIdx.x];
+    asm volatile("redux.sync.max.f32 %0, %1, 0xffffffff;" : "=f"(m) : "f"(m));
+    out[threadIdx.x] = m;
+}
+"""
+_STOCHASTIC_ROUNDING = """
+__global__ void store(const float* x, unsigned* out, unsigned bits) {
+    unsigned r;
+    asm("cvt.rs.satfinite.bf16x2.f32 %0, %1, %2, %3;" : "=r"(r) : "f"(x[0]), "f"(x[1]), "r"(bits));
+    out[threadIdx.x] = r;
+}
+"""
+
+
+def test_kernels_spelling_an_sm100_family_only_instruction_make_the_table_expected(tmp_path: Path) -> None:
+    """`redux.sync.max.f32` and `cvt.rs` build for sm_100a/sm_103a alone (FlashInfer's Cake softmax,
+    its MoE router): a table of SM100-family flags for them leaves 12.0 out as expected."""
+    for body, word in ((_REDUX_MAX, "redux.sync.max.f32"), (_STOCHASTIC_ROUNDING, "cvt.rs.")):
+        found = _scan(tmp_path / word, _tree(body))
+        assert _brief(found) == [("table-missing-arch", "low", "eng/jit/fmha.py", 7)]
+        assert f"'{word}' in eng/data/csrc/fmha/fmha_a_kernel.cu" in found[0].extra["evidence"]
+
+
+def test_an_integer_reduction_is_no_such_instruction(tmp_path: Path) -> None:
+    found = _scan(tmp_path, _tree(_REDUX_MAX.replace("redux.sync.max.f32", "redux.sync.max.s32")))
+    assert _brief(found) == [("table-missing-arch", "medium", "eng/jit/fmha.py", 7)]

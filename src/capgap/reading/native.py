@@ -40,6 +40,11 @@ _MAX_DIR_READS = 48  # sources read of a family's directory, evenly over its sor
 # What a source must spell to show an arch-specific need (library names are not enough here).
 _NATIVE_NEEDS = re.compile(rb"tcgen05|\bumma\b|\btmem\b|tmem_|wgmma|warpgroup|multimem")
 _NEED_WORDS = ("tcgen05", "umma", "tmem", "wgmma", "warpgroup", "multimem")
+# Instructions built for the SM100 family alone (arch.facts DERIVED), read where none of the above is
+# spelled: `redux.sync.max.f32` (FlashInfer's Cake softmax, its MoE router), `cvt.rs` (stochastic
+# rounding)
+_SM100_ONLY_NEEDS = re.compile(rb"redux\.sync\.(?:min|max)[.a-z0-9]*\.f32|cvt\.rs\.")
+_SM100_ONLY_WORDS = ("redux.sync.", "cvt.rs.")
 # Hopper-generation features read only where none of the above is spelled (a tcgen05 kernel launched
 # with cluster dimensions needs tcgen05 first): thread-block clusters and TMA's bulk copies. They
 # tell what a GPU from before 9.0 lacks (an Ada), never what a Blackwell does.
@@ -279,7 +284,8 @@ def _spelled(data: bytes, rel: str, low: bytes | None = None) -> tuple[str, str]
     """The first need word the source spells (found by plain byte searches first: most sources
     spell none, and a case-folding regular expression over megabytes is slow)."""
     low = data.lower() if low is None else low
-    for words, pattern in ((_NEED_WORDS, _NATIVE_NEEDS), (_SM90_WORDS, _SM90_NEEDS)):
+    tiers = ((_NEED_WORDS, _NATIVE_NEEDS), (_SM100_ONLY_WORDS, _SM100_ONLY_NEEDS), (_SM90_WORDS, _SM90_NEEDS))
+    for words, pattern in tiers:
         if not holds_any(low, words):
             continue
         # every match starts with one of the words: the regex is tried from the first of them on
@@ -489,4 +495,9 @@ def _needs_of(rel: str, path: str) -> tuple[list[tuple[str, ...]], list[str]]:
 
 
 def _feature(word: str) -> tuple[str, ...]:
-    return _NATIVE_FEATURE[word.lower().rstrip("_")]
+    word = word.lower()
+    if word.startswith("redux"):
+        return ("redux_f32",)
+    if word.startswith("cvt"):
+        return ("cvt_rs",)
+    return _NATIVE_FEATURE[word.rstrip("_")]
