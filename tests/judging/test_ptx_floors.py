@@ -95,6 +95,24 @@ def test_a_path_of_sm100_family_cubins_is_expected_on_thor_but_not_a_jit_tcgen05
     assert [f.severity for f in _scan(tmp_path / "jit", {"eng/moe.py": jit}, arch="11.0")] == ["medium"]
 
 
+def test_cubins_built_per_generation_are_expected_on_thor_too(tmp_path: Path) -> None:
+    """Hopper, the SM100 family and 12.x each run cubins of their own (TRT-LLM's XQA, TRT-LLM-gen):
+    a path every generation but 11.0's gets needs a build 11.0 has none of."""
+    per_generation = """
+    import torch
+
+
+    def check_backend(backend):
+        major = torch.cuda.get_device_capability()[0]
+        if backend and major not in (9, 10, 12):
+            raise ValueError("TRTLLM MHA backend requires Hopper (SM90), Blackwell (SM100), or SM120")
+        return backend
+    """
+    on_thor = _scan(tmp_path / "thor", {"eng/attn.py": per_generation}, arch="11.0")
+    assert [f.severity for f in on_thor] == ["low"]
+    assert "code built for the SM100 family" in on_thor[0].consequence
+
+
 _CVT_RS = """
 import torch
 

@@ -127,8 +127,8 @@ def _loads_no_sm100_build(target: ArchFacts, owners: list[str]) -> bool:
     return (
         target.tcgen05
         and target.major != 10
-        and bool(owners)
-        and all(facts_of(cc).major == 10 for cc in owners)
+        and any(facts_of(cc).major == 10 for cc in owners)
+        and all(facts_of(cc).major != target.major for cc in owners)
     )
 
 
@@ -1215,6 +1215,8 @@ def check(
         # `sm_100a` targets, DeepGEMM's kernels): it needs a build of its own
         words = said(arm_i)[1] + _around(d, f)[1]
         words += reg.callees.needs(arm.reaches, arm.uses)[1] if reg is not None and arm.reaches else []
+        # (and the words of the refusal that turns it away: "TRTLLM MHA backend requires ...")
+        words += [f"'{d.arms[i].stated}' in the refusal" for i in mine if refused and d.arms[i].stated]
         built = next((w for w in words if _SM100_BUILD.search(w)), "")
         if built:
             lack, seen = [("sm100_build",)], built
