@@ -50,6 +50,42 @@ def siblings(target: ArchFacts) -> list[ArchFacts]:
     return [a for a in all_facts().values() if a.major >= floor and a.cc != target.cc]
 
 
+def _refused_as_ampere_only(d: Decision, mine: tuple[int, ...]) -> bool:
+    """Does every outcome of the target raise, one in words naming Ampere as where the feature works,
+    outside code named for an arch (`SdpaFwdDslSm80`'s check of its own GPU, beside the tree's
+    `Sm120` class, is that kernel's identity, not a feature withheld)?"""
+    words_of_context = _CAMEL.sub("_", d.context).lower().replace(".", "_").split("_")
+    if any(_ARCH_WORD.match(part) for part in words_of_context):
+        return False
+    if any(d.arms[i].action != "error" for i in mine):
+        return False
+    for i in mine:
+        words = d.arms[i].stated or d.arms[i].summary
+        ccs, majors = prose.named_archs(words)
+        if "ampere" in words.lower() or "8" in majors or any(cc.startswith("8.") for cc in ccs):
+            return True
+    return False
+
+
+_ARCH_WORD = re.compile(r"sm_?\d{2,3}[a-z]?$")
+
+
+def _left_out(
+    r: Reached, mine: tuple[int, ...], good: set[str], sibs: list[ArchFacts], shared: bool
+) -> dict[int, list[str]]:
+    """The good outcomes `sibs` reach and the target does not, each with who reaches it; with
+    `shared`, none of a GPU that may also reach the target's outcome."""
+    missed: dict[int, list[str]] = {}
+    for sib in sibs:
+        reach = r.reach[sib.cc]
+        if shared and set(mine) & set(reach):
+            continue
+        for i in reach:
+            if i not in mine and r.decision.arms[i].action in good:
+                missed.setdefault(i, []).append(sib.cc)
+    return missed
+
+
 def _oldest(r: Reached, arm: int) -> bool:
     """Does a pre-Ampere GPU (Volta, Turing) reach this arm? Then it is the generic path."""
     return any(arm in r.reach[a.cc] for a in all_facts().values() if a.major <= 7)
@@ -278,8 +314,7 @@ def _fails_where_others_never(r: Reached, mine: tuple[int, ...], target: ArchFac
     errors = set(i for i in mine if r.decision.arms[i].action == "error")
     if not errors or len(errors) == len(mine) or r.decision.subjects:
         return mine
-    old = [cc for cc, a in all_facts().items() if a.major <= 7]
-    if not any(errors & set(r.reach.get(cc, ())) for cc in old):
+    if not any(_oldest(r, i) for i in errors):
         return mine
     never = any(
         r.reach.get(sib.cc) and not errors & set(r.reach[sib.cc])
@@ -1066,19 +1101,16 @@ def check(
     ):
         return None  # the target's path names it (`load_bsa_attn_sm120_blk64_fwd`): its own
     narrowed = _fails_where_others_never(r, mine, target)
-    if narrowed != mine:  # then a GPU that may fail as the target does is not one left out
-        mine = narrowed
-        sharing = {sib.cc for sib in siblings(target) if set(mine) & set(r.reach[sib.cc])}
-    else:
-        sharing = set()
+    shared = narrowed != mine  # then a GPU that may fail as the target does is not one left out
+    mine = narrowed
     # where the target is turned away (an error, a refusal), carrying on untouched is the good outcome
     refused = all(d.arms[i].action in {"error", "reject"} for i in mine)
     good = {"positive", "nothing"} if refused else {"positive"}
-    missed: dict[int, list[str]] = {}
-    for sib in siblings(target):
-        for i in () if sib.cc in sharing else r.reach[sib.cc]:
-            if i not in mine and d.arms[i].action in good:
-                missed.setdefault(i, []).append(sib.cc)
+    missed = _left_out(r, mine, good, siblings(target), shared)
+    if not missed and _refused_as_ampere_only(d, mine):
+        # a feature that works on Ampere alone and raises on the target (DeepSpeed's WF6AF16 FP6
+        # GEMM, "only supported on Ampere architectures") is one the target loses
+        missed = _left_out(r, mine, good, [a for a in all_facts().values() if a.major == 8], shared)
     # a path a GPU of the target's own generation gets: no feature of the generation is missing
     kin = [cc for owners in missed.values() for cc in owners if facts_of(cc).major == target.major]
     mine_says = {d.arms[i].summary for i in mine}
