@@ -75,6 +75,8 @@ _NATIVE_FEATURE: dict[str, tuple[str, ...]] = {
     "barrier_cluster": ("clusters",),
     "cp.async.bulk": ("tma",),
     "cp_async_bulk": ("tma",),
+    "redux": ("redux_f32",),  # `redux.sync.max.f32` (an integer `redux.sync` is no match of the regex)
+    "cvt": ("cvt_rs",),  # `cvt.rs.`
 }
 
 
@@ -495,9 +497,7 @@ def _needs_of(rel: str, path: str) -> tuple[list[tuple[str, ...]], list[str]]:
 
 
 def _feature(word: str) -> tuple[str, ...]:
-    word = word.lower()
-    if word.startswith("redux"):
-        return ("redux_f32",)
-    if word.startswith("cvt"):
-        return ("cvt_rs",)
-    return _NATIVE_FEATURE[word.rstrip("_")]
+    """The need of a spelling: the word itself, or an instruction by its first part
+    (`redux.sync.max.f32` -> `redux`)."""
+    word = word.lower().rstrip("_")
+    return _NATIVE_FEATURE.get(word) or _NATIVE_FEATURE[word.split(".")[0]]
