@@ -129,3 +129,23 @@ def test_an_arch_list_a_comment_ties_to_cvt_rs_is_expected(tmp_path: Path) -> No
     found = _scan(tmp_path, {"eng/sr.py": _CVT_RS})
     assert _brief(found) == [("gate-excludes-arch", "low", "eng/sr.py", 4)]
     assert "cvt.rs" in found[0].extra["evidence"]
+
+
+def test_what_the_owners_get_names_the_cubins_on_thor(tmp_path: Path) -> None:
+    """sglang's CuteDSL MLA override: past `if not is_sm100: raise`, the SM100 family is given
+    `trtllm_mla` prefill, TRT-LLM-gen cubins with no sm_110 build; what the owners' arm gives is
+    the evidence (the refusal's own words name no kernel family)."""
+    override = """
+    import torch
+
+
+    def cutedsl_mla_overrides(backend):
+        if backend != "cutedsl_mla":
+            return {}
+        if torch.cuda.get_device_capability()[0] != 10:
+            raise ValueError("CuteDSL MLA backend is only supported on Blackwell GPUs (SM100).")
+        return {"prefill_attention_backend": "trtllm_mla"}
+    """
+    on_thor = _scan(tmp_path / "thor", {"eng/overrides.py": override}, arch="11.0")
+    assert [f.severity for f in on_thor] == ["low"]
+    assert "trtllm_mla" in on_thor[0].extra["evidence"]

@@ -1249,6 +1249,8 @@ def check(
         words += reg.callees.needs(arm.reaches, arm.uses)[1] if reg is not None and arm.reaches else []
         # (and the words of the refusal that turns it away: "TRTLLM MHA backend requires ...")
         words += [f"'{d.arms[i].stated}' in the refusal" for i in mine if refused and d.arms[i].stated]
+        # (and what the owners' own arms call: `return trtllm_fmha_v2_prefill(...)`)
+        words += [f"'{d.arms[i].summary}' on {', '.join(owners)}" for i, owners in missed.items()]
         built = next((w for w in words if _SM100_BUILD.search(w)), "")
         if built:
             lack, seen = [("sm100_build",)], built
