@@ -131,6 +131,19 @@ def test_an_arch_list_a_comment_ties_to_cvt_rs_is_expected(tmp_path: Path) -> No
     assert "cvt.rs" in found[0].extra["evidence"]
 
 
+def test_a_table_named_for_cvt_rs_is_expected(tmp_path: Path) -> None:
+    """FlashInfer's `CVT_RS_SUPPORTED_ARCHES` (the name: `cvt_rs` followed by more of it)."""
+    table = """
+    CVT_RS_SUPPORTED_ARCHES = {
+        (10, 0): "sm_100a",
+        (10, 3): "sm_103a",
+    }
+    """
+    found = _scan(tmp_path, {"eng/utils.py": table})
+    assert _brief(found) == [("table-missing-arch", "low", "eng/utils.py", 1)]
+    assert "cvt_rs" in found[0].extra["evidence"]
+
+
 def test_what_the_owners_get_names_the_cubins_on_thor(tmp_path: Path) -> None:
     """sglang's CuteDSL MLA override: past `if not is_sm100: raise`, the SM100 family is given
     `trtllm_mla` prefill, TRT-LLM-gen cubins with no sm_110 build; what the owners' arm gives is

@@ -119,7 +119,7 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
         ("redux_f32",),
         _spellings(r"redux\.sync\.(?:min|max)[.a-z]*\.f32", r"warp_redux_sync\([^)]*['\"]f(?:max|min)"),
     ),
-    (("cvt_rs",), _spellings(r"cvt[._]rs\b")),
+    (("cvt_rs",), _spellings(r"cvt[._]rs(?![a-z0-9])")),  # (`CVT_RS_SUPPORTED_ARCHES`)
     # collectives between GPUs: nothing to run on a one-GPU system (a Jetson, a DGX Spark)
     (
         ("multi_gpu",),
