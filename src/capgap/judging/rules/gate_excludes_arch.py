@@ -54,8 +54,7 @@ def _refused_as_ampere_only(d: Decision, mine: tuple[int, ...]) -> bool:
     """Does every outcome of the target raise, one in words naming Ampere as where the feature works,
     outside code named for an arch (`SdpaFwdDslSm80`'s check of its own GPU, beside the tree's
     `Sm120` class, is that kernel's identity, not a feature withheld)?"""
-    words_of_context = _CAMEL.sub("_", d.context).lower().replace(".", "_").split("_")
-    if any(_ARCH_WORD.match(part) for part in words_of_context):
+    if _ARCH_IN_NAME.search(_CAMEL.sub("_", d.context).replace(".", "_")):
         return False
     if any(d.arms[i].action != "error" for i in mine):
         return False
@@ -65,9 +64,6 @@ def _refused_as_ampere_only(d: Decision, mine: tuple[int, ...]) -> bool:
         if "ampere" in words.lower() or "8" in majors or any(cc.startswith("8.") for cc in ccs):
             return True
     return False
-
-
-_ARCH_WORD = re.compile(r"sm_?\d{2,3}[a-z]?$")
 
 
 def _left_out(
