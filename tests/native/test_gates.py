@@ -450,8 +450,9 @@ def test_needs_ruled_out_in_one_pass_are_those_the_finds_spell(text: bytes) -> N
     [b"", b"no words", b"summary; umma_desc; TMEM cols", b"x_tmem_y \xc3\xa9 tcgen05.mma", b"sumUMMA umma"],
 )
 def test_the_first_need_word_a_source_spells_is_the_regex_first_match(data: bytes) -> None:
+    from capgap.judging import native_words
     from capgap.reading import native
 
-    hit = native._NATIVE_NEEDS.search(data.lower())
+    hit = native_words.TIERS[0][1].search(data.lower())
     want = None if hit is None else (data[hit.start() : hit.end()].decode("ascii", "replace"), "r")
     assert native._spelled(data, "r") == want

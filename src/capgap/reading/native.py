@@ -23,7 +23,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from capgap import boundedread
-from capgap.judging import evidence
+from capgap.judging import evidence, native_words
 from capgap.judging.records import FileFacts
 from capgap.reading.hintlines import holds_any, lines_holding
 
@@ -37,20 +37,6 @@ _SHARE = 4  # 1 in _SHARE
 _MAX_INCLUDES = 6  # local headers followed per source
 _MAX_DIR_SOURCES = 400  # a directory with more sources than this is a tree's csrc root, not a family's
 _MAX_DIR_READS = 48  # sources read of a family's directory, evenly over its sorted names
-# What a source must spell to show an arch-specific need (library names are not enough here).
-_NATIVE_NEEDS = re.compile(rb"tcgen05|\bumma\b|\btmem\b|tmem_|wgmma|warpgroup|multimem")
-_NEED_WORDS = ("tcgen05", "umma", "tmem", "wgmma", "warpgroup", "multimem")
-# Instructions built for the SM100 family alone (arch.facts DERIVED), read where none of the above is
-# spelled: `redux.sync.max.f32` (FlashInfer's Cake softmax, its MoE router), `cvt.rs` (stochastic
-# rounding)
-_SM100_ONLY_NEEDS = re.compile(rb"redux\.sync\.(?:min|max)[.a-z0-9]*\.f32|cvt\.rs\.")
-_SM100_ONLY_WORDS = ("redux.sync.", "cvt.rs.")
-# Hopper-generation features read only where none of the above is spelled (a tcgen05 kernel launched
-# with cluster dimensions needs tcgen05 first): thread-block clusters and TMA's bulk copies. They
-# tell what a GPU from before 9.0 lacks (an Ada), never what a Blackwell does.
-# (in PTX, or as libcu++ spells it: `cuda::ptx::cp_async_bulk(...)`, `barrier_cluster_arrive()`)
-_SM90_NEEDS = re.compile(rb"__cluster_dims__|barrier[._]cluster|cp[._]async[._]bulk")
-_SM90_WORDS = ("__cluster_dims__", "barrier.cluster", "barrier_cluster", "cp.async.bulk", "cp_async_bulk")
 _LOCAL_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"\n]+)"', re.M)
 # A thin launcher: what it runs lives in a kernel source (`x_binding.cu`, `x_jit_binding.cu`, `x_ops.cu`).
 _LAUNCHER = re.compile(r"(?:^|_)(?:bindings?|pybind|ops|api|launch|launcher)(?:_common)?\.cuh?$")
@@ -59,25 +45,6 @@ _LAUNCHER = re.compile(r"(?:^|_)(?:bindings?|pybind|ops|api|launch|launcher)(?:_
 def _launcher(rel: str) -> bool:
     """Is the source, by its file name, a launcher or binding (`..._binding.cu`), not a kernel?"""
     return _LAUNCHER.search(rel.rsplit("/", 1)[-1]) is not None
-
-
-# Each spelling's feature (`TMEM_NCOLS`: the `tmem_` spelling, which the name readers of
-# `evidence` do not take for TMEM, so the mapping is direct).
-_NATIVE_FEATURE: dict[str, tuple[str, ...]] = {
-    "tcgen05": ("tcgen05",),
-    "umma": ("tcgen05",),
-    "tmem": ("tcgen05",),
-    "wgmma": ("wgmma",),
-    "warpgroup": ("wgmma",),
-    "multimem": ("nvls_multicast",),
-    "__cluster_dims": ("clusters",),
-    "barrier.cluster": ("clusters",),
-    "barrier_cluster": ("clusters",),
-    "cp.async.bulk": ("tma",),
-    "cp_async_bulk": ("tma",),
-    "redux": ("redux_f32",),  # `redux.sync.max.f32` (an integer `redux.sync` is no match of the regex)
-    "cvt": ("cvt_rs",),  # `cvt.rs.`
-}
 
 
 def index(paths: Iterable[tuple[str, str]]) -> dict[str, list[tuple[str, str]]]:
@@ -231,7 +198,9 @@ class _Reader:
                 if got is not None:
                     hit = (got[0], f"{got[1]} (included by {rel})")
                     break
-        needs, wheres = ([_feature(hit[0])], [f"'{hit[0]}' in {hit[1]}"]) if hit is not None else ([], [])
+        needs, wheres = (
+            ([native_words.feature(hit[0])], [f"'{hit[0]}' in {hit[1]}"]) if hit is not None else ([], [])
+        )
         if rel in self.smem:
             name, nbytes = self.smem[rel]
             need = evidence.smem_need(nbytes)
@@ -266,12 +235,12 @@ class _Reader:
                 counts[got[0]] += 1
         by_need: dict[tuple[str, ...], int] = defaultdict(int)
         for word, n in counts.items():
-            by_need[_feature(word)] += n
+            by_need[native_words.feature(word)] += n
         needs: list[tuple[str, ...]] = []
         where: list[str] = []
         for need, n in by_need.items():
             if read and 2 * n >= len(read):
-                word = max((w for w in counts if _feature(w) == need), key=counts.__getitem__)
+                word = max((w for w in counts if native_words.feature(w) == need), key=counts.__getitem__)
                 needs.append(need)
                 of = f"{n} of {len(read)} sources" + (
                     f" read of {len(under)}" if len(read) < len(under) else ""
@@ -286,8 +255,7 @@ def _spelled(data: bytes, rel: str, low: bytes | None = None) -> tuple[str, str]
     """The first need word the source spells (found by plain byte searches first: most sources
     spell none, and a case-folding regular expression over megabytes is slow)."""
     low = data.lower() if low is None else low
-    tiers = ((_NEED_WORDS, _NATIVE_NEEDS), (_SM100_ONLY_WORDS, _SM100_ONLY_NEEDS), (_SM90_WORDS, _SM90_NEEDS))
-    for words, pattern in tiers:
+    for words, pattern in native_words.TIERS:
         if not holds_any(low, words):
             continue
         # every match starts with one of the words: the regex is tried from the first of them on
@@ -493,11 +461,4 @@ def _needs_of(rel: str, path: str) -> tuple[list[tuple[str, ...]], list[str]]:
     hit = _spelled(data, rel)
     if hit is None:
         return [], []
-    return [_feature(hit[0])], [f"'{hit[0]}' in {rel}"]
-
-
-def _feature(word: str) -> tuple[str, ...]:
-    """The need of a spelling: the word itself, or an instruction by its first part
-    (`redux.sync.max.f32` -> `redux`)."""
-    word = word.lower().rstrip("_")
-    return _NATIVE_FEATURE.get(word) or _NATIVE_FEATURE[word.split(".")[0]]
+    return [native_words.feature(hit[0])], [f"'{hit[0]}' in {rel}"]
