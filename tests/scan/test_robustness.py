@@ -83,7 +83,7 @@ def test_a_file_the_cut_cannot_handle_is_read_whole(monkeypatch: pytest.MonkeyPa
     )
     expected = fileparse.facts_for_bytes("m.py", source, True)
 
-    def fails(data: bytes, also: frozenset[bytes] = frozenset()) -> chunks.Cut:
+    def fails(data: bytes, also: frozenset[bytes] = frozenset(), gates: tuple[int, ...] = ()) -> chunks.Cut:
         raise AttributeError("no def or class line after the decorators")
 
     monkeypatch.setattr(chunks, "select", fails)

@@ -133,21 +133,23 @@ class Cut:
     ends: dict[int, int]  # 1-based first line of a statement kept in part -> its last line in the file
 
 
-def select(data: bytes, also: frozenset[bytes] = frozenset()) -> Cut:
+def select(data: bytes, also: frozenset[bytes] = frozenset(), gates: tuple[int, ...] = ()) -> Cut:
     """`data` with irrelevant statements replaced by empty lines (same line count). `also`: names
     whose calls count as hits too (a module's own capability helpers whose names say nothing, so
-    the lines that call them stay: `if _use_sheared_bias():`)."""
-    if not also and _cutscan is not None and (answer := _cutscan.select(data)) is not None:
+    the lines that call them stay: `if _use_sheared_bias():`). `gates`: offsets that count as hits
+    too (the test of an `if` that decides on a flag named for nothing: the gate is kept whole)."""
+    if not also and not gates and _cutscan is not None and (answer := _cutscan.select(data)) is not None:
         return Cut(*answer)
-    return _select_python(data, also)  # no extension, extra names, or an input where the reference raises
+    # no extension, extra names or gates, or an input where the reference raises
+    return _select_python(data, also, gates)
 
 
-def _select_python(data: bytes, also: frozenset[bytes] = frozenset()) -> Cut:
+def _select_python(data: bytes, also: frozenset[bytes] = frozenset(), gates: tuple[int, ...] = ()) -> Cut:
     """The reference of `_cutscan.select`: the same cut, walked in Python."""
     quotes = _quote_offsets(data)
     hits = _hits_in_code(data, quotes)
-    if also:
-        hits = sorted({*hits, *_calls_in_code(data, also, quotes)})
+    if also or gates:
+        hits = sorted({*hits, *gates, *(_calls_in_code(data, also, quotes) if also else ())})
     starts = _statement_starts(data, b"", 0, len(data), quotes)
     if not starts:
         return Cut(data, {})

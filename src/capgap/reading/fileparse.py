@@ -78,10 +78,13 @@ def facts_for_bytes(rel: str, data: bytes, is_python: bool, size: int | None = N
         whole = _Whole(text, ends, data if encoding == "utf-8-sig" else None)
         try:
             extracted = extract(tree, source.splitlines(), rel, facts.module, whole, data=source_bytes)
-            if was_cut and (quiet := _dropped_callers(extracted, data, source)):
+            quiet = _dropped_callers(extracted, data, source) if was_cut else frozenset()
+            gates = _cut_gates(extracted, data, ends) if was_cut else ()
+            if quiet or gates:
                 # its own capability helpers named for what they mean (`_use_sheared_bias()`): the
-                # cut kept their definitions but dropped the calls, where their decisions are
-                recut = _parse_cut(data, encoding, rel, quiet)
+                # cut kept their definitions but dropped the calls, where their decisions are; or
+                # a gate on a flag whose name says nothing, whose arms the cut shortened
+                recut = _parse_cut(data, encoding, rel, quiet, gates)
                 if recut[0] is not None:
                     tree, source, ends, source_bytes = recut
                     whole = _Whole(text, ends, data if encoding == "utf-8-sig" else None)
@@ -165,14 +168,14 @@ def _backend_module(facts: FileFacts, data: bytes, low: bytes) -> FileFacts | No
 
 
 def _parse_cut(
-    data: bytes, encoding: str, rel: str, also: frozenset[bytes] = frozenset()
+    data: bytes, encoding: str, rel: str, also: frozenset[bytes] = frozenset(), gates: tuple[int, ...] = ()
 ) -> tuple[ast.Module | None, str, dict[int, int], bytes | None]:
     """The statement cut parsed: (tree or None when it does not parse, its text, where statements
     kept in part end, the bytes the text decodes from for the C search of hint lines, which refuses
     anything but ASCII). A file too odd to cut at all gives no tree: it is parsed whole instead.
-    `also`: names whose calls the cut keeps (chunks.select)."""
+    `also`: names whose calls the cut keeps, `gates`: offsets of tests it keeps whole (chunks.select)."""
     try:
-        selected = chunks.select(data, also)
+        selected = chunks.select(data, also, gates)
     except (AttributeError, ValueError, RecursionError):  # e.g. decorators with no def or class
         return None, "", {}, None
     cut = selected.text.decode(encoding)  # whole lines of a file that decodes: it decodes too
@@ -193,6 +196,33 @@ def _dropped_callers(facts: FileFacts, data: bytes, cut: str) -> frozenset[bytes
         if dropped and not prefilter.hit_offsets(word, names=True) and of_the_gpu_alone(h):
             out.add(word)
     return frozenset(out)
+
+
+_GATE_STARTS = ("if ", "elif ", "while ")
+
+
+def _cut_gates(facts: FileFacts, data: bytes, ends: dict[int, int]) -> tuple[int, ...]:
+    """Offsets of the tests of the decisions the cut kept in part: an `if` on a flag whose name
+    holds no hint word (`if can_use_custom_nvls_collectives:`, built from `is_hopper_or_newer`)
+    loses what it guards to the cut, while a gate whose own test names the capability is kept
+    whole, body and all (chunks). The same gate kept whole is the same answer."""
+    lines = sorted({d.line for d in facts.decisions if d.line in ends})
+    if not lines:
+        return ()
+    out: list[int] = []
+    line, pos = 1, 0
+    for want in lines:
+        while line < want:
+            nl = data.find(b"\n", pos)
+            if nl == -1:
+                return tuple(out)
+            line, pos = line + 1, nl + 1
+        eol = data.find(b"\n", pos)
+        text = data[pos : len(data) if eol == -1 else eol]
+        at = pos + len(text) - len(text.lstrip())
+        if data.startswith(tuple(s.encode() for s in _GATE_STARTS), at):
+            out.append(at)
+    return tuple(out)
 
 
 _KERNEL_WORDS = tuple(tok.decode() for tok in KERNEL_TOKENS)
