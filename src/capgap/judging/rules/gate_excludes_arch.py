@@ -745,7 +745,10 @@ def _preference(arm: Arm, d: Decision, owners: list[str], target: ArchFacts) -> 
             return f"'{short(sentence, 100)}' ({where}), which says {target.cc} goes its own way"
         if mine or not _PREFERENCE.search(sentence):
             continue
-        if ccs & set(owners) or any(cc.split(".")[0] in majors for cc in owners):
+        # it speaks for every generation that gets the path ("performance-tuned for SM90" above a
+        # set of 9.0, 10.0 and 10.3 says why 9.0 has it, not why datacenter Blackwell does)
+        named = {cc.split(".")[0] for cc in ccs} | majors
+        if {cc.split(".")[0] for cc in owners} <= named:
             return f"'{short(sentence, 100)}' ({where})"
     return ""
 
@@ -1300,20 +1303,23 @@ def check(
             lack = [need]
             quoted = short(worded.words, 100)
             seen = f"the engine's own check at {worded.where}, naming {', '.join(archs)}: '{quoted}'"
+    # every arch that gets the path, siblings or older (`major in (8, 9)`: Ampere runs it too)
+    reachers = [cc for cc, got in r.reach.items() if arm_i in got]
     if not lack and not kin and (checked is None or not checked.refused):
         # the words around it name the archs the path is written for ("for SM100 and SM103")
         for words, where in _prose(arm, d):
             need, named = _need_of_named(words, target)
             # every arch that gets the path has what it is written with (Hopper beside SM100 says
-            # the path is no tcgen05 kernel, whatever a sentence about SM100 says)
-            if need is not None and all(someone_has(need, [cc]) for cc in sibs):
+            # the path is no tcgen05 kernel, whatever a sentence about SM100 says; an Ampere that
+            # gets it says it is no wgmma one, whatever a docstring naming Hopper says)
+            if need is not None and all(someone_has(need, [cc]) for cc in reachers):
                 lack, seen = [need], f"'{short(words, 100)}' ({where}), naming {', '.join(named)}"
                 break
     if not lack and not kin and (checked is None or not checked.refused):
         # what the function or class it sits in opens with ("Page sizes >= 128 only run on the
         # trtllm-gen dynamic kernel"), when every arch that gets the path has that
         for need, seen_in in zip(*_unported(d.opening, d.opening_from, target, reg, d), strict=True):
-            if evidence.lacking([need], target) and all(someone_has(need, [cc]) for cc in sibs):
+            if evidence.lacking([need], target) and all(someone_has(need, [cc]) for cc in reachers):
                 lack, seen = [need], seen_in
                 break
     # the kernel code read where the path runs: its own, or that of the kernel modules it drives
