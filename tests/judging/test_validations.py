@@ -107,3 +107,46 @@ def test_a_check_of_another_flag_s_value_of_the_same_name_admits_nothing() -> No
     assert _same_setting("fp8_gemm_backend", message)
     assert _same_setting("", message)  # an arm that assigns no named setting: unknown
     assert _same_setting("fmha_backend", "raises ValueError 'cutlass needs SM90'")  # no flag named
+
+
+_ENUM_DEFAULT = """
+import enum
+import torch
+
+
+class Backend(enum.Enum):
+    FAST_ATTN = "fast"
+    TORCH_SDPA = "sdpa"
+
+
+def pick_backend(selected, head_size):
+    major, _ = torch.cuda.get_device_capability()
+    if selected is not None:
+        backend_upper = selected.upper()
+        if backend_upper == "FAST_ATTN":
+            fast_supported = major == 10
+            if not fast_supported:
+                raise ValueError("FAST_ATTN attention backend requires a datacenter Blackwell GPU.")
+        return Backend[backend_upper]
+    fast_default_ok = major == 10 and head_size == 128
+    if fast_default_ok:
+        return Backend.FAST_ATTN
+    return Backend.TORCH_SDPA
+"""
+
+
+def test_an_enum_member_is_judged_by_the_engine_s_check_of_its_name(tmp_path: Path) -> None:
+    # vllm-omni 0.30.0 platforms/cuda/platform.py:324: the default TRTLLM_ATTN for 10.x, which the
+    # explicit selection of "TRTLLM_ATTN" refuses on 12.0 a few lines above
+    found = _scan(tmp_path, {"eng/platform.py": _ENUM_DEFAULT})
+    default = [f for f in found if f.line == 20]
+    assert _brief(default) == [("gate-excludes-arch", "low", "eng/platform.py", 20)]
+    assert "refused this path by the engine itself" in default[0].consequence
+
+
+def test_an_enum_member_the_engine_lets_the_target_have_stays_a_loss(tmp_path: Path) -> None:
+    text = _ENUM_DEFAULT.replace("fast_supported = major == 10", "fast_supported = major in (10, 12)")
+    found = _scan(tmp_path, {"eng/platform.py": text})
+    assert _brief([f for f in found if f.line == 20]) == [
+        ("gate-excludes-arch", "medium", "eng/platform.py", 20)
+    ]

@@ -600,6 +600,10 @@ def _checked(arm: Arm, theirs: list[Arm], cc: str, owners: list[str], reg: Regis
     the own checks of those the target's path does not pick say: a refusal when each refuses it."""
     summary = arm.summary
     names = _PICKED.findall(summary) if _PICKS.match(summary) or "=" in summary else []
+    lost = [p for p in arm.picks if not any(p in other.picks for other in theirs)]
+    # an enum member the path alone picks (`Backends.TRTLLM_ATTN`), as the string a check of the
+    # setting compares (`if backend_upper == "TRTLLM_ATTN": ... raise`)
+    names += [p.rsplit(".", 1)[1] for p in lost if "." in p]
     setting = _SETTING.search(summary)
     verdicts = [
         v
@@ -607,7 +611,6 @@ def _checked(arm: Arm, theirs: list[Arm], cc: str, owners: list[str], reg: Regis
         if (v := reg.validations.verdict(name, cc, owners, setting[1] if setting else ""))
     ]
     checked = next((v for v in verdicts if v.refused), verdicts[0] if verdicts else None)
-    lost = [p for p in arm.picks if not any(p in other.picks for other in theirs)]
     if (checked is None or not checked.refused) and lost:
         refusals = [reg.backends.verdict(p, cc, owners) for p in lost]
         if all(refusals):
