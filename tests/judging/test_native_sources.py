@@ -377,3 +377,49 @@ def test_kernels_spelling_an_sm100_family_only_instruction_make_the_table_expect
 def test_an_integer_reduction_is_no_such_instruction(tmp_path: Path) -> None:
     found = _scan(tmp_path, _tree(_REDUX_MAX.replace("redux.sync.max.f32", "redux.sync.max.s32")))
     assert _brief(found) == [("table-missing-arch", "medium", "eng/jit/fmha.py", 7)]
+
+
+_OWN_CSRC_JIT = """
+from pathlib import Path
+
+import torch
+
+_OPERATOR_DIR = "gqa_decode"
+
+
+def _operator_dir() -> Path:
+    return Path(__file__).resolve().parent / "csrc" / _OPERATOR_DIR
+
+
+def _headers_there(include: Path) -> bool:
+    return (include / "eng" / "layout.cuh").is_file()
+
+
+def check() -> None:
+    if torch.cuda.get_device_capability() != (11, 0):
+        raise RuntimeError("GQA decode requires compute capability 11.0")
+"""
+
+
+def _own_csrc(kernel_body: str) -> dict[str, str]:
+    # the sources ship in a `csrc/` beside the module, listed by a manifest read at run time;
+    # the only file it names is a shared header of another family's, checked for existence
+    return {
+        "eng/experimental/gqa/jit.py": _OWN_CSRC_JIT,
+        "eng/experimental/gqa/csrc/gqa_decode/sm_110a/gqa_short_kernel.cu": kernel_body,
+        "eng/experimental/gqa/csrc/gqa_decode/sm_110a/gqa_long_kernel.cu": kernel_body,
+        "eng/experimental/gqa/csrc/gqa_decode/sm_110a/gqa_short_binding.cu": "void run();\n",
+        "eng/data/include/eng/attention/sm120/layout.cuh": "struct Layout {};\n",
+        "eng/data/include/eng/layout.cuh": "struct Layout {};\n",
+    }
+
+
+def test_the_csrc_a_module_ships_beside_it_is_its_evidence(tmp_path: Path) -> None:
+    found = _scan(tmp_path, _own_csrc('__global__ void k() { asm("tcgen05.mma.cta_group::1"); }\n'))
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/experimental/gqa/jit.py", 17)]
+    assert "under eng/experimental/gqa/csrc/" in found[0].extra["evidence"]
+
+
+def test_portable_sources_beside_it_leave_the_gate_a_gap(tmp_path: Path) -> None:
+    found = _scan(tmp_path, _own_csrc("__global__ void k(float* x) { x[threadIdx.x] *= 2.f; }\n"))
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/experimental/gqa/jit.py", 17)]

@@ -72,3 +72,33 @@ def test_majors_from_a_module_constant(tmp_path: Path) -> None:
     )
     got = _scan(tmp_path, {"pkg/jit/norm.py": src, "pkg/csrc/norm_kernel.cu": ""})
     assert [(f["line"], f["present"], f["severity"]) for f in got] == [(8, ["10"], "medium")]
+
+
+NESTED = """\
+from . import env as jit_env
+from .core import gen_jit_spec, get_nvcc_flags_list
+
+
+def gen_mixed_module():
+    def is_valid_block(block: int, mode: str) -> bool:
+        if not mode.endswith("_MC"):
+            return block == 1
+        return block % 2 == 0
+
+    sources = [jit_env.CSRC_DIR / "mixed_kernel.cu"] if is_valid_block(2, "a_MC") else []
+    nvcc_flags = get_nvcc_flags_list(
+        supported_major_versions=[9, 10]
+    )
+    return gen_jit_spec("mixed", sources, extra_cuda_cflags=nvcc_flags)
+"""
+
+
+def test_the_builder_is_named_not_a_helper_nested_above_the_call(tmp_path: Path) -> None:
+    # the list is the module builder's; `is_valid_block` ended before it (a message naming the
+    # helper sends the reader to the wrong function)
+    got = _scan(
+        tmp_path, {"pkg/jit/mixed.py": NESTED, "pkg/csrc/mixed_kernel.cu": "__global__ void k() {}\n"}
+    )
+    assert [(f["line"], f["symbol"], f["message"]) for f in got] == [
+        (13, "gen_mixed_module", "gen_mixed_module lists 9, 10 but not 12.0")
+    ]

@@ -36,6 +36,30 @@ _CONSTANT = r"^{name}\s*(?::[^=\n]*)?=\s*[\[(]([\d\s,]*)[\])]"  # NAME: tuple[in
 JIT_MAJORS = "supported_major_versions"
 
 
+_DEF_LINE = re.compile(r"([ \t]*)(?:async[ \t]+)?def[ \t]")
+
+
+def _enclosing_def(text: str, pos: int) -> int:
+    """Where the line of the function holding offset `pos` begins, less one (-1: none): the
+    nearest `def` above whose body was not closed by a line indented as far as it or less (a
+    nested helper, `def is_valid_block_y(...)`, ended before the call that follows it)."""
+    end = text.rfind("\n", 0, pos)
+    line = text[end + 1 : text.find("\n", pos) if "\n" in text[pos:] else len(text)]
+    floor = len(line) - len(line.lstrip())
+    while end >= 0:
+        begin = text.rfind("\n", 0, end)
+        line = text[begin + 1 : end]
+        end = begin
+        code = line.lstrip()
+        if not code or code.startswith(("#", ")", "]", "}")):
+            continue
+        indent = len(line) - len(code)
+        if _DEF_LINE.match(line) and indent < floor:
+            return begin
+        floor = min(floor, indent)
+    return -1
+
+
 def jit_major_lists(text: str) -> list[BuildList]:
     """The literal major lists a JIT module's flag builder is called with (one per call), each
     with the sources its function names and what the function's own name says it needs."""
@@ -55,7 +79,7 @@ def jit_major_lists(text: str) -> list[BuildList]:
         line = text.count("\n", 0, m.start()) + 1
         first = text[text.rfind("\n", 0, m.start()) + 1 : text.find("\n", m.end())].strip()
         bl = BuildList(line, JIT_MAJORS, majors, first[:200])
-        start = max(text.rfind("\ndef ", 0, m.start()), text.rfind("\n    def ", 0, m.start()))
+        start = _enclosing_def(text, m.start())
         end = text.find("\ndef ", m.end())
         body = text[start + 1 : end if end >= 0 else len(text)]
         name = _DEF_NAME.match(body.lstrip())

@@ -372,9 +372,17 @@ _SOURCE_DIR = re.compile(
 )
 
 
+# The `csrc/` directory beside the module itself: `Path(__file__).resolve().parent / "csrc"`,
+# `os.path.join(os.path.dirname(__file__), "csrc")` (a package that ships its own sources)
+_OWN_SOURCE_DIR = re.compile(
+    r"""(?:__file__\)(?:\.resolve\(\))?\.parent[ \t]*/|dirname\(__file__\)[ \t]*,)[ \t]*["']csrc["']"""
+)
+
+
 def _native_sources(facts: FileFacts, text: str) -> None:
     """The `.cu` / `.cuh` files the module names; an f-string's `{...}` part matches anything;
-    and the source directories it names (`gdn/cake/`, with the trailing slash)."""
+    and the source directories it names (`gdn/cake/`, with the trailing slash; the module's own
+    `csrc/` as its path in the tree)."""
     if ".cu" in text:
         for hit in _on_lines_with(_SOURCE_NAME, text, ".cu"):
             name = re.sub(r"\{[^}]*\}", "*", hit[1])
@@ -385,6 +393,10 @@ def _native_sources(facts: FileFacts, text: str) -> None:
             parts = hit[1] or "/".join(re.findall(r"""["']([\w\-]+)["']""", hit[2])) + "/"
             if parts.strip("/") and parts not in facts.sources:
                 facts.sources.append(parts)
+    if "__file__" in text and any(True for _ in _on_lines_with(_OWN_SOURCE_DIR, text, "__file__")):
+        own = facts.path.rpartition("/")[0] + "/csrc/"
+        if own.strip("/") != "csrc" and own not in facts.sources:
+            facts.sources.append(own)
 
 
 def _on_lines_with(pattern: re.Pattern[str], text: str, literal: str) -> Iterator[re.Match[str]]:

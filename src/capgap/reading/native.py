@@ -67,9 +67,13 @@ def add_needs(files: list[FileFacts], by_name: dict[str, list[tuple[str, str]]])
     for f in files:
         hits = _module_hits([s for s in f.sources if not s.endswith("/")], by_name)
         found = _sample(hits)
+        if found and not any(rel.endswith(".cu") for rel, _ in hits) and _own_csrc(f):
+            # headers alone (`"flashinfer" / "layout.cuh"`, a check that the include tree is
+            # there) beside the `csrc/` its package ships: that directory holds its kernels
+            found = []
         if not found:
             # a module that names only the directory of its sources (`csrc/gdn/cake/manifest.json`)
-            named = [s for s in f.sources if s.endswith("/")] if f.tables or f.decisions else []
+            named = _named_dirs(f)
             homes = [home for s in named if (home := reader.directory(s))]
             if homes:
                 needs, where = reader.directory_needs(homes[0])
@@ -321,6 +325,16 @@ def _local_includes(data: bytes, rel: str, path: str) -> list[tuple[str, str]]:
         if len(out) >= _MAX_INCLUDES:
             break
     return out
+
+
+def _named_dirs(f: FileFacts) -> list[str]:
+    """The source directories a module with tables or decisions names (`gdn/cake/`)."""
+    return [s for s in f.sources if s.endswith("/")] if f.tables or f.decisions else []
+
+
+def _own_csrc(f: FileFacts) -> bool:
+    """Does the module name the `csrc/` directory beside it (its package's own sources)?"""
+    return f.path.rpartition("/")[0] + "/csrc/" in _named_dirs(f)
 
 
 def _unshipped(sources: list[str], by_name: dict[str, list[tuple[str, str]]]) -> bool:
