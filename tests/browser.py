@@ -14,14 +14,8 @@ from pathlib import Path
 import pytest
 
 _FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-extensions",
+    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-extensions",
     "--hide-scrollbars",
 ]
 
@@ -53,8 +47,8 @@ def png_pixels(path: Path) -> tuple[int, int, list[tuple[int, ...]]]:
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
     pos, idat, header = 8, b"", b""
     while pos < len(data):
-        (length,), kind = struct.unpack(">I", data[pos : pos + 4]), data[pos + 4 : pos + 8]
-        body = data[pos + 8 : pos + 8 + length]
+        (length,), kind = struct.unpack(">I", data[pos:pos + 4]), data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + length]
         pos += 12 + length
         if kind == b"IHDR":
             header = body
@@ -68,7 +62,7 @@ def png_pixels(path: Path) -> tuple[int, int, list[tuple[int, ...]]]:
     rows: list[bytearray] = []
     prev = bytearray(stride)
     for y in range(height):
-        line = raw[y * (stride + 1) : (y + 1) * (stride + 1)]
+        line = raw[y * (stride + 1):(y + 1) * (stride + 1)]
         kind, cur = line[0], bytearray(line[1:])
         for i in range(stride):  # the five PNG filters, undone
             a = cur[i - bpp] if i >= bpp else 0
@@ -86,5 +80,5 @@ def png_pixels(path: Path) -> tuple[int, int, list[tuple[int, ...]]]:
                 cur[i] = (cur[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 0xFF
         rows.append(cur)
         prev = cur
-    pixels = [tuple(row[x * bpp : x * bpp + 3]) for row in rows for x in range(width)]
+    pixels = [tuple(row[x * bpp:x * bpp + 3]) for row in rows for x in range(width)]
     return width, height, pixels

@@ -31,10 +31,7 @@ def fetch_wheel(cache: Path, requirement: str, pip_args: Sequence[str] = ()) -> 
         try:
             proc = subprocess.run(
                 [*cmd, "-d", str(tmp), *pip_args, requirement],
-                capture_output=True,
-                text=True,
-                check=False,
-                timeout=1200,
+                capture_output=True, text=True, check=False, timeout=1200,
             )
             reason = (proc.stderr.strip().splitlines() or ["no wheel"])[-1] if proc.returncode else "no wheel"
         except subprocess.TimeoutExpired:

@@ -1400,7 +1400,7 @@ def test_a_refusal_that_names_nvlink_is_expected(tmp_path: Path) -> None:
 
 
 def test_a_refusal_naming_major_versions_states_what_they_share(tmp_path: Path) -> None:
-    """ "supports only compute capability major versions 10 and 11": 10.x and 11.0 share tcgen05,
+    """"supports only compute capability major versions 10 and 11": 10.x and 11.0 share tcgen05,
     which 12.0 lacks: an expected refusal."""
     found = _scan(
         tmp_path,

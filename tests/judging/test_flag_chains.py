@@ -118,6 +118,7 @@ def test_a_comparison_with_an_arch_the_facts_lack_still_tells_known_archs_apart(
     assert [f for f in found if f.severity != "low"] == []
 
 
+
 _FUSED_MODEL = """
     import torch
 

@@ -201,12 +201,9 @@ def test_a_named_value_of_the_target_s_own_beside_a_logged_sibling_pick_is_a_cho
     assert all("9.0 gets 'marlin'" in f.consequence for f in found)
 
 
-_FA3_REGISTRY = (
-    """
+_FA3_REGISTRY = """
     import torch
-"""
-    + _REGISTRY.split("    @register_attention_backend")[0].rstrip("\n")
-    + """
+""" + _REGISTRY.split("    @register_attention_backend")[0].rstrip("\n") + """
 
     @register_attention_backend("fa3")
     def create_flashattention_v3_backend(runner):
@@ -216,7 +213,6 @@ _FA3_REGISTRY = (
 
         return FlashAttentionBackend(runner)
 """
-)
 
 _FA3_DEFAULT = """
     import torch

@@ -96,7 +96,7 @@ def test_every_finding_carries_what_the_filters_read(page: tuple[Path, str]) -> 
 
 def test_findings_show_their_source_lines_and_consequence(page: tuple[Path, str]) -> None:
     _, text = page
-    assert "<span class=at><i>5</i>    if torch.cuda.get_device_capability()[0] == 10:</span>" in text
+    assert '<span class=at><i>5</i>    if torch.cuda.get_device_capability()[0] == 10:</span>' in text
     assert "<span><i>7</i>    raise ValueError(&quot;&lt;script&gt;" in text  # the lines around it
     assert "KeyError at run time on 12.0 (eng/comm/all_reduce.py:7)" in text
     assert "fix: <code>capgap fix" in text  # the opening block's command
@@ -116,11 +116,8 @@ def test_filters_work_in_the_browser(page: tuple[Path, str]) -> None:
     assert {f["data-model"] for f in shown} == {"", "llama_x"}  # the runtime plus that model's file
     assert any(f["data-where"] == "test" for f in shown)
     assert 'data-shown="4"' in narrowed
-    comm = _visible(
-        browser.run(
-            url + "#severity=high,medium&subsystem=communication&rule=table-missing-arch", "--dump-dom"
-        )
-    )
+    comm = _visible(browser.run(url + "#severity=high,medium&subsystem=communication&rule=table-missing-arch",
+                                "--dump-dom"))
     assert [(f["data-severity"], f["data-rule"]) for f in comm] == [("high", "table-missing-arch")]
 
 
@@ -141,18 +138,7 @@ def test_the_page_renders(page: tuple[Path, str], tmp_path: Path) -> None:
 
 def test_the_commands_filters_are_where_the_page_starts(tmp_path: Path) -> None:
     tree = write_report_tree(tmp_path / "tree")
-    result = run_cli(
-        "scan",
-        str(tree),
-        "--arch",
-        "12.0",
-        "--no-cache",
-        "--format",
-        "html",
-        "--model",
-        "llama-x",
-        "--where",
-        "test",
-    )
+    result = run_cli("scan", str(tree), "--arch", "12.0", "--no-cache", "--format", "html",
+                     "--model", "llama-x", "--where", "test")
     body = next(a for t, a in _Page(result.out).tags if t == "body")
     assert body["data-defaults"] == "severity=high,medium,low&where=test&model=llama_x"

@@ -46,18 +46,8 @@ def test_opens_with_the_highs_by_subsystem_then_the_rest_by_file(tree: Path) -> 
 def test_a_plain_directory_gets_the_dry_run_command(tree: Path) -> None:
     fix = next(line for line in _scan(tree).splitlines() if line.strip().startswith("fix: "))
     cmd = shlex.split(fix.strip().removeprefix("fix: "))
-    assert cmd == [
-        "capgap",
-        "fix",
-        str(tree),
-        "--arch",
-        "12.0",
-        "--only",
-        "MAX_SIZES",
-        "--path",
-        str(tree / "eng/comm/all_reduce.py"),
-        "--dry-run",
-    ]
+    assert cmd == ["capgap", "fix", str(tree), "--arch", "12.0", "--only", "MAX_SIZES",
+                   "--path", str(tree / "eng/comm/all_reduce.py"), "--dry-run"]
 
 
 def test_the_fix_command_of_a_checkout_fixes_the_table(
@@ -115,21 +105,8 @@ def test_max_limits_what_is_shown_and_counts_the_rest(tree: Path) -> None:
 
 def test_json_keeps_every_finding_whatever_the_filters(tree: Path) -> None:
     plain = run_cli("scan", str(tree), "--arch", "12.0", "--no-cache", "--format", "json")
-    narrowed = run_cli(
-        "scan",
-        str(tree),
-        "--arch",
-        "12.0",
-        "--no-cache",
-        "--format",
-        "json",
-        "--max",
-        "1",
-        "--model",
-        "llama_x",
-        "--where",
-        "test",
-    )
+    narrowed = run_cli("scan", str(tree), "--arch", "12.0", "--no-cache", "--format", "json",
+                       "--max", "1", "--model", "llama_x", "--where", "test")
     assert json.loads(plain.out) == json.loads(narrowed.out)
     paths = {f["path"] for f in json.loads(plain.out)["findings"]}
     assert {"tests/test_pick.py", "eng/models/qwen_y.py", HOSTILE_NAME} <= paths

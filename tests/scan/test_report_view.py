@@ -12,20 +12,8 @@ from capgap.targets import Target
 
 
 def _f(path: str, severity: str = "medium", line: int = 1, **extra: Any) -> Finding:
-    return Finding(
-        "gate-excludes-arch",
-        severity,
-        path,
-        line,
-        "cap",
-        ("10.0",),
-        "12.0",
-        "off",
-        "m",
-        "12.0",
-        "",
-        {"where": "runtime", **extra},
-    )
+    return Finding("gate-excludes-arch", severity, path, line, "cap", ("10.0",), "12.0", "off", "m", "12.0",
+                   "", {"where": "runtime", **extra})
 
 
 def _report(findings: list[Finding], root: Path) -> ScanReport:
@@ -36,9 +24,8 @@ def _report(findings: list[Finding], root: Path) -> ScanReport:
 
 def test_the_opening_block_stays_short(tmp_path: Path) -> None:
     highs = [_f(f"eng/moe/k{i}.py", "high") for i in range(TOP_PER_SUBSYSTEM + 3)]
-    view = build_view(
-        _report([*highs, _f("eng/attention/a.py", "high"), _f("eng/x.py")], tmp_path), ViewOptions()
-    )
+    view = build_view(_report([*highs, _f("eng/attention/a.py", "high"), _f("eng/x.py")], tmp_path),
+                      ViewOptions())
     assert [i.subsystem for i in view.top] == ["attention"] + ["MoE"] * TOP_PER_SUBSYSTEM
     # the highs past the block are not lost: they lead the by-file list's MoE files
     assert sum(1 for i in view.rest if i.finding.severity == "high") == 3
@@ -55,14 +42,8 @@ def test_backward_passes_are_runtime_code_and_examples_are_not(tmp_path: Path) -
 
 
 def test_each_hidden_finding_counts_once_by_the_first_filter(tmp_path: Path) -> None:
-    findings = [
-        _f("t.py", "low", where="test", model="m2"),
-        _f("m.py", "low", model="m2"),
-        _f("l.py", "low"),
-        _f("k.py"),
-        _f("j.py"),
-        _f("i.py", model="m1"),
-    ]
+    findings = [_f("t.py", "low", where="test", model="m2"), _f("m.py", "low", model="m2"),
+                _f("l.py", "low"), _f("k.py"), _f("j.py"), _f("i.py", model="m1")]
     view = build_view(_report(findings, tmp_path), ViewOptions(model="M1", max=1))
     assert view.hidden == {"where": 1, "model": 1, "low": 1, "max": 2}
     assert view.shown == 1
@@ -75,18 +56,8 @@ def test_each_hidden_finding_counts_once_by_the_first_filter(tmp_path: Path) -> 
 
 def test_the_fix_command_only_where_the_fixer_plans_an_entry(tmp_path: Path) -> None:
     (tmp_path / "t.py").write_text("T = {(9, 0): 'sm_90a', (10, 0): 'sm_100a'}\nU = make()\n")
-    names_its_arch = Finding(
-        "table-missing-arch",
-        "high",
-        "t.py",
-        1,
-        "T",
-        ("(9, 0)", "(10, 0)"),
-        "(12, 0)",
-        "KeyError",
-        "T lacks 12.0",
-        "12.0",
-    )
+    names_its_arch = Finding("table-missing-arch", "high", "t.py", 1, "T", ("(9, 0)", "(10, 0)"), "(12, 0)",
+                             "KeyError", "T lacks 12.0", "12.0")
     no_literal = Finding("table-missing-arch", "high", "t.py", 2, "U", ("9",), "12", "KeyError", "U", "12.0")
     view = build_view(_report([names_its_arch, no_literal], tmp_path), ViewOptions())
     assert [i.fix for i in view.top] == ["", ""]  # 10.0's value names its own arch; U is no dict

@@ -10,13 +10,8 @@ from capgap.findings import Finding
 from capgap.scan.subsystems import SUBSYSTEMS, subsystem, words
 
 
-def _f(
-    path: str,
-    symbol: str = "cap",
-    message: str = "cap leaves 12.0 out",
-    rule: str = "gate-excludes-arch",
-    **extra: Any,
-) -> Finding:
+def _f(path: str, symbol: str = "cap", message: str = "cap leaves 12.0 out", rule: str = "gate-excludes-arch",
+       **extra: Any) -> Finding:
     return Finding(rule, "medium", path, 3, symbol, ("10.0",), "12.0", "off", message, "12.0", "", extra)
 
 

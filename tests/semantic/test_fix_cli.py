@@ -12,7 +12,7 @@ from tests.cli_runner import run_cli
 from tests.patches.helpers import commit_all, git, write
 from tests.semantic.test_fix_upgrade import COMM, FIXED, NOTE
 
-USE = """
+USE = '''
 
 def use(world_size):
     import torch
@@ -21,7 +21,7 @@ def use(world_size):
     if world_size in SymmConfig._WORLD_SIZES_MULTIMEM.get(major, []):
         return "multimem"
     return TORCH_SYMM_MEM_ALL_REDUCE_MAX_SIZES[major][world_size]
-"""
+'''
 REL = "engine/comm.py"
 
 
@@ -36,17 +36,8 @@ def work(tmp_path: Path) -> Path:
 
 
 def _fix(work: Path, *args: str):  # noqa: ANN202
-    return run_cli(
-        "fix",
-        str(work),
-        "--arch",
-        "12.0",
-        "--store",
-        str(work.parent / "store"),
-        "--device",
-        "RTX PRO 6000",
-        *args,
-    )
+    return run_cli("fix", str(work), "--arch", "12.0", "--store", str(work.parent / "store"),
+                   "--device", "RTX PRO 6000", *args)
 
 
 def test_fix_twice_is_once(work: Path) -> None:
@@ -128,26 +119,13 @@ def test_configs_are_copied_and_kept_in_the_store_too(work: Path) -> None:
 
     _tree(work)
     commit_all(work, "tuned configs")
-    res = run_cli(
-        "fix",
-        str(work),
-        "--arch",
-        "12.0",
-        "--store",
-        str(work.parent / "store"),
-        "--device",
-        "NVIDIA RTX PRO 6000 Blackwell Server Edition",
-        "--configs",
-        "--format",
-        "json",
-    )
+    res = run_cli("fix", str(work), "--arch", "12.0", "--store", str(work.parent / "store"),
+                  "--device", "NVIDIA RTX PRO 6000 Blackwell Server Edition", "--configs", "--format", "json")
     assert res.code == 0, res.err
     data = json.loads(res.out)
     copied = sorted(c["target_file"] for c in data["configs"] if c["status"] == "copied")
-    assert copied == [
-        f"{D}/E=32,N=512,device_name={RTX_FILE},dtype=fp8_w8a8.json",
-        f"{D}/E=8,N=7168,device_name={RTX_FILE}.json",
-    ]
+    assert copied == [f"{D}/E=32,N=512,device_name={RTX_FILE},dtype=fp8_w8a8.json",
+                      f"{D}/E=8,N=7168,device_name={RTX_FILE}.json"]
     assert all((work / rel).exists() for rel in copied)
     assert (work / REL).read_text() == FIXED + USE
     store = work.parent / "store"
@@ -175,18 +153,8 @@ def test_unsaved_local_edits_in_the_file_are_refused_until_saved(work: Path) -> 
 
 
 def test_a_subdirectory_of_the_checkout(work: Path) -> None:
-    res = run_cli(
-        "fix",
-        str(work / "engine"),
-        "--arch",
-        "12.0",
-        "--store",
-        str(work.parent / "store"),
-        "--device",
-        "RTX PRO 6000",
-        "--format",
-        "json",
-    )
+    res = run_cli("fix", str(work / "engine"), "--arch", "12.0", "--store", str(work.parent / "store"),
+                  "--device", "RTX PRO 6000", "--format", "json")
     assert res.code == 0, res.err
     assert json.loads(res.out)["files"] == [REL]  # paths are the checkout's, as the patch store keeps them
     assert (work / REL).read_text() == FIXED + USE

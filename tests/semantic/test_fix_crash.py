@@ -21,20 +21,8 @@ def _fix(work: Path, store: Path, crash_at: int | None, *extra: str) -> int:
     env = {k: v for k, v in os.environ.items() if k != "CAPGAP_CRASH_AT"}
     if crash_at is not None:
         env["CAPGAP_CRASH_AT"] = str(crash_at)
-    cmd = [
-        sys.executable,
-        "-m",
-        "capgap",
-        "fix",
-        str(work),
-        "--arch",
-        "12.0",
-        "--store",
-        str(store),
-        "--device",
-        "RTX PRO 6000",
-        *extra,
-    ]
+    cmd = [sys.executable, "-m", "capgap", "fix", str(work), "--arch", "12.0", "--store", str(store),
+           "--device", "RTX PRO 6000", *extra]
     return subprocess.run(cmd, env=env, capture_output=True, check=False).returncode
 
 

@@ -201,5 +201,4 @@ def test_upstream_adds_its_own_entry(repos: tuple[Path, Path, Path], prefer: str
         assert file["outcome"] == "semantic"
         assert "SymmConfig._WORLD_SIZES_MULTIMEM[12] = [6, 8]: replaced over upstream's []" in file["detail"]
         assert (work / REL).read_text() == theirs.replace(_TAIL + "}", _TAIL + MAX_ENTRY + "}").replace(
-            "12: [],", "12: [6, 8],"
-        )
+            "12: [],", "12: [6, 8],")

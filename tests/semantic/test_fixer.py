@@ -158,8 +158,7 @@ def test_arch_specific_values_are_not_copied(tmp_path: Path) -> None:
     plan = plan_fix(findings, tmp_path, parse_arch("12.0"))
     assert plan.changed == {}
     assert [reason.split(":")[0] for _, reason in plan.skipped] == [
-        "10.3's value names its own arch ('103a')",
-        "10.3's value names its own arch ('Blackwell Ultra')",
+        "10.3's value names its own arch ('103a')", "10.3's value names its own arch ('Blackwell Ultra')",
     ]
     forced = plan_fix(findings[:1], tmp_path, parse_arch("12.0"), like=parse_arch("10.3"))
     assert [e.edit.value for e in forced.entries] == ["'103a'"]

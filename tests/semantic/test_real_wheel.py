@@ -39,18 +39,8 @@ def checkout(wheel_cache: Path, tmp_path: Path) -> Path:
 
 def test_fix_adds_key_12_to_both_allreduce_tables(checkout: Path, tmp_path: Path) -> None:
     store = tmp_path / "store"
-    res = run_cli(
-        "fix",
-        str(checkout),
-        "--arch",
-        "12.0",
-        "--store",
-        str(store),
-        "--device",
-        "RTX PRO 6000",
-        "--format",
-        "json",
-    )
+    res = run_cli("fix", str(checkout), "--arch", "12.0", "--store", str(store),
+                  "--device", "RTX PRO 6000", "--format", "json")
     assert res.code == 0, res.err
     data = json.loads(res.out)
     entries = {(e["path"], e["symbol"], e["key"]) for e in data["entries"]}

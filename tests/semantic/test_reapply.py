@@ -171,7 +171,9 @@ def test_constant_folding_never_fails_on_odd_modules() -> None:
     assert fold(ast.parse("{(9, 0): [1, 2]}", mode="eval").body, {}) == {"[9, 0]": [1, 2]}
 
 
-def test_reapply_asks_the_probe_for_hardware_tables(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_reapply_asks_the_probe_for_hardware_tables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from capgap.semantic import hardware
 
     pristine = "class C:\n    _WORLD_SIZES_MULTIMEM = {\n        9: [4],\n    }\n"

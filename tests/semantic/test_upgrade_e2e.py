@@ -176,28 +176,16 @@ def test_fix_on_a_pip_installed_package_then_upgrade(
     build_wheel(wheels, "toyfix", "2.0", {"toyfix/__init__.py": "", "toyfix/comm.py": v2})
     monkeypatch.setenv("PIP_FIND_LINKS", str(wheels))
     monkeypatch.setenv("PIP_NO_INDEX", "1")
-    subprocess.run(
-        _pip(python, "install", "-q", "--no-deps", str(wheels / "toyfix-1.0-py3-none-any.whl")), check=True
-    )
+    subprocess.run(_pip(python, "install", "-q", "--no-deps", str(wheels / "toyfix-1.0-py3-none-any.whl")),
+                   check=True)
     store = tmp_path / "store"
-    res = run_cli(
-        "fix",
-        "toyfix",
-        "--python",
-        python,
-        "--arch",
-        "12.0",
-        "--store",
-        str(store),
-        "--device",
-        "RTX PRO 6000",
-    )
+    res = run_cli("fix", "toyfix", "--python", python, "--arch", "12.0", "--store", str(store),
+                  "--device", "RTX PRO 6000")
     assert res.code == 0, res.err + res.out
     assert (site / "toyfix/comm.py").read_text() == FIXED + USE
     upgrade_cmd = _pip(python, "install", "-q", "--no-deps", str(wheels / "toyfix-2.0-py3-none-any.whl"))
-    report = _upgrade(
-        "toyfix", "--python", python, "--store", str(store), "--format", "json", "--", *upgrade_cmd
-    )
+    report = _upgrade("toyfix", "--python", python, "--store", str(store), "--format", "json",
+                      "--", *upgrade_cmd)
     assert _outcomes(report) == ["semantic"]
     diff = difflib.unified_diff(v2.splitlines(), (site / "toyfix/comm.py").read_text().splitlines(), n=0)
     assert [ln for ln in diff if ln.startswith(("+", "-")) and ln[:3] not in ("+++", "---")] == ENTRY_LINES

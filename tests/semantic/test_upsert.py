@@ -207,10 +207,7 @@ PAIRS = [
         id="number-int-existing-line-comment-kept",
     ),
     pytest.param(
-        "D",
-        "12.0",
-        "3",
-        None,
+        "D", "12.0", "3", None,
         """
         D = {
             10: 2,
@@ -227,10 +224,7 @@ PAIRS = [
         id="descending-stays-descending",
     ),
     pytest.param(
-        "U",
-        "12.0",
-        "P121",
-        None,
+        "U", "12.0", "P121", None,
         """
         U = {
             (10, 3): P103,
