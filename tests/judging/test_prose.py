@@ -100,6 +100,18 @@ def test_a_measured_preference_for_the_sibling_is_tuning(tmp_path: Path) -> None
     assert "faster than" in found[0].extra["evidence"]
 
 
+def test_a_preference_for_a_sibling_named_by_product_is_its_own(tmp_path: Path) -> None:
+    # "B200" is 10.0 by name: the sentence speaks for the generation that gets the path
+    comment = "On B200 cuDNN SDPA is faster for this head geometry."
+    found = _scan(tmp_path, {"eng/pick.py": _PICK.format(comment=comment)})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/pick.py", 6)]
+    assert "On B200 cuDNN SDPA is faster" in found[0].extra["evidence"]
+
+
+def test_products_name_their_compute_capability() -> None:
+    assert prose.named_archs("tuned on B200 and H100, not on GB300") == ({"10.0", "9.0", "10.3"}, set())
+
+
 def test_a_preference_sentence_about_the_target_keeps_the_loss(tmp_path: Path) -> None:
     comment = "Not yet measured on SM120, where cuDNN SDPA may be faster too."
     found = _scan(tmp_path, {"eng/pick.py": _PICK.format(comment=comment)})

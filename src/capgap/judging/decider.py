@@ -108,14 +108,21 @@ def _unequal(test: ast.expr) -> bool:
 _ARCH_WORD = re.compile(r"major|capab|arch|\bcc\b|\bsm|_sm|device_sm|\bcap\b|_cap\b", re.I)
 
 
-def names_generation(test: ast.expr | None, target: ArchFacts) -> bool:
+_LETS_IN: tuple[type[ast.cmpop], ...] = (ast.Eq, ast.In)
+NAMES: tuple[type[ast.cmpop], ...] = (ast.Eq, ast.In, ast.NotEq, ast.NotIn)
+
+
+def names_generation(
+    test: ast.expr | None, target: ArchFacts, ops: tuple[type[ast.cmpop], ...] = _LETS_IN
+) -> bool:
     """Does the test let GPUs in by naming the target's major or arch as such (`major == 8`, `cap in
-    (80, 89)`, `(8, 9)`), not by a bound (`>= 80`) that happens to hold for it?"""
+    (80, 89)`, `(8, 9)`), not by a bound (`>= 80`) that happens to hold for it? With `ops=NAMES`,
+    naming it to leave it out counts too (`arch not in ((9, 0), (12, 0))`)."""
     if test is None:
         return False
     major, number = target.major, target.number
     for node in ast.walk(test):
-        if not isinstance(node, ast.Compare) or not all(isinstance(op, (ast.Eq, ast.In)) for op in node.ops):
+        if not isinstance(node, ast.Compare) or not all(isinstance(op, ops) for op in node.ops):
             continue
         if not _ARCH_WORD.search(ast.unparse(node.left)):
             continue  # `head_dim == 8` names no GPU

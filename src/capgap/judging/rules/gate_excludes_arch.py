@@ -823,6 +823,34 @@ _OWN_WAY = re.compile(r"(?:uses|takes|has) (?:a |its )?(?:different|own|separate
 _CALLS = re.compile(r"\w\(")
 
 
+_SETS_FLAG = re.compile(r"^sets ([\w.]+) = ")
+
+
+def _flag_weighed_for_target(r: Reached, arm: int, target: ArchFacts) -> int:
+    """The line of a later test in the same function that reads the flag this arm sets together
+    with the target's arch by name (`self._supports_tc = arch in ((10, 0), (10, 3))`, then `if not
+    self._supports_tc and arch not in ((9, 0), (12, 0)): raise`): the authors let the target in
+    without the flag, by name, so going without it is their choice for it (0 when none does)."""
+    d = r.decision
+    hit = _SETS_FLAG.match(d.arms[arm].summary) if d.kind == "flag" else None
+    if hit is None:
+        return 0
+    for peer in r.peers:
+        if peer.decision.line <= d.line:
+            continue
+        for other in peer.decision.arms:
+            if other.test is None:
+                continue
+            reads = any(
+                ast.unparse(n) == hit[1]
+                for n in ast.walk(other.test)
+                if isinstance(n, (ast.Name, ast.Attribute))
+            )
+            if reads and names_generation(other.test, target, decider.NAMES):
+                return other.line
+    return 0
+
+
 def _given_elsewhere(r: Reached, arm: int, cc: str) -> bool:
     """Does another decision of the same function give the target this very path (`return
     split_h(x)` for Blackwell rows <= 384 above, `return split_h(x)` for Hopper here)?"""
@@ -1129,6 +1157,7 @@ def check(
         and any(facts_of(cc).major != target.major for cc in sibs)
         and not _fallback_pick(d.arms[i].summary)
         and not _given_elsewhere(r, i, target.cc)
+        and not _flag_weighed_for_target(r, i, target)
         and not _legacy_path(r, i, mine)
         and not _sized_down_for_smaller(r, i, target)
     }
