@@ -25,11 +25,12 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import decider, evidence, kernelmodules, refusedfirst, tileconfigs
+from capgap.judging import decider, evidence, kernelmodules, prose, refusedfirst, tileconfigs
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, _safe, arms_taken
 from capgap.judging.records import Arm, Decision, FileFacts
 from capgap.judging.registry import Registry
+from capgap.judging.statements import short
 from capgap.judging.symbolic import tri
 
 RULE_ID = "gate-admits-unsupported"
@@ -77,6 +78,8 @@ def check(
         probed = _probed(d, f, i)
         pairs = [*zip(arm.needs, arm.evidence, strict=False), *_probe_needs(d, f, i, probed), *_handed(arm)]
         pairs += _flag_guarded(arm, f, reg)
+        worded = _said_beside(d, i, target)
+        pairs += worded
         for need, seen in pairs:
             if any(target.has(feat) for feat in need):
                 continue
@@ -92,7 +95,10 @@ def check(
             if imported:  # "the module flash_attn.cute.flash_fwd_sm100_fp4, which it imports (line 303)"
                 seen = f"the module {imported}, which it imports{seen[seen.rfind(' (') :]}"
             named = (
-                _direct(seen) or imported or (_SELECTED_FAMILY.search(seen) and _picked(seen, arm.summary))
+                _direct(seen)
+                or imported
+                or (_SELECTED_FAMILY.search(seen) and _picked(seen, arm.summary))
+                or (need, seen) in worded
             )
             if not named and not library:
                 continue  # a family named only in passing (a flag of the user's choice) is no path
@@ -104,7 +110,7 @@ def check(
                 continue  # the code registered under the name checks the arch and lets the target in
             # the arm selects, by name, what the target cannot run (`attention_backend = "fa3"`):
             # the engine's own choice fails when first used, where the other archs get a backend
-            picked = _picked(seen, arm.summary)
+            picked = _picked(seen, arm.summary) or ((need, seen) in worded and _given(arm, _quoted(seen)))
             refused = _factory_refusal(arm.values, arch, reg) if picked else None
             if refused is None and _before_the_feature(with_it, target, need):
                 # a target from before the feature, let in with other GPUs from before it (`major
@@ -117,7 +123,7 @@ def check(
                 f"{arch.cc} is let into code that needs {what} (read from {seen}), "
                 f"which {arch.cc} lacks: "
                 + (
-                    f"the engine {arm.summary} for {arch.cc}, which fails when first used"
+                    f"the engine {_selection(arm, _quoted(seen))} for {arch.cc}, which fails when first used"
                     if picked
                     else "where it is installed, expect the library's unsupported-arch error when used"
                     if library
@@ -162,6 +168,70 @@ def check(
             if found is not None:
                 return found
     return None
+
+
+_ONLY = re.compile(r"-only\b|\bonly\b|\brequires?\b|\bexclusive", re.I)
+
+
+def _said_beside(d: Decision, i: int, target: ArchFacts) -> list[tuple[tuple[str, ...], str]]:
+    """What the words in the decision's other arms say a name arm `i` gives a setting needs: "MegaMoE
+    and the packed NVFP4 KV cache are SM100-only; neither is selected here" in the arm that turns
+    the target's siblings away, where the rest sets `moe_a2a_backend="megamoe"`; the archs a clause
+    names as the only ones must all have what the target lacks (gate_excludes_arch reads them)."""
+    from capgap.judging.rules.gate_excludes_arch import _need_of_named
+
+    values = {_plain(v): v for v in d.arms[i].values if len(_plain(v)) >= 4}
+    out: list[tuple[tuple[str, ...], str]] = []
+    for j, other in enumerate(d.arms):
+        for note in other.notes if j != i and values else ():
+            for clause in prose.clauses(note):
+                words = _plain(clause)
+                hit = (
+                    next((v for k, v in values.items() if k in words), None) if _ONLY.search(clause) else None
+                )
+                need, archs = _need_of_named(clause, target) if hit else (None, [])
+                if need is not None and hit is not None:
+                    where = f"a comment at line {other.line}, naming {', '.join(archs)}"
+                    out.append((need, f"'{hit}' ('{short(clause, 100)}', {where})"))
+    return out
+
+
+def _no_outcome_runs(r: Reached, i: int, target: ArchFacts) -> str:
+    """Where every outcome of the decision the target does not get is a path (no refusal, no
+    skipping, no set of choices of which one may suit it: `moe_runner_backend="marlin"` beside
+    `attention_backend="fa3"`) whose code needs something it lacks too: what the first of them
+    needs, as "X needs Y (read from Z)"; "" otherwise."""
+    d = r.decision
+    others = [j for j in range(len(d.arms)) if j != i and j not in r.reach[target.cc]]
+    said: list[str] = []
+    for j in others:
+        arm = d.arms[j]
+        lacked = [
+            (n, w) for n, w in zip(arm.needs, arm.evidence, strict=False) if evidence.lacking([n], target)
+        ]
+        if arm.action != "positive" or arm.values or not lacked:
+            return ""
+        said.append(
+            f"{short(arm.summary, 60)} needs {evidence.describe(lacked[0][0])} (read from {lacked[0][1]})"
+        )
+    return "; ".join(said[:1]) if said else ""
+
+
+def _selection(arm: Arm, value: str) -> str:
+    """How the arm selects `value`: the setting it gives it (`sets moe_a2a_backend=megamoe`), or
+    what the arm does."""
+    given = [setting for setting in arm.settings if setting.endswith("=" + value)]
+    return f"sets {given[0]}" if given else arm.summary
+
+
+def _plain(text: str) -> str:
+    """Letters and digits only, lowercased: `MegaMoE` and `megamoe`, `fp8_e4m3` and `FP8 E4M3` alike."""
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+def _given(arm: Arm, value: str) -> bool:
+    """Does the arm give a setting `value` by name (`overrides.update(moe_a2a_backend="megamoe")`)?"""
+    return any(setting.endswith("=" + value) for setting in arm.settings)
 
 
 _BARE_FLAG = re.compile(r"^(?:el)?if\s+(?:not\s+)?([A-Za-z_]\w*)\s*:$")
@@ -263,6 +333,14 @@ def _admitted(
     }
     if place.get("where", "runtime") != "runtime":
         severity = "low"  # tests, benchmarks, examples, backward passes: not what a server runs
+    neither = _no_outcome_runs(r, i, arch.facts)
+    if neither and severity != "low":
+        # `if sm == 90: return run_sm90(...)` then the SM100 path for everyone else: kept out, the
+        # target would get Hopper's kernel instead; it loses nothing, only the error it meets
+        severity = "low"
+        consequence += (
+            f"; but {arch.cc} could run no outcome of this decision ({neither}): only its error differs"
+        )
     return Finding(
         rule=RULE_ID,
         severity=severity,
