@@ -166,3 +166,32 @@ def test_a_comment_above_a_statement_the_test_does_not_read_is_not_its(tmp_path:
     text = text.replace("and cutedsl_ok", "and kernel.ready")
     (found,) = _scan(tmp_path, {"eng/linear.py": text})
     assert found.severity == "medium"
+
+
+_RETURNED_CONSTANT = """
+import torch
+
+PAGE = 128
+# QMUL4 needs PTX ISA 9.4 and an sm_100a/sm_103a target.
+QMUL4_MIN_PTX = 94
+
+
+def qmul4_supported(ptx: int) -> bool:
+    major, minor = torch.cuda.get_device_capability()
+    if major * 10 + minor not in (100, 103):
+        return False
+    return ptx >= QMUL4_MIN_PTX
+"""
+
+
+def test_the_comment_above_a_constant_the_path_returns_a_test_of_is_evidence(tmp_path: Path) -> None:
+    # the constant names no capability (the statement cut drops it); the path's own test reads it
+    found = _scan(tmp_path, {"eng/qmul4.py": _RETURNED_CONSTANT})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/qmul4.py", 10)]
+    assert "QMUL4 needs PTX ISA 9.4" in found[0].extra["evidence"]
+
+
+def test_without_it_the_path_is_a_gap(tmp_path: Path) -> None:
+    text = _RETURNED_CONSTANT.replace("# QMUL4 needs PTX ISA 9.4 and an sm_100a/sm_103a target.\n", "")
+    found = _brief(_scan(tmp_path, {"eng/qmul4.py": text}))
+    assert found == [("gate-excludes-arch", "medium", "eng/qmul4.py", 9)]

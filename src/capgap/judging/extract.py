@@ -1389,7 +1389,17 @@ class _Walker:
             first = tests[0] if tests else None
             around += runs.inherited(self.facts.decisions, line, kind, ".".join(chain), first)
             around += surroundings.setup_sentences(lines, line, tests)
-        around += surroundings.constant_sentences(lines, tests, scope, line)
+        # (and the constants a path returns a test of: `return ptx_version >= QMUL4_MIN_PTX_VERSION`
+        # under "# QMUL4 needs PTX ISA 9.4 and an sm_100a/sm_103a target.")
+        returned = [
+            st.value
+            for _, _, stmts, _, action, _ in specs
+            if action == "positive" and stmts
+            for top in stmts
+            for st in ast.walk(top)
+            if isinstance(st, ast.Return) and isinstance(st.value, ast.Compare)
+        ]
+        around += surroundings.constant_sentences(lines, tests + returned, scope, line)
         around += surroundings.helper_sentences(lines, tests, self._helper_defs)
         around += [s for found in reversed(self._prose) for s in found.sentences]
         if self._module_prose is None:

@@ -58,14 +58,26 @@ def constant_sentences(lines: list[str], tests: list[ast.expr], scope: Scope, li
             if not isinstance(node, ast.Name):
                 continue
             bound = scope.lookup(node.id)
-            at = getattr(bound, "lineno", 0)
-            if not 0 < at < line or at in seen or not _literal(bound):
+            at = getattr(bound, "lineno", 0) if bound is not None else _assigned_at(lines, node.id, line)
+            if not 0 < at < line or at in seen or (bound is not None and not _literal(bound)):
                 continue
             seen.add(at)
             above, start = remarks.comment_block(lines, _statement_line(lines, at))
             above = above.rpartition("\n")[0]  # the comment on its own line restates it
             out += [f"the comment above {node.id} (line {start})\t{s}" for s in prose.arch_sentences(above)]
     return out
+
+
+def _assigned_at(lines: list[str], name: str, before: int) -> int:
+    """The line of a module-level `NAME = <number or string>` above line `before` (0: none), for
+    a constant the statement cut left out (it names no capability: `QMUL4_MIN_PTX_VERSION = 94`)."""
+    if not name.isupper():
+        return 0
+    pattern = re.compile(rf"{re.escape(name)}\s*(?::[^=]*)?=\s*[-+\d\"']")
+    for i in range(min(before, len(lines)) - 1, -1, -1):
+        if lines[i].startswith(name) and pattern.match(lines[i]):
+            return i + 1
+    return 0
 
 
 _ASSIGNS = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?::[^=]+)?=(?!=)")
