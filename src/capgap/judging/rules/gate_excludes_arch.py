@@ -824,6 +824,10 @@ _CALLS = re.compile(r"\w\(")
 
 
 _SETS_FLAG = re.compile(r"^sets ([\w.]+) = ")
+# A function that says what its callers are required to do (`get_required_kv_cache_layout`,
+# `requires_padding`): its answer for the owners is a constraint put on them, not a path the
+# target goes without
+_REQUIREMENT = re.compile(r"(?:^|_)(?:required|requires)(?:_|$)", re.I)
 
 
 def _flag_weighed_for_target(r: Reached, arm: int, target: ArchFacts) -> int:
@@ -1158,6 +1162,7 @@ def check(
         and not _fallback_pick(d.arms[i].summary)
         and not _given_elsewhere(r, i, target.cc)
         and not _flag_weighed_for_target(r, i, target)
+        and not _REQUIREMENT.search(d.context.rsplit(".", 1)[-1])
         and not _legacy_path(r, i, mine)
         and not _sized_down_for_smaller(r, i, target)
     }
