@@ -393,7 +393,7 @@ def _native_sources(facts: FileFacts, text: str) -> None:
             parts = hit[1] or "/".join(re.findall(r"""["']([\w\-]+)["']""", hit[2])) + "/"
             if parts.strip("/") and parts not in facts.sources:
                 facts.sources.append(parts)
-    if "__file__" in text and any(True for _ in _on_lines_with(_OWN_SOURCE_DIR, text, "__file__")):
+    if any(_on_lines_with(_OWN_SOURCE_DIR, text, "__file__")):
         own = facts.path.rpartition("/")[0] + "/csrc/"
         if own.strip("/") != "csrc" and own not in facts.sources:
             facts.sources.append(own)
@@ -1253,7 +1253,11 @@ class _Walker:
             if hit is None:
                 continue
             out.append((i + 2, i + 2))
-            if hit["name"] and (at := _constant_lines(lines, hit["name"])) is not None and at not in out:
+            if (
+                hit["name"]
+                and (at := surroundings.constant_lines(lines, hit["name"])) is not None
+                and at not in out
+            ):
                 out.append(at)
             if len(out) >= _MAX_CONSUMERS:
                 break
@@ -2091,23 +2095,6 @@ _SAYS_NO = re.compile(
     r"^\s*(?:return\s+\(?\s*(?:False|None)\s*,\s*|raise\s+\w+\(\s*)"
     r"(?:(?P<name>[A-Z_][A-Z0-9_]*)\s*\)?\s*$|f?[\"'])"
 )
-_CONSTANT_LINES = 6
-
-
-def _constant_lines(lines: list[str], name: str) -> tuple[int, int] | None:
-    """The 1-based lines of the module's `NAME = "..."` / `NAME = (\n "..." "...")`."""
-    head = re.compile(rf"^{re.escape(name)}\s*(?::[^=]*)?=\s*(.*)$")
-    for i, line in enumerate(lines):
-        hit = head.match(line)
-        if hit is None:
-            continue
-        if hit[1].strip() != "(":
-            return (i + 1, i + 1)
-        for j in range(i + 1, min(i + _CONSTANT_LINES, len(lines))):
-            if lines[j].strip().startswith(")"):
-                return (i + 1, j + 1)
-        return None
-    return None
 
 
 def _named_sentences(stmts: list[ast.stmt] | None, scope: Scope) -> str:

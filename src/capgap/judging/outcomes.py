@@ -98,6 +98,8 @@ _RESHAPES = _COPIES | {
     "unflatten", "transpose", "permute", "t",
 }  # fmt: skip
 RESHAPES = "only reshapes tensors ("  # how such a branch's summary starts
+# The outcome of a flag decision (`ok = major >= 10`) that sets it, as extraction words it: the flag
+SETS_FLAG = re.compile(r"^sets ([\w.]+) = True$")
 
 
 def _only_copies(stmt: ast.stmt) -> bool:

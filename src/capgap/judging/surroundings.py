@@ -71,13 +71,30 @@ def constant_sentences(lines: list[str], tests: list[ast.expr], scope: Scope, li
 def _assigned_at(lines: list[str], name: str, before: int) -> int:
     """The line of a module-level `NAME = <number or string>` above line `before` (0: none), for
     a constant the statement cut left out (it names no capability: `QMUL4_MIN_PTX_VERSION = 94`)."""
-    if not name.isupper():
+    at = constant_lines(lines, name) if name.isupper() else None
+    if at is None or at[0] >= before:
         return 0
-    pattern = re.compile(rf"{re.escape(name)}\s*(?::[^=]*)?=\s*[-+\d\"']")
-    for i in range(min(before, len(lines)) - 1, -1, -1):
-        if lines[i].startswith(name) and pattern.match(lines[i]):
-            return i + 1
-    return 0
+    value = lines[at[0] - 1].partition("=")[2].lstrip()
+    return at[0] if value[:1] and value[0] in "-+0123456789\"'" else 0
+
+
+_CONSTANT_LINES = 6
+
+
+def constant_lines(lines: list[str], name: str) -> tuple[int, int] | None:
+    """The 1-based lines of the module's `NAME = "..."` / `NAME = (\n "..." "...")`."""
+    head = re.compile(rf"^{re.escape(name)}\s*(?::[^=]*)?=\s*(.*)$")
+    for i, line in enumerate(lines):
+        hit = head.match(line)
+        if hit is None:
+            continue
+        if hit[1].strip() != "(":
+            return (i + 1, i + 1)
+        for j in range(i + 1, min(i + _CONSTANT_LINES, len(lines))):
+            if lines[j].strip().startswith(")"):
+                return (i + 1, j + 1)
+        return None
+    return None
 
 
 _ASSIGNS = re.compile(r"^\s*([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?::[^=]+)?=(?!=)")

@@ -8,6 +8,7 @@ import re
 
 from capgap.arch import ArchSpec
 from capgap.findings import Finding
+from capgap.judging import outcomes
 from capgap.judging.reach import Reached, reached
 from capgap.judging.records import Decision, FileFacts
 from capgap.judging.registry import Registry
@@ -92,7 +93,6 @@ def gate_findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Regi
 
 
 _BACKWARD = re.compile(r"(?:^|[._])(?:\w*_bwd\w*|backward\w*)(?:$|\.)", re.I)
-_SETS_FLAG = re.compile(r"^sets ([\w.]+) = True$")
 
 
 def _for_backward(d: Decision) -> bool:
@@ -100,7 +100,7 @@ def _for_backward(d: Decision) -> bool:
     (TE's `self.use_FAv2_bwd = ... and cc == (9, 0)`)? Training code, which no server runs."""
     if _BACKWARD.search(d.context):
         return True
-    flag = _SETS_FLAG.match(d.arms[0].summary) if d.kind == "flag" and d.arms else None
+    flag = outcomes.SETS_FLAG.match(d.arms[0].summary) if d.kind == "flag" and d.arms else None
     return flag is not None and _BACKWARD.search(flag[1]) is not None
 
 

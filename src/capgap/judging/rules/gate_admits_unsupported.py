@@ -110,7 +110,9 @@ def check(
                 continue  # the code registered under the name checks the arch and lets the target in
             # the arm selects, by name, what the target cannot run (`attention_backend = "fa3"`):
             # the engine's own choice fails when first used, where the other archs get a backend
-            picked = _picked(seen, arm.summary) or ((need, seen) in worded and _given(arm, _quoted(seen)))
+            picked = _picked(seen, arm.summary) or (
+                (need, seen) in worded and bool(_given(arm, _quoted(seen)))
+            )
             refused = _factory_refusal(arm.values, arch, reg) if picked else None
             if refused is None and _before_the_feature(with_it, target, need):
                 # a target from before the feature, let in with other GPUs from before it (`major
@@ -202,26 +204,28 @@ def _no_outcome_runs(r: Reached, i: int, target: ArchFacts) -> str:
     `attention_backend="fa3"`) whose code needs something it lacks too: what the first of them
     needs, as "X needs Y (read from Z)"; "" otherwise."""
     d = r.decision
-    others = [j for j in range(len(d.arms)) if j != i and j not in r.reach[target.cc]]
-    said: list[str] = []
-    for j in others:
+    said = ""
+    for j in range(len(d.arms)):
+        if j == i or j in r.reach[target.cc]:
+            continue
         arm = d.arms[j]
-        lacked = [
-            (n, w) for n, w in zip(arm.needs, arm.evidence, strict=False) if evidence.lacking([n], target)
-        ]
-        if arm.action != "positive" or arm.values or not lacked:
-            return ""
-        said.append(
-            f"{short(arm.summary, 60)} needs {evidence.describe(lacked[0][0])} (read from {lacked[0][1]})"
+        lacked = next(
+            ((n, w) for n, w in zip(arm.needs, arm.evidence, strict=False) if evidence.lacking([n], target)),
+            None,
         )
-    return "; ".join(said[:1]) if said else ""
+        if arm.action != "positive" or arm.values or lacked is None:
+            return ""
+        said = (
+            said or f"{short(arm.summary, 60)} needs {evidence.describe(lacked[0])} (read from {lacked[1]})"
+        )
+    return said
 
 
 def _selection(arm: Arm, value: str) -> str:
     """How the arm selects `value`: the setting it gives it (`sets moe_a2a_backend=megamoe`), or
     what the arm does."""
-    given = [setting for setting in arm.settings if setting.endswith("=" + value)]
-    return f"sets {given[0]}" if given else arm.summary
+    given = _given(arm, value)
+    return f"sets {given}" if given else arm.summary
 
 
 def _plain(text: str) -> str:
@@ -229,9 +233,10 @@ def _plain(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
-def _given(arm: Arm, value: str) -> bool:
-    """Does the arm give a setting `value` by name (`overrides.update(moe_a2a_backend="megamoe")`)?"""
-    return any(setting.endswith("=" + value) for setting in arm.settings)
+def _given(arm: Arm, value: str) -> str:
+    """The setting the arm gives `value` by name (`moe_a2a_backend=megamoe`, from
+    `overrides.update(moe_a2a_backend="megamoe")`), or ""."""
+    return next((setting for setting in arm.settings if setting.endswith("=" + value)), "")
 
 
 _BARE_FLAG = re.compile(r"^(?:el)?if\s+(?:not\s+)?([A-Za-z_]\w*)\s*:$")

@@ -823,7 +823,6 @@ _OWN_WAY = re.compile(r"(?:uses|takes|has) (?:a |its )?(?:different|own|separate
 _CALLS = re.compile(r"\w\(")
 
 
-_SETS_FLAG = re.compile(r"^sets ([\w.]+) = ")
 # A function that says what its callers are required to do (`get_required_kv_cache_layout`,
 # `requires_padding`): its answer for the owners is a constraint put on them, not a path the
 # target goes without
@@ -836,7 +835,7 @@ def _flag_weighed_for_target(r: Reached, arm: int, target: ArchFacts) -> int:
     self._supports_tc and arch not in ((9, 0), (12, 0)): raise`): the authors let the target in
     without the flag, by name, so going without it is their choice for it (0 when none does)."""
     d = r.decision
-    hit = _SETS_FLAG.match(d.arms[arm].summary) if d.kind == "flag" else None
+    hit = outcomes.SETS_FLAG.match(d.arms[arm].summary) if d.kind == "flag" else None
     if hit is None:
         return 0
     for peer in r.peers:
