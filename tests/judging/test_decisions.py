@@ -1421,6 +1421,55 @@ def test_a_refusal_naming_major_versions_states_what_they_share(tmp_path: Path) 
     assert "the refusal naming 10.0, 10.3, 11.0 as what it requires" in found[0].consequence
 
 
+def test_a_refusal_naming_hopper_and_blackwell_states_a_kernel_per_generation(tmp_path: Path) -> None:
+    """A refusal "requires Hopper SM90 or Blackwell SM100/SM103" (sglang's skip-softmax): each arch it accepts
+    has an MMA generation of its own (wgmma, tcgen05), 12.0 neither: an expected refusal. Not for a
+    collective ("allreduce fusion requires SM90 or SM10X": its code runs no MMA), nor where the
+    decision says the archs were only validated: those stay medium."""
+    found = _scan(
+        tmp_path,
+        {
+            "eng/skip.py": """
+        import torch
+
+
+        def check(params):
+            cap = torch.cuda.get_device_capability()
+            if cap not in ((9, 0), (10, 0), (10, 3)):
+                raise ValueError("skip_softmax requires Hopper SM90 or Blackwell SM100/SM103")
+            return params
+    """,
+            "eng/fusion.py": """
+        import torch
+
+
+        def resolve(backend):
+            cap = torch.cuda.get_device_capability()
+            if cap not in ((9, 0), (10, 0), (10, 3)):
+                raise ValueError("allreduce fusion requires SM90 or SM10X GPUs")
+            return backend
+    """,
+            "eng/indexer.py": """
+        import torch
+
+
+        def indexer(dtype):
+            cap = torch.cuda.get_device_capability()
+            # fp8 scoring runs on TileLang GEMMs, validated on Hopper and Blackwell.
+            if cap not in ((9, 0), (10, 0), (10, 3)):
+                raise ValueError("fp8 indexer requires an SM90/SM100 GPU")
+            return dtype
+    """,
+        },
+    )
+    assert _brief(found) == [
+        ("gate-excludes-arch", "medium", "eng/fusion.py", 6),
+        ("gate-excludes-arch", "medium", "eng/indexer.py", 7),
+        ("gate-excludes-arch", "low", "eng/skip.py", 6),
+    ]
+    assert "needs tcgen05 or wgmma (read from the refusal naming 9.0, 10.0, 10.3" in found[2].consequence
+
+
 def test_a_function_there_to_warn_decides_no_path(tmp_path: Path) -> None:
     """vLLM's `warn_if_flashinfer_kernels_missing()`: below Hopper it returns before warning that
     FlashInfer's precompiled kernels are missing; being left out of a warning loses nothing."""

@@ -57,7 +57,9 @@ def test_a_dispatch_on_the_arch_a_refusing_getter_returned_is_never_reached(tmp_
 def test_the_getter_s_own_refusal_is_still_reported(tmp_path: Path) -> None:
     files = {"pkg/flex/runtime/arch.py": _GETTER}
     (found,) = _scan(tmp_path, files)
-    assert found.severity == "medium"
+    # reported, as expected: SM90 and SM100/SM103 each have an MMA generation 12.0 lacks (cuDNN's
+    # flex attention ships kernels/sm90 and kernels/sm100 only, judged expected)
+    assert found.severity == "low"
     assert "raises NotImplementedError" in found.message
 
 

@@ -735,7 +735,7 @@ def test_a_table_of_another_generation_s_own_chip_is_its_special_case(tmp_path: 
     datacenter Blackwell GPU as they lack 12.0: low, that chip's special case. Not when a 10.x GPU
     is keyed, nor when the read raises KeyError (a crash is reached whoever else lacks the entry),
     nor for a target older than Blackwell (low there for its own reason), nor for a table of the
-    target's own generation."""
+    target's own generation, nor where a newer generation is keyed."""
     text = """
     import torch
 
@@ -760,6 +760,10 @@ def test_a_table_of_another_generation_s_own_chip_is_its_special_case(tmp_path: 
     assert judged("with10", '{(9, 0): "sm_90a", (10, 0): "sm_100a"}') == [("medium", False)]
     assert judged("spark", '{(12, 1): "sm_121a"}') == [("medium", False)]
     assert judged("ada", '{(9, 0): "sm_90a"}', "8.9") == [("low", False)]  # written for newer GPUs
+    # sglang 0.5.23 `_PINNED = {(9, 0): ..., (12, 0): ..., (12, 1): ...}` read on a B200 or a Thor: a
+    # newer generation is keyed, so 10.x going without it is the target itself, no special case
+    newer = '{(9, 0): "a", (12, 0): "b", (12, 1): "b"}'
+    assert judged("b200", newer, "10.0") == judged("thor-newer", newer, "11.0") == [("medium", False)]
     crash = """
     import torch
 

@@ -1370,7 +1370,10 @@ def check(
             words = f"'{d.arms[i].stated}'" if d.arms[i].stated else d.arms[i].summary
             if _VALIDATED_ONLY.search(words):
                 continue  # "currently verified only on Hopper": what was tried, not what it needs
-            need, named = _written_for_archs(words, target)
+            # (archs named with different MMA generations say a kernel per generation, none for the
+            # target: not of a collective, whose code runs no MMA, nor of what was only validated there)
+            either = ("multi_gpu",) not in evidence.needs_in(words.lower()) and not _only_validated(r, f)
+            need, named = _written_for_archs(words, target, either)
             if need is not None and someone_has(need, sibs):
                 said = f" ('{d.arms[i].stated}')" if d.arms[i].stated else ""
                 lack, seen = [need], f"the refusal naming {', '.join(named)} as what it requires{said}"
@@ -2148,19 +2151,24 @@ _NAMED_AS_OUT = re.compile(
 )
 
 
-def _written_for_archs(words: str, target: ArchFacts) -> tuple[tuple[str, ...] | None, list[str]]:
+def _written_for_archs(
+    words: str, target: ArchFacts, either: bool = False
+) -> tuple[tuple[str, ...] | None, list[str]]:
     """The need a refusal's words imply: the tensor-core MMA generation every arch it names as
     required has and the target lacks (None when it names the target's own arch or family, or
-    nothing, or archs without one in common)."""
+    nothing, or archs without one in common; `either`: or, where each has one and the target none,
+    any of them)."""
     quoted = re.findall(r"'([^']*)'", words)
     if not quoted:
         return None, []
     if any(_OPEN_ENDED.search(q) for q in quoted):
         return None, []  # "requires Blackwell GPUs (SM100+)": an arch and all newer, the target's too
-    return _need_of_named(" ".join(quoted), target)
+    return _need_of_named(" ".join(quoted), target, either=either)
 
 
-def _need_of_named(text: str, target: ArchFacts) -> tuple[tuple[str, ...] | None, list[str]]:
+def _need_of_named(
+    text: str, target: ArchFacts, either: bool = False
+) -> tuple[tuple[str, ...] | None, list[str]]:
     """What every arch `text` names has and the target lacks (`_written_for_archs`, on words read
     whole: a sentence, where an apostrophe is no quote)."""
     facts = all_facts()
@@ -2190,6 +2198,10 @@ def _need_of_named(text: str, target: ArchFacts) -> tuple[tuple[str, ...] | None
     for feat in _MMA:  # (Hopper and Blackwell named together share no MMA generation: no need)
         if all(a.has(feat) for a in archs) and not target.has(feat):
             return (feat,), named
+    if either and all(any(a.has(m) for m in _MMA) for a in archs) and not any(target.has(m) for m in _MMA):
+        # a refusal requiring "Hopper SM90 or Blackwell SM100/SM103": every arch it accepts has an
+        # MMA generation of its own, the target neither (a kernel per generation, none for it)
+        return _MMA, named
     return None, named
 
 

@@ -234,11 +234,13 @@ def _others_special_case(table: TableDef, arch: ArchSpec) -> str:
     a GPU of a generation neither the target's nor datacenter Blackwell (10.x), which goes without
     it as the target does (`{(9, 0): "sm_90a"}`, a Thor-only `{(11, 0): ...}`): nothing the newest
     generation has is missing. Read for targets from 10.x on, as gate-excludes-arch reads paths
-    only pre-Blackwell GPUs get."""
+    only pre-Blackwell GPUs get. Not where a key is of a generation newer than the target's
+    (`{(9, 0): ..., (12, 0): ...}` read on a B200): what is missing is the target's own tuning, and
+    10.x going without it is the target itself."""
     if arch.facts.major < 10 or table.style == "major-int" or any(not k.cc for k in table.keys):
         return ""
     majors = {int(k.cc.split(".")[0]) for k in table.keys}
-    if not majors or majors & {10, arch.facts.major}:
+    if not majors or majors & {10, arch.facts.major} or max(majors) > arch.facts.major:
         return ""
     return ", ".join(sorted({k.cc for k in table.keys}, key=lambda cc: tuple(map(int, cc.split(".")))))
 
