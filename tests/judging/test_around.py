@@ -154,3 +154,18 @@ def test_every_arch_a_refusal_s_sentence_names_counts(tmp_path: Path) -> None:
     (found,) = _scan(tmp_path, {"eng/kern.py": text})
     assert found.severity == "low"
     assert "the refusal naming 9.0, 10.0, 10.3 as what it requires" in found.consequence
+
+
+def test_on_a_thor_a_refusal_names_a_library_s_sm100_build_not_a_cute_dsl_kernel(tmp_path: Path) -> None:
+    """11.0 has tcgen05: "requires SM100 or SM103" is no need it lacks, unless the words name a
+    library built per family (FlashInfer's KDA prefill ships sm_103a PTX; sglang 0.5.23, judged
+    expected on 11.0); the engine's own CuTe-DSL kernel, compiled for the GPU it runs on, stays a
+    loss (judged a gap there)."""
+    library = _SUPPORT.format(major=10, message="FlashInfer KDA prefill requires SM100 or SM103")
+    (found,) = _scan(tmp_path / "flashinfer", {"eng/kern.py": library}, arch="11.0")
+    assert found.severity == "low"
+    assert "needs code built for the SM100 family" in found.consequence
+    own = _SUPPORT.format(major=10, message="CuTe DSL dual GEMM requires SM100 or SM103")
+    assert [f.severity for f in _scan(tmp_path / "cute", {"eng/kern.py": own}, arch="11.0")] == ["medium"]
+    # on 12.0 both name tcgen05, as before
+    assert [f.severity for f in _scan(tmp_path / "rtx", {"eng/kern.py": library})] == ["low"]

@@ -162,3 +162,31 @@ def test_what_the_owners_get_names_the_cubins_on_thor(tmp_path: Path) -> None:
     on_thor = _scan(tmp_path / "thor", {"eng/overrides.py": override}, arch="11.0")
     assert [f.severity for f in on_thor] == ["low"]
     assert "trtllm_mla" in on_thor[0].extra["evidence"]
+
+
+def test_mx_formats_need_the_block_scaled_mma_blackwell_brought() -> None:
+    """MXFP8 (e8m0 scales per 32 values) runs on block-scaled MMA: tcgen05's kind::mxf8f6f4 on
+    10.x/11.0, mma.sync ... block_scale on 12.x; nvcc refuses it for sm_90a and sm_89."""
+    ccs = ("8.9", "9.0", "10.0", "10.3", "11.0", "12.0", "12.1")
+    having = [cc for cc in ccs if facts_for(cc).has("block_scaled_mma")]
+    assert having == ["10.0", "10.3", "11.0", "12.0", "12.1"]
+    assert evidence.needs_in("class mxfp8onlinelinearmethod:") == [("block_scaled_mma",)]
+    assert evidence.needs_in("quant = 'fp8_e4m3'") == [("fp8_tensor_cores",)]  # plain FP8 stays FP8
+
+
+_MXFP8 = """
+import torch
+
+
+def process_weights(layer):
+    if torch.cuda.get_device_capability()[0] >= 10:
+        layer.mxfp8 = True
+        layer.weight = quantize_mxfp8(layer.weight)
+"""
+
+
+def test_an_mxfp8_path_is_expected_on_hopper_and_no_finding_on_blackwell(tmp_path: Path) -> None:
+    found = _scan(tmp_path / "h100", {"eng/mx.py": _MXFP8}, arch="9.0")
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/mx.py", 5)]
+    assert "needs block-scaled (MX format) tensor-core MMA" in found[0].consequence
+    assert _scan(tmp_path / "rtx", {"eng/mx.py": _MXFP8}, arch="12.0") == []

@@ -181,6 +181,14 @@ def test_a_module_loaded_by_name_is_what_the_predicate_s_yes_runs(tmp_path: Path
         "expected: that path needs tcgen05 (read from kernlib.jit.softmax.gen_softmax_module() built for "
         "10 only, the pinned release's own build list), which 12.0 lacks"
     )
+    # a Jetson Thor has tcgen05, but the release builds the module for the SM100 family alone
+    options = ScanOptions(archs=(parse_arch("11.0"),), use_cache=False, binaries=False)
+    (thor,) = [f for f in run_scan([str(root)], options).findings if f.path == "eng/sampling.py"]
+    assert thor.severity == "low"
+    assert thor.consequence.startswith(
+        "expected: that path needs code built for the SM100 family (sm_100a/sm_100f/sm_103a) (read from "
+        "kernlib.jit.softmax.gen_softmax_module() built for 10 only"
+    )
 
 
 def test_without_the_release_the_paths_stay_medium(tmp_path: Path) -> None:

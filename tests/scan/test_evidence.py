@@ -21,6 +21,7 @@ REFERENCE = (
     (("wgmma", "tcgen05"), r"deep_?gemm|flash_?mla"),
     (("tma",), r"\btma\b|_tma\b|\btma_|_tma_"),
     (("fp4_tensor_cores",), r"nvfp4|mxfp4|\bfp4\b|_fp4|fp4_|e2m1"),
+    (("block_scaled_mma",), r"mxfp8|mx_fp8|mxfp6"),
     (("fp8_tensor_cores",), r"\bfp8\b|_fp8|fp8_|e4m3|e5m2"),
     (("nvls_multicast",), r"multicast|multimem|\bnvls\b|_nvls|nvls_"),
     (("nvswitch",), r"mnnvl|nvswitch"),
@@ -29,7 +30,7 @@ PIECES = (  # noqa: SIM905 - one string reads better than 55 quoted words
     "wgmma warpgroup sm90a sm_90a flashattn3 flash_attn_3 fa3 _fa3_ _fa3 _sm90 tcgen05 tmem tmem_ _tmem umma "
     "sm100a sm_100a _sm100 sm10x trtllmgen trtllm_gen trtllm-gen cutlass_mla deepgemm deep_gemm flashmla "
     "flash_mla tma _tma fp4 nvfp4 mxfp4 _fp4 e2m1 fp8 _fp8 e4m3 e5m2 multicast multimem nvls _nvls mnnvl "
-    "nvswitch "
+    "nvswitch mxfp8 mx_fp8 mxfp6 "
     "format stma tmax fp41 afp8 nvlsx é ü 9 _ . ( ) \n"
 ).split(" ")
 

@@ -36,6 +36,11 @@ DERIVED: dict[str, Callable[[ArchFacts], bool]] = {
     # code built for the SM100 family (sm_100a/100f/103a cubins: TRT-LLM-gen, DeepGEMM): tcgen05
     # runs on 11.0 only from a build for sm_110a/f (nvcc 13.0 --list-gpu-code)
     "sm100_build": lambda a: a.major == 10,
+    # MX (microscaling) formats' block-scaled MMA: MXFP8 with e8m0 scales per 32 values, as FP4 came
+    # with Blackwell (tcgen05.mma kind::mxf8f6f4 on 10.x/11.0, mma.sync ... block_scale on 12.x:
+    # `mma.sync.aligned.kind::mxf8f6f4.block_scale` built for sm_120a, refused for sm_90a and
+    # sm_89 "mma with block scale not supported", nvcc 13.0, 2026-12-05)
+    "block_scaled_mma": lambda a: a.fp4_tensor_cores,
 }
 _ONE_GPU_SOURCES = {"datasheet-jetson", "datasheet-dgx-spark"}
 

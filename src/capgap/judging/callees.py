@@ -466,11 +466,12 @@ class Callees:
                     where.append(f"{seen} in {f.module}, which it calls")
             declared = _declared_need(f, name) if name and outside else None
             declared = declared or (_built_need(f) if outside else None)
-            if declared is not None and declared[0] not in needs:
+            for need in declared[0] if declared is not None else ():
                 # `@supported_compute_capability([100, 103, 107])` on the release's own function:
                 # what every GPU it lets run the function has (tcgen05) is what the function needs
-                needs.append(declared[0])
-                where.append(declared[1])
+                if need not in needs:
+                    needs.append(need)
+                    where.append(declared[1])
             for need in _entry_needs(f.entries.get(name, "")) if name else ():
                 # `bf16_mega_gate`, whose body calls `deep_gemm.bf16_mega_gate(...)`
                 if need not in needs:
@@ -504,8 +505,8 @@ class Callees:
         return needs, where, kernels
 
 
-def _built_need(f: FileFacts) -> tuple[tuple[str, ...], str] | None:
-    """The need a module's JIT build lists declare (`supported_major_versions=[10]`): the MMA
+def _built_need(f: FileFacts) -> tuple[list[tuple[str, ...]], str] | None:
+    """The needs a module's JIT build lists declare (`supported_major_versions=[10]`): the MMA
     generation every GPU they build for has, with the list's words; None when a list builds for a
     GPU with neither, or the module has none."""
     lists = [b for b in f.builds if b.function]
@@ -520,16 +521,18 @@ def _built_need(f: FileFacts) -> tuple[tuple[str, ...], str] | None:
     return (need, f"{built}, the pinned release's own build list") if need else None
 
 
-def _generation(archs: list[Any]) -> tuple[str, ...] | None:
-    """The MMA generation every arch of `archs` has (tcgen05; wgmma; either), or None."""
+def _generation(archs: list[Any]) -> list[tuple[str, ...]]:
+    """The MMA generation every arch of `archs` has (tcgen05; wgmma; either), [] if none; where
+    they are all of the SM100 family, also its build, which a tcgen05 GPU of another family (a
+    Jetson Thor) lacks: the release builds or admits no code for it."""
     for need in (("tcgen05",), ("wgmma",), ("wgmma", "tcgen05")):
         if all(any(a.has(feature) for feature in need) for a in archs):
-            return need
-    return None
+            return [need, ("sm100_build",)] if all(a.has("sm100_build") for a in archs) else [need]
+    return []
 
 
-def _declared_need(f: FileFacts, name: str) -> tuple[tuple[str, ...], str] | None:
-    """The need a capability decorator of function `name` declares: the MMA generation every arch
+def _declared_need(f: FileFacts, name: str) -> tuple[list[tuple[str, ...]], str] | None:
+    """The needs a capability decorator of function `name` declares: the MMA generation every arch
     it admits has (`[100, 103, 107]`: tcgen05; `[90, 100]`: wgmma or tcgen05), with its words;
     None when it admits an arch with neither, or none is found."""
     for d in f.decisions:
@@ -542,7 +545,7 @@ def _declared_need(f: FileFacts, name: str) -> tuple[tuple[str, ...], str] | Non
         except (ValueError, TypeError, SyntaxError, RecursionError):
             return None
         archs = [a for a in all_facts().values() if a.number in values or (a.major, a.minor) in values]
-        need = _generation(archs) if archs else None
+        need = _generation(archs) if archs else []
         checked = f"{d.source.strip()} on {f.module}.{name}"
         return (need, f"{checked}, the pinned release's own check") if need else None
     return None

@@ -87,6 +87,8 @@ NEEDS: tuple[tuple[tuple[str, ...], tuple[Spelling, ...]], ...] = (
         ),
     ),
     (("fp4_tensor_cores",), _spellings("nvfp4", "mxfp4", r"fp4(?<=\bfp4)\b", "_fp4", "fp4_", "e2m1")),
+    # (MXFP8 before FP8: its need is the block-scaled MMA, the FP8 one comes with it)
+    (("block_scaled_mma",), _spellings("mxfp8", "mx_fp8", "mxfp6")),
     (("fp8_tensor_cores",), _spellings(r"fp8(?<=\bfp8)\b", "_fp8", "fp8_", "e4m3", "e5m2")),
     (("nvls_multicast",), _spellings("multicast", "multimem", r"nvls(?<=\bnvls)\b", "_nvls", "nvls_")),
     (("nvswitch",), _spellings("mnnvl", "nvswitch")),
@@ -200,6 +202,7 @@ _DERIVED_WORDS = {
     "cvt_rs": "stochastic-rounding cvt.rs (sm_100a/sm_103a only)",
     "multi_gpu": "more than one GPU in a system",
     "sm100_build": "code built for the SM100 family (sm_100a/sm_100f/sm_103a)",
+    "block_scaled_mma": "block-scaled (MX format) tensor-core MMA",
 }
 
 

@@ -29,6 +29,7 @@ from capgap.judging import (
     registered,
     remarks,
     runs,
+    sizesaid,
     surroundings,
     tablereads,
     tileconfigs,
@@ -1302,8 +1303,11 @@ class _Walker:
         if kind == "chain" and _buckets_capability([stmts for _, _, stmts, *_ in specs]):
             return  # `cc = 100 if family(100) else cap.to_int()`: a key computed, no path chosen
         arms: list[Arm] = []
+        sizes_said: list[sizesaid.SizeSaid] = []
         for test, arm_line, _stmts, span, action, what in specs:
             text = self.file_text(span) if span else ""
+            if _stmts is not None and span and (words := self._arm_words(span[0][0], text)) is not None:
+                sizes_said += sizesaid.stated(words[0])  # "BLOCK_T=128 needs 122,880 bytes of shared memory"
             plain = _COMMENT.sub("", text)  # "no tcgen05 here" is no need: comments are read as words
             code = _PREDICATE_NAMES.sub("", plain)
             low = evidence.arch_names_unsaid(code).lower()
@@ -1389,6 +1393,7 @@ class _Walker:
         above, start = remarks.comment_block(lines, line) if 0 < line <= len(lines) else ("", line)
         above = above.rpartition("\n")[0]  # not the comment on the test's own line: it restates the test
         around = [f"the comment above (line {start})\t{s}" for s in prose.arch_sentences(above)]
+        sizes_said += sizesaid.stated(above)  # "num_stages=4 needs 108 KB" above `3 if is_sm121() else 4`
         if start == line:  # no comment of its own: one above a run of like tests speaks for it too
             first = tests[0] if tests else None
             around += runs.inherited(self.facts.decisions, line, kind, ".".join(chain), first)
@@ -1427,6 +1432,7 @@ class _Walker:
                 within=tuple(dict.fromkeys(self._within))[:_MAX_SUBJECTS],
                 unset=tuple(dict.fromkeys(self._unset))[:_MAX_SUBJECTS],
                 prose=tuple(dict.fromkeys(around))[: prose.MAX_SENTENCES],
+                sizes=tuple(dict.fromkeys(sizes_said)),
                 opening=[n for n, _ in opening],
                 opening_from=[w for _, w in opening],
                 asks=self._asks(tests),

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from capgap.arch import ArchFacts
+from capgap.judging.sizesaid import SizeSaid
 from capgap.judging.symbolic import UNKNOWN, Context, Sym, evaluate, tri
 from capgap.judging.tileconfigs import TileConfig
 
@@ -373,6 +374,9 @@ class Decision:
     # `name=function` when the statement before it gives a variable a default resolver's answer
     # (`fallback = get_fallback_backend()`): an arm setting that variable corrects the resolver
     prior: str = ""
+    # what the comments above it and in its arms say a value it gives needs of shared memory
+    # ("num_stages=4 needs 108 KB": judging.sizesaid)
+    sizes: tuple[SizeSaid, ...] = ()
 
 
 @dataclass

@@ -25,7 +25,7 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import decider, evidence, kernelmodules, prose, refusedfirst, tileconfigs
+from capgap.judging import decider, evidence, kernelmodules, prose, refusedfirst, sizesaid, tileconfigs
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, _safe, arms_taken
 from capgap.judging.records import Arm, Decision, FileFacts
@@ -169,6 +169,41 @@ def check(
             found = _tile_overflow(r, f, arch, i, with_it, place)
             if found is not None:
                 return found
+        if d.sizes:
+            found = _said_overflow(r, f, arch, i, with_it, place)
+            if found is not None:
+                return found
+    return None
+
+
+def _said_overflow(
+    r: Reached, f: FileFacts, arch: ArchSpec, i: int, with_it: list[str], place: dict[str, str]
+) -> Finding | None:
+    """The arm gives the target a value its decision's own comments say needs more shared memory
+    than the target's blocks get ("num_stages=4 needs 108 KB" above `3 if is_sm121() else 4`, read
+    on a 99 KB 12.0), while another outcome does not give it and a GPU let in with the target has
+    that much: the launch raises OutOfResources there. High: the authors' number, a fixed choice."""
+    d, target, facts = r.decision, arch.facts, all_facts()
+    limit = target.smem_per_block_kb * 1024
+    for said in d.sizes:
+        if said.nbytes <= limit or not sizesaid.gives(d.arms[i].summary, said.value):
+            continue
+        if all(sizesaid.gives(a.summary, said.value) for j, a in enumerate(d.arms) if j != i):
+            continue  # every outcome gives it: the decision chooses something else
+        fits = [cc for cc in with_it if facts[cc].smem_per_block_kb * 1024 >= said.nbytes]
+        if not fits:
+            continue
+        what = f"{said.nbytes:,} bytes of shared memory per block"
+        seen = f"'{short(said.sentence, 120)}' (a comment in the decision)"
+        consequence = (
+            f"{arch.cc} is given {said.name}={said.value}, which the decision's own comment says needs "
+            f"{said.nbytes:,} bytes of shared memory ({seen}); a block on {arch.cc} gets {limit:,} "
+            f"({fits[0]}, let in with it, gets {facts[fits[0]].smem_per_block_kb * 1024:,}): expect "
+            "Triton's OutOfResources (out of resource: shared memory) when it launches"
+        )
+        return _admitted(
+            r, f, arch, i, with_it, place, "high", consequence, f"{said.name}={said.value}", what, seen
+        )
     return None
 
 

@@ -151,6 +151,11 @@ def _answers_for_itself(
 # (or JIT-compile) kernels for sm_90a/sm_100a/sm_103a alone (TRT-LLM-gen cubins, CUTLASS MLA,
 # DeepGEMM, FlashMLA). A CuTe-DSL kernel named `Sm100...` is compiled for the GPU it runs on: not one.
 _SM100_BUILD = re.compile(r"trtllm|cutlass_mla|deep_?gemm|flash_?mla|sm_?10[03][af](?![a-z0-9])", re.I)
+# A kernel library named in words that require the SM100 family ("FlashInfer KDA prefill requires
+# SM100 or SM103"): what it ships or JIT-builds for that family alone is no code for a Thor (its own
+# support lists name 10.x; a CuTe-DSL kernel of the engine's own, compiled for the GPU it runs on, is
+# not one)
+_LIBRARY_BUILD = re.compile(rf"{_SM100_BUILD.pattern}|flashinfer", re.I)
 
 
 def _loads_no_sm100_build(target: ArchFacts, owners: list[str]) -> bool:
@@ -1334,7 +1339,9 @@ def check(
         # `--fp8-gemm-backend=flashinfer_cutedsl ... requires an SM100/SM103 GPU`: the engine's check
         # of the very setting and value the path gives, deferring to a library's support query
         worded = reg.validations.worded(arm.settings, arch.cc)
-        need, archs = _written_for_archs(f"'{worded.words}'", target) if worded is not None else (None, [])
+        words = f"'{worded.words}'" if worded is not None else ""
+        built = bool(_LIBRARY_BUILD.search(words))
+        need, archs = _written_for_archs(words, target, built=built) if worded is not None else (None, [])
         if worded is not None and need is not None and someone_has(need, sibs):
             lack = [need]
             quoted = short(worded.words, 100)
@@ -1373,7 +1380,8 @@ def check(
             # (archs named with different MMA generations say a kernel per generation, none for the
             # target: not of a collective, whose code runs no MMA, nor of what was only validated there)
             either = ("multi_gpu",) not in evidence.needs_in(words.lower()) and not _only_validated(r, f)
-            need, named = _written_for_archs(words, target, either)
+            built = bool(_LIBRARY_BUILD.search(words))
+            need, named = _written_for_archs(words, target, either, built)
             if need is not None and someone_has(need, sibs):
                 said = f" ('{d.arms[i].stated}')" if d.arms[i].stated else ""
                 lack, seen = [need], f"the refusal naming {', '.join(named)} as what it requires{said}"
@@ -2152,22 +2160,23 @@ _NAMED_AS_OUT = re.compile(
 
 
 def _written_for_archs(
-    words: str, target: ArchFacts, either: bool = False
+    words: str, target: ArchFacts, either: bool = False, built: bool = False
 ) -> tuple[tuple[str, ...] | None, list[str]]:
     """The need a refusal's words imply: the tensor-core MMA generation every arch it names as
     required has and the target lacks (None when it names the target's own arch or family, or
     nothing, or archs without one in common; `either`: or, where each has one and the target none,
-    any of them)."""
+    any of them; `built`: the words name a library built per family, whose build for the SM100
+    family a tcgen05 GPU of another lacks)."""
     quoted = re.findall(r"'([^']*)'", words)
     if not quoted:
         return None, []
     if any(_OPEN_ENDED.search(q) for q in quoted):
         return None, []  # "requires Blackwell GPUs (SM100+)": an arch and all newer, the target's too
-    return _need_of_named(" ".join(quoted), target, either=either)
+    return _need_of_named(" ".join(quoted), target, either=either, built=built)
 
 
 def _need_of_named(
-    text: str, target: ArchFacts, either: bool = False
+    text: str, target: ArchFacts, either: bool = False, built: bool = False
 ) -> tuple[tuple[str, ...] | None, list[str]]:
     """What every arch `text` names has and the target lacks (`_written_for_archs`, on words read
     whole: a sentence, where an apostrophe is no quote)."""
@@ -2195,7 +2204,8 @@ def _need_of_named(
     if not named or any(facts[cc].major == target.major for cc in named):
         return None, named
     archs = [facts[cc] for cc in named]
-    for feat in _MMA:  # (Hopper and Blackwell named together share no MMA generation: no need)
+    for feat in (*_MMA, "sm100_build") if built else _MMA:
+        # (Hopper and Blackwell named together share no MMA generation: no need)
         if all(a.has(feat) for a in archs) and not target.has(feat):
             return (feat,), named
     if either and all(any(a.has(m) for m in _MMA) for a in archs) and not any(target.has(m) for m in _MMA):
