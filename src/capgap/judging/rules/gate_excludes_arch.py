@@ -822,7 +822,13 @@ _UNSUPPORTED = re.compile(
 
 
 # A sentence naming the target that says it has a path of its own here
-_OWN_WAY = re.compile(r"(?:uses|takes|has) (?:a |its )?(?:different|own|separate)|\balready\b", re.I)
+# (and "this default table was tuned on GB300" read on a B200: what the target gets was tuned on
+# its own generation)
+_OWN_WAY = re.compile(
+    r"(?:uses|takes|has) (?:a |its )?(?:different|own|separate)|\balready\b"
+    r"|(?<!not )(?<!yet )(?<!never )\b(?:tuned|measured) on\b",
+    re.I,
+)
 
 
 _CALLS = re.compile(r"\w\(")
