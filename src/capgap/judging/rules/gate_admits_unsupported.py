@@ -194,7 +194,7 @@ def _said_overflow(
         if not fits:
             continue
         what = f"{said.nbytes:,} bytes of shared memory per block"
-        seen = f"'{short(said.sentence, 120)}' (a comment in the decision)"
+        seen = f"'{short(said.sentence, 120)}', a comment in the decision"
         consequence = (
             f"{arch.cc} is given {said.name}={said.value}, which the decision's own comment says needs "
             f"{said.nbytes:,} bytes of shared memory ({seen}); a block on {arch.cc} gets {limit:,} "

@@ -2142,7 +2142,11 @@ def _around(d: Decision, f: FileFacts) -> tuple[list[tuple[str, ...]], list[str]
         for need, word in zip(*remarks.stated(sentence), strict=True):
             if need not in needs:
                 needs.append(need)
-                where.append(f"{word} in the words of {place.split(' (line')[0]}")
+                said = place.split(" (line")[0]
+                # ("the words opening _is_sm10x" already says whose words they are)
+                where.append(
+                    f"{word} in {said}" if said.startswith("the words ") else f"{word} in the words of {said}"
+                )
     return needs, where
 
 
