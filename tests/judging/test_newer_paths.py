@@ -56,6 +56,20 @@ def test_a_branch_for_newer_gpus_is_low_on_an_older_target_and_a_floor_stays(tmp
     assert "written for GPUs newer" not in on_ada[1].consequence
 
 
+def test_on_a_thor_the_newest_generation_s_path_is_written_for_a_design_without_tcgen05(
+    tmp_path: Path,
+) -> None:
+    """No GPU newer than 11.0 goes without a 12.x-only path; every other tcgen05 GPU (10.x) does:
+    SM120 kernels (sglang's fp8_blockwise_scaled_mm, judged expected on 11.0; its CuTe-DSL fused-A
+    GEMM choice, not-a-gap) are written for consumer Blackwell, low on a Thor."""
+    thor = facts_for("11.0")
+    assert left_alike(["12.0", "12.1"], thor) == ["10.0", "10.3"]
+    assert left_alike(["10.0", "12.0", "12.1"], thor) == []  # an older GPU gets it: judged as any
+    found = _scan(tmp_path, {"eng/gemm.py": _BRANCHES}, arch="11.0")
+    assert [(f.line, f.severity) for f in found] == [(5, "low")]
+    assert found[0].extra["evidence"].endswith("10.0, 10.3 go without it too")
+
+
 def test_a_kernel_registered_for_newer_gpus_only_is_low(tmp_path: Path) -> None:
     tree = {
         "eng/ops/__init__.py": _registry(

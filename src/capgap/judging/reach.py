@@ -13,7 +13,7 @@ from __future__ import annotations
 import ast
 import itertools
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from capgap.arch import ArchFacts, all_facts
 from capgap.judging.records import Decision
@@ -187,3 +187,11 @@ def _safe(test: Test, arch: ArchFacts) -> bool | None:
 def pure(r: Reached, arm: int) -> bool:
     """Is the arm's test a function of the arch alone (no arch answers None)?"""
     return all(r.value(arm, cc) is not None for cc in all_facts())
+
+
+def open_ended(r: Reached, i: int) -> bool:
+    """Is arm `i` written for archs from some generation on (`major >= 9`), so that it also takes
+    an arch newer than any known one, rather than for the archs it names (`family(120)`)?"""
+    newest = max(all_facts().values(), key=lambda a: (a.major, a.minor))
+    future = replace(newest, cc=f"{newest.major + 5}.0", major=newest.major + 5, minor=0)
+    return i in arms_taken(True if s is None else _safe(tri(s), future) for s in r.syms)

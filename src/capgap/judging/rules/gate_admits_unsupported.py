@@ -20,18 +20,16 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import replace
 from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
 from capgap.judging import decider, evidence, kernelmodules, prose, refusedfirst, sizesaid, tileconfigs
 from capgap.judging.basis import decision_text
-from capgap.judging.reach import Reached, _safe, arms_taken
+from capgap.judging.reach import Reached, open_ended
 from capgap.judging.records import Arm, Decision, FileFacts
 from capgap.judging.registry import Registry
 from capgap.judging.statements import short
-from capgap.judging.symbolic import tri
 
 RULE_ID = "gate-admits-unsupported"
 # Instruction sets and hardware named as such: what a comment may say code uses
@@ -88,7 +86,7 @@ def check(
             library = (
                 not _direct(seen)
                 and _library(seen) in probed
-                and _open_ended(r, i)
+                and open_ended(r, i)
                 and not _ported(_library(seen), arch, reg)
             )
             imported = _imported_kernel(arm, seen)
@@ -546,15 +544,6 @@ def _handed(arm: Arm) -> list[tuple[tuple[str, ...], str]]:
     named = [m.rsplit(".", 1)[-1] for m in arm.reaches]
     needs, where = evidence.kernel_classes(" ".join(n for n in named if re.search(rf"\b{n}\b", arm.summary)))
     return [(n, f"{w} (the class it hands back)") for n, w in zip(needs, where, strict=True)]
-
-
-def _open_ended(r: Reached, i: int) -> bool:
-    """Is arm `i` written for archs from some generation on (`major >= 9`), so that it also takes
-    an arch newer than any known one, rather than for the archs it names (`family(120)`)?"""
-    known = all_facts()
-    newest = max(known.values(), key=lambda a: (a.major, a.minor))
-    future = replace(newest, cc=f"{newest.major + 5}.0", major=newest.major + 5, minor=0)
-    return i in arms_taken(True if s is None else _safe(tri(s), future) for s in r.syms)
 
 
 def _imported_kernel(arm: Arm, seen: str) -> str:

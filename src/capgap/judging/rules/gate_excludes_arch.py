@@ -33,7 +33,7 @@ from capgap.judging import (
 )
 from capgap.judging.basis import decision_text
 from capgap.judging.decider import names_generation
-from capgap.judging.reach import Reached, pure, reached, truth
+from capgap.judging.reach import Reached, open_ended, pure, reached, truth
 from capgap.judging.records import Arm, Decision, FileFacts
 from capgap.judging.registry import Registry
 from capgap.judging.statements import none_test, short
@@ -1486,7 +1486,7 @@ def check(
             f"expected: that path needs {need} (read from {extra['evidence']}), which {arch.cc} lacks; "
             f"{arch.cc} {instead}"
         )
-    elif written := newer.written_for_newer(left_out_of, target):
+    elif written := newer.written_for_newer(left_out_of, target, open_ended(r, arm_i)):
         # `is_sm120` read on a B200, `family(100)` on an L40S: the path of later GPUs, not a floor
         severity = "low"
         extra["evidence"] = written
