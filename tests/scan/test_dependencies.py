@@ -138,10 +138,10 @@ def _cache_release() -> None:
     (release / ".complete").write_text("")
 
 
-def _scan(root: Path) -> dict[int, Finding]:
-    options = ScanOptions(archs=(parse_arch("12.0"),), use_cache=False, binaries=False)
+def _scan(root: Path, arch: str = "12.0", path: str = "eng/experts.py") -> dict[int, Finding]:
+    options = ScanOptions(archs=(parse_arch(arch),), use_cache=False, binaries=False)
     found = run_scan([str(root)], options).findings
-    return {f.line: f for f in found if f.path == "eng/experts.py"}
+    return {f.line: f for f in found if f.path == path}
 
 
 def test_pins_are_the_exact_requirements_without_markers(tmp_path: Path) -> None:
@@ -174,16 +174,14 @@ def test_a_module_loaded_by_name_is_what_the_predicate_s_yes_runs(tmp_path: Path
         "    cap = torch.cuda.get_device_capability()\n"
         '    return cap == (10, 3) and find_spec("kernlib.jit.softmax") is not None\n'
     )
-    options = ScanOptions(archs=(parse_arch("12.0"),), use_cache=False, binaries=False)
-    (found,) = [f for f in run_scan([str(root)], options).findings if f.path == "eng/sampling.py"]
+    (found,) = _scan(root, path="eng/sampling.py").values()
     assert found.severity == "low"
     assert found.consequence.startswith(
         "expected: that path needs tcgen05 (read from kernlib.jit.softmax.gen_softmax_module() built for "
         "10 only, the pinned release's own build list), which 12.0 lacks"
     )
     # a Jetson Thor has tcgen05, but the release builds the module for the SM100 family alone
-    options = ScanOptions(archs=(parse_arch("11.0"),), use_cache=False, binaries=False)
-    (thor,) = [f for f in run_scan([str(root)], options).findings if f.path == "eng/sampling.py"]
+    (thor,) = _scan(root, "11.0", "eng/sampling.py").values()
     assert thor.severity == "low"
     assert thor.consequence.startswith(
         "expected: that path needs code built for the SM100 family (sm_100a/sm_100f/sm_103a) (read from "

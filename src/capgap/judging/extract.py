@@ -1306,7 +1306,9 @@ class _Walker:
         sizes_said: list[sizesaid.SizeSaid] = []
         for test, arm_line, _stmts, span, action, what in specs:
             text = self.file_text(span) if span else ""
-            if _stmts is not None and span and (words := self._arm_words(span[0][0], text)) is not None:
+            # the arm's comments, those above its first statement included (None: it has none)
+            words = self._arm_words(span[0][0], text) if _stmts is not None and span else None
+            if words is not None:
                 sizes_said += sizesaid.stated(words[0])  # "BLOCK_T=128 needs 122,880 bytes of shared memory"
             plain = _COMMENT.sub("", text)  # "no tcgen05 here" is no need: comments are read as words
             code = _PREDICATE_NAMES.sub("", plain)
@@ -1317,10 +1319,9 @@ class _Walker:
                 if need not in needs:
                     needs.append(need)
                     where.append(word)
-            if _stmts is not None and span:
-                # "# The trtllm-gen kernels consume head-major blocks": what the arm's comments state,
-                # those above its first statement included
-                said, seen = self._arm_comments(span[0][0], text)
+            if words is not None:
+                # "# The trtllm-gen kernels consume head-major blocks": what the arm's comments state
+                said, seen = _arm_comments(words)
                 for need, word in zip(said, seen, strict=True):
                     if need not in needs:
                         needs.append(need)
@@ -1350,7 +1351,7 @@ class _Walker:
             # images holding their kernels say what it runs (judging.opkernels)
             ops = self._ops(plain, test) if action == "positive" else ()
             said = prose.said(plain) if positive else ""
-            notes = self._arm_notes(span[0][0], text) if positive and _stmts is not None and span else ()
+            notes = _arm_notes(words) if positive and words is not None else ()
             picks = backends.picked(plain if _stmts is not None else what) if positive else ()
             sizes = _sizes(_stmts) if positive and _stmts is not None else ()
             given = by_name.values(_stmts, self._values) if positive and _stmts is not None else ()
@@ -1511,17 +1512,6 @@ class _Walker:
         if "#" not in text and first == start:
             return None
         return "\n".join([*above.split("\n")[: first - start], _comments_only(text)]), start
-
-    def _arm_notes(self, first: int, text: str) -> tuple[str, ...]:
-        """The sentences naming archs in an arm's comments, those above its first statement too."""
-        words = self._arm_words(first, text)
-        return tuple(prose.arch_sentences(words[0])[: prose.MAX_SENTENCES]) if words else ()
-
-    def _arm_comments(self, first: int, text: str) -> tuple[list[tuple[str, ...]], list[str]]:
-        words = self._arm_words(first, text)
-        if words is None or not remarks.may_state(words[0].lower()):
-            return [], []
-        return remarks.stated(*words)
 
     def flag_decision(
         self,
@@ -2101,6 +2091,18 @@ _SAYS_NO = re.compile(
     r"^\s*(?:return\s+\(?\s*(?:False|None)\s*,\s*|raise\s+\w+\(\s*)"
     r"(?:(?P<name>[A-Z_][A-Z0-9_]*)\s*\)?\s*$|f?[\"'])"
 )
+
+
+def _arm_notes(words: tuple[str, int]) -> tuple[str, ...]:
+    """The sentences naming archs in an arm's comments (`_Walker._arm_words`)."""
+    return tuple(prose.arch_sentences(words[0])[: prose.MAX_SENTENCES])
+
+
+def _arm_comments(words: tuple[str, int]) -> tuple[list[tuple[str, ...]], list[str]]:
+    """What an arm's comments (`_Walker._arm_words`) state a path needs, with the words."""
+    if not remarks.may_state(words[0].lower()):
+        return [], []
+    return remarks.stated(*words)
 
 
 def _named_sentences(stmts: list[ast.stmt] | None, scope: Scope) -> str:

@@ -32,11 +32,11 @@ def left_alike(owners: Iterable[str], target: ArchFacts, open_ended: bool = Fals
     facts = all_facts()
     newer = [cc for cc, a in facts.items() if (a.major, a.minor) > mine and a.major != target.major]
     left = [cc for cc in newer if cc not in owners]
-    if left:
+    if left or open_ended:
         return left
     # every newer GPU gets it (12.x-only code read on a Jetson Thor): written for GPUs without the
     # MMA generation the target has (tcgen05), which every other GPU that has it goes without too
-    for feat in ("tcgen05", "wgmma") if not open_ended else ():
+    for feat in ("tcgen05", "wgmma"):
         if target.has(feat) and not any(facts[cc].has(feat) for cc in owners):
             return [cc for cc, a in facts.items() if a.has(feat) and cc != target.cc]
     return []

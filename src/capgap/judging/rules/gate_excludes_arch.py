@@ -1345,9 +1345,7 @@ def check(
         # `--fp8-gemm-backend=flashinfer_cutedsl ... requires an SM100/SM103 GPU`: the engine's check
         # of the very setting and value the path gives, deferring to a library's support query
         worded = reg.validations.worded(arm.settings, arch.cc)
-        words = f"'{worded.words}'" if worded is not None else ""
-        built = bool(_LIBRARY_BUILD.search(words))
-        need, archs = _written_for_archs(words, target, built=built) if worded is not None else (None, [])
+        need, archs = _written_for_archs(f"'{worded.words}'", target) if worded is not None else (None, [])
         if worded is not None and need is not None and someone_has(need, sibs):
             lack = [need]
             quoted = short(worded.words, 100)
@@ -1386,8 +1384,7 @@ def check(
             # (archs named with different MMA generations say a kernel per generation, none for the
             # target: not of a collective, whose code runs no MMA, nor of what was only validated there)
             either = ("multi_gpu",) not in evidence.needs_in(words.lower()) and not _only_validated(r, f)
-            built = bool(_LIBRARY_BUILD.search(words))
-            need, named = _written_for_archs(words, target, either, built)
+            need, named = _written_for_archs(words, target, either)
             if need is not None and someone_has(need, sibs):
                 said = f" ('{d.arms[i].stated}')" if d.arms[i].stated else ""
                 lack, seen = [need], f"the refusal naming {', '.join(named)} as what it requires{said}"
@@ -2170,18 +2167,19 @@ _NAMED_AS_OUT = re.compile(
 
 
 def _written_for_archs(
-    words: str, target: ArchFacts, either: bool = False, built: bool = False
+    words: str, target: ArchFacts, either: bool = False
 ) -> tuple[tuple[str, ...] | None, list[str]]:
     """The need a refusal's words imply: the tensor-core MMA generation every arch it names as
     required has and the target lacks (None when it names the target's own arch or family, or
     nothing, or archs without one in common; `either`: or, where each has one and the target none,
-    any of them; `built`: the words name a library built per family, whose build for the SM100
-    family a tcgen05 GPU of another lacks)."""
+    any of them; where the words name a library built per family, also that build for the SM100
+    family, which a tcgen05 GPU of another lacks)."""
     quoted = re.findall(r"'([^']*)'", words)
     if not quoted:
         return None, []
     if any(_OPEN_ENDED.search(q) for q in quoted):
         return None, []  # "requires Blackwell GPUs (SM100+)": an arch and all newer, the target's too
+    built = _LIBRARY_BUILD.search(words) is not None
     return _need_of_named(" ".join(quoted), target, either=either, built=built)
 
 
@@ -2215,7 +2213,7 @@ def _need_of_named(
         return None, named
     archs = [facts[cc] for cc in named]
     for feat in (*_MMA, "sm100_build") if built else _MMA:
-        # (Hopper and Blackwell named together share no MMA generation: no need)
+        # (Hopper and Blackwell named together share no MMA generation: that is `either`'s case)
         if all(a.has(feat) for a in archs) and not target.has(feat):
             return (feat,), named
     if either and all(any(a.has(m) for m in _MMA) for a in archs) and not any(target.has(m) for m in _MMA):
