@@ -41,17 +41,15 @@ class TileConfig:
     block_k: int
     num_stages: int | None
 
-    def need(self, arch: ArchFacts, dtype: str | None, stages: int | None = None) -> int:
-        """Estimated shared memory (bytes) per block on `arch` (capgap.configs.smem); `stages=1`:
-        one copy of each operand tile, what the kernel needs when Triton does not pipeline its loop."""
+    def need(self, arch: ArchFacts, dtype: str | None) -> int:
+        """Estimated shared memory (bytes) per block on `arch` (capgap.configs.smem)."""
         entry: dict[str, int] = {
             "BLOCK_SIZE_M": self.block_m,
             "BLOCK_SIZE_N": self.block_n,
             "BLOCK_SIZE_K": self.block_k,
         }
-        stages = stages or self.num_stages
-        if stages is not None:
-            entry["num_stages"] = stages
+        if self.num_stages is not None:
+            entry["num_stages"] = self.num_stages
         return smem.estimate_bytes(entry, dtype, arch) or 0
 
     def describe(self) -> str:

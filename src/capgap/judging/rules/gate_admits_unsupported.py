@@ -23,6 +23,7 @@ import re
 from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
+from capgap.configs import smem
 from capgap.findings import Finding
 from capgap.judging import decider, evidence, kernelmodules, prose, refusedfirst, sizesaid, tileconfigs
 from capgap.judging.basis import decision_text
@@ -402,10 +403,11 @@ def _tile_overflow(
     """The arm lets the target into a path whose function is used with a literal Triton launch
     config (judging.tileconfigs) that needs more shared memory per block than the target has,
     while a sibling admitted with it can give that much: the launch fails on the target with
-    `OutOfResources`. High: a fixed config has no autotune fallback, when even one copy of its
-    tiles overflows; medium when only the pipelined estimate does (Triton keeps one copy of a loop
-    it does not pipeline: lmdeploy's compact MoE kernel compiles to 73,728 bytes at 3 stages on
-    sm_120 and sm_90, Triton 3.6.0, where the estimate says 147,456)."""
+    `OutOfResources`. High: a fixed config has no autotune fallback. The estimate counts the copies
+    of the tiles Triton keeps in a K loop it pipelines, which it does at a real launch, where the
+    JIT specializes aligned tensors (lmdeploy's compact MoE kernel at 64/512/64, 3 stages, launched
+    with Triton 3.6.0: 221,184 bytes on an H200, 147,456 compiled for sm_120, as estimated; only a
+    compile without that specialization keeps one copy, 73,728)."""
     d, target, facts = r.decision, arch.facts, all_facts()
     gate = d.context.rsplit(".", 1)[-1]
     dtype = tileconfigs.dtype_of(f.path)
@@ -420,20 +422,15 @@ def _tile_overflow(
         sibling = fits[0]
         seen = f"{cfg.function}() line {cfg.line}: {cfg.describe()}"
         what = f"{need:,} bytes of shared memory per block"
+        copies = smem.pipeline_buffers(cfg.num_stages or smem.TRITON_DEFAULT_NUM_STAGES, target, cfg.block_m)
         consequence = (
             f"{arch.cc} is let into a path launched with the fixed Triton config of {seen}, "
-            f"estimated to need {what} on {arch.cc} (limit {limit:,}; "
+            f"estimated to need {what} on {arch.cc} ({copies} copies of the A and B tiles, as Triton "
+            f"pipelines the K loop; limit {limit:,}; "
             f"{cfg.need(facts[sibling], dtype):,} on {sibling}, which fits): the launch raises "
             "OutOfResources (out of resource: shared memory) when that config is picked"
         )
-        one = cfg.need(target, dtype, stages=1)
-        severity = "high" if one > limit else "medium"
-        if one <= limit:
-            consequence += (
-                f", if Triton pipelines the loop; one copy of the tiles ({one:,} bytes) fits, which is "
-                f"what it keeps when it does not: an estimate, worth compiling the kernel for {arch.sm}"
-            )
-        return _admitted(r, f, arch, i, with_it, place, severity, consequence, "its tile config", what, seen)
+        return _admitted(r, f, arch, i, with_it, place, "high", consequence, "its tile config", what, seen)
     return None
 
 
