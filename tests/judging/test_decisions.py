@@ -388,6 +388,39 @@ def test_a_decorator_listing_capabilities_is_a_decision(tmp_path: Path) -> None:
     assert found[0].extra["instead"] == "refuses _router_gemm_checks(): 'unsupported compute capability'"
 
 
+_ROUTER_WITH_A_TCGEN05_SECTION = """
+        from eng.utils import supported_compute_capability
+
+        # TODO: other compute capabilities may be supported but are untested
+        @supported_compute_capability([90, 100, 103])
+        def _router_gemm_checks(a, b):
+            return a.shape[1] == b.shape[0]
+
+        def router_gemm(a, b):
+            return a @ b
+
+        # tinygemm2_tcgen05: generated tcgen05 programs for the biased small GEMM
+        def tinygemm2_tcgen05(a, b):
+            return a @ b
+    """
+
+
+def test_a_gate_said_untested_outweighs_a_tcgen05_comment_elsewhere_in_the_module(tmp_path: Path) -> None:
+    # the module's comments say tcgen05 (about another section), but the words at the gate say the
+    # archs it leaves out may run it, untested: the loss of an untested exclusion, medium
+    found = _scan(tmp_path, {"eng/router.py": _ROUTER_WITH_A_TCGEN05_SECTION})
+    assert _brief(found) == [("gate-excludes-arch", "medium", "eng/router.py", 4)]
+
+
+def test_without_words_at_the_gate_a_tcgen05_comment_in_the_module_explains_it(tmp_path: Path) -> None:
+    text = _ROUTER_WITH_A_TCGEN05_SECTION.replace(
+        "        # TODO: other compute capabilities may be supported but are untested\n", ""
+    )
+    found = _scan(tmp_path, {"eng/router.py": text})
+    assert _brief(found) == [("gate-excludes-arch", "low", "eng/router.py", 3)]
+    assert "tcgen05" in found[0].consequence
+
+
 def test_an_arch_list_in_a_message_or_an_f_string_is_no_build_list(tmp_path: Path) -> None:
     found = _scan(
         tmp_path,
@@ -804,6 +837,39 @@ def test_a_refusal_in_a_module_whose_kernels_were_read_looks_portable(tmp_path: 
     found = [f for f in found if f.path == "eng/gated.py"]
     assert [(f.path, f.severity) for f in found] == [("eng/gated.py", "medium")]
     assert found[0].extra["evidence"].startswith("2 of the sources it names (eng/csrc/gated_")
+
+
+def test_a_refusal_naming_hopper_over_a_path_whose_imported_kernels_were_read_looks_portable(
+    tmp_path: Path,
+) -> None:
+    files = {
+        "eng/unquant.py": """
+        import torch
+
+        _gemv = None
+
+        def setup(backend):
+            global _gemv
+            if backend == "gemv":
+                if torch.cuda.get_device_capability()[0] != 9:
+                    raise ValueError("--gemm-backend gemv requires SM90 (Hopper)")
+                from eng.ops.hopper_gemv import hopper_gemv
+
+                _gemv = hopper_gemv
+    """,
+        "eng/ops/hopper_gemv.py": """
+        from eng.jit import load_jit
+
+        def hopper_gemv(x, w):
+            return load_jit("hopper_gemv", cuda_files=["gemm/hopper_gemv.cuh"]).run(x, w)
+    """,
+        "eng/jit/csrc/gemm/hopper_gemv.cuh": "__global__ void gemv(float* y) { y[threadIdx.x] += 1.f; }\n",
+    }
+    found = [f for f in _scan(tmp_path, files) if f.path == "eng/unquant.py"]
+    # the refusal names Hopper, but the code the Hopper path imports was read: a warp-per-row GEMV
+    # with nothing 12.0 lacks, so the words name the arch that was tried, not a need (medium)
+    assert [(f.rule, f.severity, f.line) for f in found] == [("gate-excludes-arch", "medium", 8)]
+    assert "looks portable" in found[0].consequence
 
 
 def test_cuda_toolkit_floors_hold_and_ceilings_fail_on_a_blackwell_stack() -> None:
@@ -1400,7 +1466,7 @@ def test_a_refusal_that_names_nvlink_is_expected(tmp_path: Path) -> None:
 
 
 def test_a_refusal_naming_major_versions_states_what_they_share(tmp_path: Path) -> None:
-    """"supports only compute capability major versions 10 and 11": 10.x and 11.0 share tcgen05,
+    """ "supports only compute capability major versions 10 and 11": 10.x and 11.0 share tcgen05,
     which 12.0 lacks: an expected refusal."""
     found = _scan(
         tmp_path,

@@ -109,6 +109,26 @@ def arch_sentences(text: str) -> list[str]:
     return out
 
 
+# A sentence saying the archs a gate leaves out were not tried, not that they cannot run it ("TODO:
+# other compute capabilities may be supported but are untested"): kept beside the arch sentences
+# though it names no arch (the rules read "tested" as a gate admitting what was validated).
+_UNTESTED = re.compile(
+    r"\buntested\b|\bnot (?:yet |been )*(?:tested|validated|verified)\b|\bmay (?:also )?be supported\b", re.I
+)
+
+
+def untested_sentences(text: str) -> list[str]:
+    """The sentences of `text` that say what it leaves out is untested, and name no arch."""
+    if not text or _UNTESTED.search(text) is None:
+        return []
+    out = []
+    for sentence in _SENTENCE_END.split(text):
+        flat = " ".join(sentence.replace("#", " ").split())
+        if _UNTESTED.search(flat) and not ARCH_WORD.search(flat):
+            out.append(flat[:_MAX_CHARS])
+    return out
+
+
 # Where a sentence turns to another subject: "X supports SM100 and SM103, but rejects SM90 during
 # validation" holds two clauses, and what one says (validation) is no word about the other.
 _CLAUSE_END = re.compile(r";\s+|,?\s+(?:but|whereas)\s+|,\s+except\s+|\s+-{1,2}\s+", re.I)

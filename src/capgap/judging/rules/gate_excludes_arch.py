@@ -1255,7 +1255,8 @@ def check(
         # the refusal's own words say why ("... whose tcgen05 MMA ..."), or, in a kernel module
         # that turns the target away, what the module imports or its docstring states
         told = _told(d, mine)
-        needs, seen_in = told[0] + f.needs, [f"{w} in the refusal" for w in told[1]] + f.needs_from
+        kept = _module_needs(f, r)
+        needs, seen_in = told[0] + kept[0], [f"{w} in the refusal" for w in told[1]] + kept[1]
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
     else:
@@ -1264,7 +1265,7 @@ def check(
     if not lack:
         # where the decision sits says what its paths are: a method of `FlashMLASparseBackend`,
         # `_is_fa3_supported()`, a module that imports tcgen05 or sits under `fmha_sm100/`
-        needs, seen_in = _unported(*_around(d, f), target, reg, d)
+        needs, seen_in = _unported(*_around(d, f, _module_needs(f, r)), target, reg, d)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
     portable = ""
@@ -1370,7 +1371,13 @@ def check(
                 lack, seen = [need], seen_in
                 break
     # the kernel code read where the path runs: its own, or that of the kernel modules it drives
-    read = f.kernels or (kernelmodules.driven_portable(f, reg, target) if refused and reg is not None else "")
+    # (or that of the modules the owners' path calls into, `from .hopper_bf16_gemv import ...`,
+    # where its own code names no need: not beside `if not has_deep_gemm_sparse_mqa(): raise`)
+    read = (
+        f.kernels
+        or (portable if not arm.needs else "")
+        or (kernelmodules.driven_portable(f, reg, target) if refused and reg is not None else "")
+    )
     if not lack and refused and not kin and not read:
         # `return False, "Machete requires compute capability of 90 (Hopper)"`, `raise
         # RuntimeError("requires SM100/SM103")`: the target is turned away in words naming the
@@ -2109,10 +2116,28 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _FABRIC = frozenset({("nvls_multicast",), ("nvswitch",), ("nvlink",)})
 
 
-def _around(d: Decision, f: FileFacts) -> tuple[list[tuple[str, ...]], list[str]]:
+# (judging.remarks: where a top-level comment, this module's or a sibling's, stated a need)
+_FAR_COMMENT = "in the module's comments"
+
+
+def _module_needs(f: FileFacts, r: Reached) -> tuple[list[tuple[str, ...]], list[str]]:
+    """What the module imports, states or is named for, but what a comment elsewhere in it states
+    where the decision's own words say it admits only what was tested ("TODO: other compute
+    capabilities may be supported but are untested" above `@supported_compute_capability([90,
+    100, 103, 107])`, in a module whose tinygemm2 section, 800 lines on, speaks of tcgen05): the
+    authors say at the gate that the others may run it."""
+    if not any(_FAR_COMMENT in w for w in f.needs_from) or not _only_validated(r, f):
+        return f.needs, f.needs_from
+    kept = [(n, w) for n, w in zip(f.needs, f.needs_from, strict=True) if _FAR_COMMENT not in w]
+    return [n for n, _ in kept], [w for _, w in kept]
+
+
+def _around(
+    d: Decision, f: FileFacts, module: tuple[list[tuple[str, ...]], list[str]] | None = None
+) -> tuple[list[tuple[str, ...]], list[str]]:
     """What the code around a decision evidently needs: the names of the functions and classes it
     sits in (a kernel family's name: `FlashMLASparseBackend`, `_is_fa3_supported`), then what the
-    module itself imports, states or is named for."""
+    module itself imports, states or is named for (`module`: those, where the caller has read them)."""
     needs: list[tuple[str, ...]] = []
     where: list[str] = []
     for part in reversed(d.context.split(".") if d.context else []):
@@ -2122,7 +2147,7 @@ def _around(d: Decision, f: FileFacts) -> tuple[list[tuple[str, ...]], list[str]
             if need not in needs:
                 needs.append(need)
                 where.append(f"the name {part}")
-    for need, seen_in in zip(f.needs, f.needs_from, strict=True):
+    for need, seen_in in zip(*(module or (f.needs, f.needs_from)), strict=True):
         if need not in needs:
             needs.append(need)
             where.append(seen_in)
