@@ -101,6 +101,9 @@ def may_state(low: str | bytes) -> bool:
 
 
 _TOP_COMMENT = re.compile(r"^#[^\n]*", re.M)
+# how a need a top-level comment states is told (`facts.needs_from`): words anywhere in the module,
+# not at the decision a rule judges
+FAR_COMMENT = "in the module's comments"
 
 
 def add_module_needs(facts: FileFacts, lines: list[str], text: str) -> None:
@@ -119,7 +122,7 @@ def add_module_needs(facts: FileFacts, lines: list[str], text: str) -> None:
         for need, seen in zip(needs, where, strict=True):
             if need not in facts.needs:
                 facts.needs.append(need)
-                facts.needs_from.append(f"{seen} in the module's {kind}")
+                facts.needs_from.append(f"{seen} in the module's {kind}")  # (FAR_COMMENT, of comments)
 
 
 _CONSTANT = re.compile(r"[A-Za-z_]\w*\s*(?::[^=#]*)?=[^#]*(#.*)")

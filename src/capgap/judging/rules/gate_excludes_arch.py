@@ -1251,12 +1251,12 @@ def check(
         **place,
     }
     message = f"{symbol} leaves {arch.cc} out: {', '.join(sibs)} {taken}, {arch.cc} {instead}"
+    module = _module_needs(f, r)  # what the module states, imports or is named for
     if not lack and refused:
         # the refusal's own words say why ("... whose tcgen05 MMA ..."), or, in a kernel module
         # that turns the target away, what the module imports or its docstring states
         told = _told(d, mine)
-        kept = _module_needs(f, r)
-        needs, seen_in = told[0] + kept[0], [f"{w} in the refusal" for w in told[1]] + kept[1]
+        needs, seen_in = told[0] + module[0], [f"{w} in the refusal" for w in told[1]] + module[1]
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
     else:
@@ -1265,7 +1265,7 @@ def check(
     if not lack:
         # where the decision sits says what its paths are: a method of `FlashMLASparseBackend`,
         # `_is_fa3_supported()`, a module that imports tcgen05 or sits under `fmha_sm100/`
-        needs, seen_in = _unported(*_around(d, f, _module_needs(f, r)), target, reg, d)
+        needs, seen_in = _unported(*_around(d, f, module), target, reg, d)
         lack = [n for n in evidence.lacking(needs, target) if someone_has(n, sibs)]
         seen = seen_in[needs.index(lack[0])] if lack else ""
     portable = ""
@@ -2116,19 +2116,16 @@ _CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])")
 _FABRIC = frozenset({("nvls_multicast",), ("nvswitch",), ("nvlink",)})
 
 
-# (judging.remarks: where a top-level comment, this module's or a sibling's, stated a need)
-_FAR_COMMENT = "in the module's comments"
-
-
 def _module_needs(f: FileFacts, r: Reached) -> tuple[list[tuple[str, ...]], list[str]]:
     """What the module imports, states or is named for, but what a comment elsewhere in it states
     where the decision's own words say it admits only what was tested ("TODO: other compute
     capabilities may be supported but are untested" above `@supported_compute_capability([90,
     100, 103, 107])`, in a module whose tinygemm2 section, 800 lines on, speaks of tcgen05): the
     authors say at the gate that the others may run it."""
-    if not any(_FAR_COMMENT in w for w in f.needs_from) or not _only_validated(r, f):
+    # (a sibling's, handed on, is told with ", via <module>" after it)
+    if not any(remarks.FAR_COMMENT in w for w in f.needs_from) or not _only_validated(r, f):
         return f.needs, f.needs_from
-    kept = [(n, w) for n, w in zip(f.needs, f.needs_from, strict=True) if _FAR_COMMENT not in w]
+    kept = [(n, w) for n, w in zip(f.needs, f.needs_from, strict=True) if remarks.FAR_COMMENT not in w]
     return [n for n, _ in kept], [w for _, w in kept]
 
 
