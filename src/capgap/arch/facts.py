@@ -41,6 +41,10 @@ DERIVED: dict[str, Callable[[ArchFacts], bool]] = {
     # `mma.sync.aligned.kind::mxf8f6f4.block_scale` built for sm_120a, refused for sm_90a and
     # sm_89 "mma with block scale not supported", nvcc 13.0, 2026-12-05)
     "block_scaled_mma": lambda a: a.fp4_tensor_cores,
+    # torch's registered FA4 attention (`activate_flash_attention_impl("FA4")`): torch 2.13's
+    # torch/nn/attention/_fa4.py refuses any major but 9 and 10 ("FA4 requires compute capability
+    # 9.0 or 10.0")
+    "torch_fa4": lambda a: a.major in (9, 10),
 }
 _ONE_GPU_SOURCES = {"datasheet-jetson", "datasheet-dgx-spark"}
 

@@ -203,6 +203,7 @@ _DERIVED_WORDS = {
     "multi_gpu": "more than one GPU in a system",
     "sm100_build": "code built for the SM100 family (sm_100a/sm_100f/sm_103a)",
     "block_scaled_mma": "block-scaled (MX format) tensor-core MMA",
+    "torch_fa4": "torch's registered FA4 attention (compute capability 9.x or 10.x only)",
 }
 
 

@@ -33,6 +33,7 @@ from capgap.judging import (
     surroundings,
     tablereads,
     tileconfigs,
+    torchimpls,
 )
 from capgap.judging import named as by_name  # (`named` is a decision's arch names here)
 from capgap.judging.demands import demanded as demands_of
@@ -725,6 +726,7 @@ class _Walker:
         self._module_prose: tuple[str, ...] | None = None  # arch sentences of the module's docstring
         self._own_helpers: tuple[int, set[str]] = (0, set())  # (helpers seen, their plain def names)
         self._helper_defs: dict[str, int] = {}  # a module-level function's name -> its `def` line (0: none)
+        self._speaks_of_torch_impls: bool | None = None  # (judging.torchimpls), read once on first use
         # per statement (by id, the statement kept with it), what a positive arm gives settings
         # (named.values) and the names it assigns a setting from (_passed); per function, its callers' lines
         self._values: by_name.Memo = {}
@@ -775,6 +777,12 @@ class _Walker:
         head = lines[0].encode()[st.col_offset :].decode()
         tail = lines[-1].encode()[: st.end_col_offset].decode()
         return "\n".join([head, *lines[1:-1], tail])
+
+    def _torch_impls(self) -> bool:
+        """Does the module speak of torch's flash-attention implementation registry (judging.torchimpls)?"""
+        if self._speaks_of_torch_impls is None:
+            self._speaks_of_torch_impls = torchimpls.speaks_of_registry(self._own_lines())
+        return self._speaks_of_torch_impls
 
     def _own_lines(self) -> list[str]:
         """The file's own lines (the cut's, where no whole file is at hand)."""
@@ -1331,6 +1339,11 @@ class _Walker:
                 if need not in needs:
                     needs.append(need)
                     where.append(word)
+            if "FA4" in code and self._torch_impls():
+                for need, word in torchimpls.needs(code, span[0][0] if span else 0):
+                    if need not in needs:
+                        needs.append(need)
+                        where.append(word)
             mine = span[: span.index(_ELSEWHERE)] if _ELSEWHERE in span else span  # not branches elsewhere
             body = (mine[0][0], mine[-1][1]) if mine and _stmts is not None else (0, 0)
             named = tuple(dict.fromkeys(_ARCH_NAMED.findall(low))) if "sm" in low else ()

@@ -49,6 +49,9 @@ _DIRECT = (
 )
 
 
+_TORCH_FA4 = ("torch_fa4",)
+
+
 def _decided_below(r: Reached, arm: int, cc: str) -> bool:
     """Is `arm` the rest of a function past its guard clauses, in which a later decision of the
     function that tests the arch is reached by `cc`? That decision says which path `cc` gets."""
@@ -95,6 +98,7 @@ def check(
                 seen = f"the module {imported}, which it imports{seen[seen.rfind(' (') :]}"
             named = (
                 _direct(seen)
+                or need == _TORCH_FA4  # the name torch's registry activates (judging.torchimpls)
                 or imported
                 or (_SELECTED_FAMILY.search(seen) and _picked(seen, arm.summary))
                 or (need, seen) in worded
