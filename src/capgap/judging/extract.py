@@ -1406,8 +1406,8 @@ class _Walker:
         lines = self._own_lines()
         above, start = remarks.comment_block(lines, line) if 0 < line <= len(lines) else ("", line)
         above = above.rpartition("\n")[0]  # not the comment on the test's own line: it restates the test
-        around = [f"the comment above (line {start})\t{s}" for s in prose.arch_sentences(above)]
-        around += [f"the comment above (line {start})\t{s}" for s in prose.untested_sentences(above)]
+        sentences = [*prose.arch_sentences(above), *prose.untested_sentences(above)]
+        around = [f"the comment above (line {start})\t{s}" for s in sentences]
         sizes_said += sizesaid.stated(above)  # "num_stages=4 needs 108 KB" above `3 if is_sm121() else 4`
         if start == line:  # no comment of its own: one above a run of like tests speaks for it too
             first = tests[0] if tests else None

@@ -10,6 +10,7 @@ the path is written with. Extraction keeps only the sentences; nothing is judged
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 MAX_SENTENCES = 8
 _MAX_CHARS = 220
@@ -99,8 +100,7 @@ def arch_sentences(text: str) -> list[str]:
     if not text or not may_name_arch(text) or not ARCH_WORD.search(text):
         return []
     out = []
-    for sentence in _SENTENCE_END.split(text):
-        flat = " ".join(sentence.replace("#", " ").split())
+    for flat in _flat_sentences(text):
         hit = ARCH_WORD.search(flat) if flat else None
         if hit is not None:
             # a long sentence is cut around the arch it names, not after its first words
@@ -121,12 +121,14 @@ def untested_sentences(text: str) -> list[str]:
     """The sentences of `text` that say what it leaves out is untested, and name no arch."""
     if not text or _UNTESTED.search(text) is None:
         return []
-    out = []
+    flats = _flat_sentences(text)
+    return [flat[:_MAX_CHARS] for flat in flats if _UNTESTED.search(flat) and not ARCH_WORD.search(flat)]
+
+
+def _flat_sentences(text: str) -> Iterator[str]:
+    """The sentences of a comment or docstring, `#` marks dropped and white space made single."""
     for sentence in _SENTENCE_END.split(text):
-        flat = " ".join(sentence.replace("#", " ").split())
-        if _UNTESTED.search(flat) and not ARCH_WORD.search(flat):
-            out.append(flat[:_MAX_CHARS])
-    return out
+        yield " ".join(sentence.replace("#", " ").split())
 
 
 # Where a sentence turns to another subject: "X supports SM100 and SM103, but rejects SM90 during

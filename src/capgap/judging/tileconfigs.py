@@ -52,9 +52,17 @@ class TileConfig:
             entry["num_stages"] = self.num_stages
         return smem.estimate_bytes(entry, dtype, arch) or 0
 
+    @property
+    def stages(self) -> int:
+        """The stages it is launched with (Triton's default where it gives none)."""
+        return self.num_stages or smem.TRITON_DEFAULT_NUM_STAGES
+
+    def copies(self, arch: ArchFacts) -> int:
+        """How many copies of its A and B tiles Triton keeps on `arch` (capgap.configs.smem)."""
+        return smem.pipeline_buffers(self.stages, arch, self.block_m)
+
     def describe(self) -> str:
-        stages = self.num_stages or smem.TRITON_DEFAULT_NUM_STAGES
-        return f"BLOCK M/N/K {self.block_m}/{self.block_n}/{self.block_k}, {stages} stages"
+        return f"BLOCK M/N/K {self.block_m}/{self.block_n}/{self.block_k}, {self.stages} stages"
 
 
 def dtype_of(path: str) -> str | None:

@@ -23,7 +23,6 @@ import re
 from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
-from capgap.configs import smem
 from capgap.findings import Finding
 from capgap.judging import decider, evidence, kernelmodules, prose, refusedfirst, sizesaid, tileconfigs
 from capgap.judging.basis import decision_text
@@ -426,11 +425,10 @@ def _tile_overflow(
         sibling = fits[0]
         seen = f"{cfg.function}() line {cfg.line}: {cfg.describe()}"
         what = f"{need:,} bytes of shared memory per block"
-        copies = smem.pipeline_buffers(cfg.num_stages or smem.TRITON_DEFAULT_NUM_STAGES, target, cfg.block_m)
         consequence = (
             f"{arch.cc} is let into a path launched with the fixed Triton config of {seen}, "
-            f"estimated to need {what} on {arch.cc} ({copies} copies of the A and B tiles, as Triton "
-            f"pipelines the K loop; limit {limit:,}; "
+            f"estimated to need {what} on {arch.cc} ({cfg.copies(target)} copies of the A and B tiles, "
+            f"as Triton pipelines the K loop; limit {limit:,}; "
             f"{cfg.need(facts[sibling], dtype):,} on {sibling}, which fits): the launch raises "
             "OutOfResources (out of resource: shared memory) when that config is picked"
         )
