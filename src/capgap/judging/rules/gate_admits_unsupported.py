@@ -24,7 +24,16 @@ from typing import Any
 
 from capgap.arch import ArchFacts, ArchSpec, all_facts
 from capgap.findings import Finding
-from capgap.judging import decider, evidence, kernelmodules, prose, refusedfirst, sizesaid, tileconfigs
+from capgap.judging import (
+    decider,
+    evidence,
+    kernelmodules,
+    namedarchs,
+    prose,
+    refusedfirst,
+    sizesaid,
+    tileconfigs,
+)
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, open_ended
 from capgap.judging.records import Arm, Decision, FileFacts
@@ -217,8 +226,6 @@ def _said_beside(d: Decision, i: int, target: ArchFacts) -> list[tuple[tuple[str
     and the packed NVFP4 KV cache are SM100-only; neither is selected here" in the arm that turns
     the target's siblings away, where the rest sets `moe_a2a_backend="megamoe"`; the archs a clause
     names as the only ones must all have what the target lacks (gate_excludes_arch reads them)."""
-    from capgap.judging.rules.gate_excludes_arch import _need_of_named
-
     values = {_plain(v): v for v in d.arms[i].values if len(_plain(v)) >= 4}
     out: list[tuple[tuple[str, ...], str]] = []
     for j, other in enumerate(d.arms):
@@ -228,7 +235,7 @@ def _said_beside(d: Decision, i: int, target: ArchFacts) -> list[tuple[tuple[str
                 hit = (
                     next((v for k, v in values.items() if k in words), None) if _ONLY.search(clause) else None
                 )
-                need, archs = _need_of_named(clause, target) if hit else (None, [])
+                need, archs = namedarchs.need_of(clause, target) if hit else (None, [])
                 if need is not None and hit is not None:
                     where = f"a comment at line {other.line}, naming {', '.join(archs)}"
                     out.append((need, f"'{hit}' ('{short(clause, 100)}', {where})"))

@@ -25,6 +25,7 @@ from capgap.judging import (
     fixups,
     kernelmodules,
     keyed,
+    namedarchs,
     newer,
     outcomes,
     prose,
@@ -522,14 +523,14 @@ def _per_generation(
             return None
         majors.setdefault(owners.pop(), set()).add(i)
     words = d.arms[mine[0]].summary.partition("'")[2].rstrip(")").rstrip("'")
-    _, named = _need_of_named(words, target)
+    _, named = namedarchs.need_of(words, target)
     named_majors = {facts_of(cc).major for cc in named}
     if len(majors) < 2 or set(majors) != named_majors or target.major in named_majors:
         return None
     mine_major = next((m for m, arms in majors.items() if arm_i in arms), None)
     if mine_major is None:
         return None
-    need, _ = _need_of_named(
+    need, _ = namedarchs.need_of(
         " ".join(f"sm{cc.replace('.', '')}" for cc in named if facts_of(cc).major == mine_major), target
     )
     if need is None:
@@ -1356,7 +1357,7 @@ def check(
     if not lack and not kin and (checked is None or not checked.refused):
         # the words around it name the archs the path is written for ("for SM100 and SM103")
         for words, where in _prose(arm, d):
-            need, named = _need_of_named(words, target)
+            need, named = namedarchs.need_of(words, target)
             # every arch that gets the path has what it is written with (Hopper beside SM100 says
             # the path is no tcgen05 kernel, whatever a sentence about SM100 says; an Ampere that
             # gets it says it is no wgmma one, whatever a docstring naming Hopper says)
@@ -2169,25 +2170,6 @@ def _around(
     return needs, where
 
 
-# An arch a refusal names: `sm_100a`, `SM103`, `sm_10x`, `compute capability of 90`, `9.x`, `10.3`,
-# `Hopper`; a generation name that covers both sides (`Blackwell`) names none.
-_NAMED_ARCH = re.compile(
-    r"\bsm[_ ]?(?P<sm>\d{2,3})[af]?(?![\dx])|\bsm[_ ]?(?P<smx>\d{1,2})x\b"
-    r"|capability (?:of )?(?P<num>\d{2,3})\b|\b(?P<fam>\d{1,2})\.x\b|\b(?P<maj>\d{1,2})\.(?P<min>\d)\b"
-    r"|\b(?P<hopper>hopper)\b"
-    # "supports only compute capability major versions 10 and 11"
-    r"|\bmajor versions? (?P<majs>\d{1,2}(?:(?:\s*,|\s+and|\s+or)\s*\d{1,2})*)\b",
-    re.I,
-)
-_MMA = ("tcgen05", "wgmma")
-_ONE_ARCH = r"(?:sm[_ ]?\d{1,3}[a-z]?x?|\d{1,2}\.(?:\d|x))"
-_NAMED_AS_OUT = re.compile(
-    rf"\b(?:not|except|excluding|other than)\s+(?:on\s+|for\s+)?{_ONE_ARCH}"
-    rf"(?:\s*(?:/|,|or|and|nor)\s*{_ONE_ARCH})*",
-    re.I,
-)
-
-
 def _written_for_archs(
     words: str, target: ArchFacts, either: bool = False
 ) -> tuple[tuple[str, ...] | None, list[str]]:
@@ -2202,47 +2184,7 @@ def _written_for_archs(
     if any(_OPEN_ENDED.search(q) for q in quoted):
         return None, []  # "requires Blackwell GPUs (SM100+)": an arch and all newer, the target's too
     built = _LIBRARY_BUILD.search(words) is not None
-    return _need_of_named(" ".join(quoted), target, either=either, built=built)
-
-
-def _need_of_named(
-    text: str, target: ArchFacts, either: bool = False, built: bool = False
-) -> tuple[tuple[str, ...] | None, list[str]]:
-    """What every arch `text` names has and the target lacks (`_written_for_archs`, on words read
-    whole: a sentence, where an apostrophe is no quote)."""
-    facts = all_facts()
-    named: list[str] = []
-    # "only implements on SM100/SM110 (not SM120)": an arch named to be left out is not named as one
-    # the path is written for
-    text = _NAMED_AS_OUT.sub(" ", text)
-    for hit in _NAMED_ARCH.finditer(text):
-        if hit["sm"]:
-            ccs = [f"{int(hit['sm']) // 10}.{int(hit['sm']) % 10}"]
-        elif hit["num"]:
-            ccs = [f"{int(hit['num']) // 10}.{int(hit['num']) % 10}"]
-        elif hit["smx"] or hit["fam"]:
-            major = int(hit["smx"] or hit["fam"])
-            ccs = [cc for cc, a in facts.items() if a.major == major]
-        elif hit["majs"]:
-            majors = {int(m) for m in re.findall(r"\d+", hit["majs"])}
-            ccs = [cc for cc, a in facts.items() if a.major in majors]
-        elif hit["maj"]:
-            ccs = [f"{hit['maj']}.{hit['min']}"]
-        else:
-            ccs = ["9.0"]
-        named += [cc for cc in ccs if cc in facts and cc not in named]
-    if not named or any(facts[cc].major == target.major for cc in named):
-        return None, named
-    archs = [facts[cc] for cc in named]
-    for feat in (*_MMA, "sm100_build") if built else _MMA:
-        # (Hopper and Blackwell named together share no MMA generation: that is `either`'s case)
-        if all(a.has(feat) for a in archs) and not target.has(feat):
-            return (feat,), named
-    if either and all(any(a.has(m) for m in _MMA) for a in archs) and not any(target.has(m) for m in _MMA):
-        # a refusal requiring "Hopper SM90 or Blackwell SM100/SM103": every arch it accepts has an
-        # MMA generation of its own, the target neither (a kernel per generation, none for it)
-        return _MMA, named
-    return None, named
+    return namedarchs.need_of(" ".join(quoted), target, either=either, built=built)
 
 
 def someone_has(need: tuple[str, ...], ccs: list[str]) -> bool:
