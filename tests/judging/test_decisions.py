@@ -1579,3 +1579,142 @@ def test_a_kernel_of_the_compiled_library_is_no_query(tmp_path: Path) -> None:
     answer = "torch.ops._C.grouped_gemm(cuda_device_capability)"
     found = _scan(tmp_path, {"eng/ops.py": _LIBRARY_ASKED.format(answer=answer)})
     assert [f.severity for f in found] == ["medium"]
+
+
+def _generated_family(tmp_path: Path, tcgen05_at: set[int], count: int = 40) -> list[Finding]:
+    """A JIT module keyed by arch flags over `count` generated hash-named kernel programs, those at
+    `tcgen05_at` (by sorted name) built on tcgen05, the others plain CUDA."""
+    names = [f"gdn/fam_{i:02d}_kernel.cu" for i in range(count)]
+    listed = "".join(f'    "{n}",\n' for n in names)
+    files = {
+        "eng/jit/fam.py": (
+            "from .core import build, sm100a_nvcc_flags, sm103a_nvcc_flags\n\n"
+            "SOURCES = [\n" + listed + "]\n\n"
+            '_ARCH_FLAGS = {\n    "sm_100a": sm100a_nvcc_flags,\n    "sm_103a": sm103a_nvcc_flags,\n}\n\n\n'
+            "def gen_fam_module(arch):\n"
+            "    return build(SOURCES, flags=_ARCH_FLAGS[arch])\n"
+        ),
+    }
+    for i, name in enumerate(names):
+        commit = 'asm volatile("tcgen05.commit.cta_group::1.b64 [%0];" :: "l"(p));'
+        body = commit if i in tcgen05_at else "x[0] += 1.f;"
+        files[f"eng/csrc/{name}"] = f"__global__ void k{i}(float* x, long p) {{ {body} }}\n"
+    return _scan(tmp_path, files)
+
+
+def test_a_family_of_many_generated_kernels_is_read_past_a_dozen(tmp_path: Path) -> None:
+    # 12 of 40 programs are tcgen05 (a backend's prefill stages among its gathers and norms), none of
+    # them where an even dozen would be picked (0, 3, 6, 10, ...): all 40 are read, and a quarter
+    # of them is what the family needs
+    stages = {1, 2, 4, 5, 7, 8, 9, 11, 12, 14, 15, 17}
+    found = [f for f in _generated_family(tmp_path, stages) if f.rule == "table-missing-arch"]
+    assert [(f.symbol, f.severity) for f in found] == [("_ARCH_FLAGS", "low")]
+    assert "tcgen05" in found[0].consequence
+
+
+def test_a_family_whose_few_tcgen05_kernels_are_under_a_quarter_looks_portable(tmp_path: Path) -> None:
+    # 3 of 40: the family's other programs run without them, nothing says the table keys tcgen05 code
+    found = [f for f in _generated_family(tmp_path / "few", {1, 2, 4}) if f.rule == "table-missing-arch"]
+    assert [f.symbol for f in found] == ["_ARCH_FLAGS"]
+    assert found[0].severity != "low" and "tcgen05" not in found[0].consequence
+
+
+def _unshipped_family(tmp_path: Path, runner_doc: str, build_comment: str) -> list[Finding]:
+    """A kernel family's small package whose generated sources the wheel leaves out: an import-light
+    support check that refuses all but 10.x, the runner whose docstring is `runner_doc`, and the
+    build naming the programs it would compile, under `build_comment`."""
+    files = {
+        "eng/fam/__init__.py": "",
+        "eng/fam/support.py": """
+        import torch
+
+        def fam_requirement(x):
+            if torch.cuda.get_device_capability()[0] != 10:
+                raise RuntimeError("unsupported compute capability")
+            return True
+    """,
+        "eng/fam/fam_backend.py": f'''
+        """{runner_doc}"""
+
+        from .fam_jit import gen_fam_module
+
+        def run(x):
+            return gen_fam_module().run(x)
+    ''',
+        "eng/fam/fam_jit.py": f"""
+        # {build_comment}
+        def gen_fam_module():
+            return build("fam", sources=["fam_generated_kernel.cu"])
+    """,
+    }
+    return [f for f in _scan(tmp_path, files) if f.path == "eng/fam/support.py"]
+
+
+def test_a_gate_beside_a_family_that_states_tcgen05_is_expected(tmp_path: Path) -> None:
+    # the support module imports nothing of its family; what the family runs is what its runner says
+    found = _unshipped_family(
+        tmp_path,
+        "Persistent block-scaled tcgen05 GEMM with a per-token epilogue.",
+        "The generated 2-CTA tcgen05 programs, one library per arch.",
+    )
+    assert [(f.rule, f.severity) for f in found] == [("gate-excludes-arch", "low")]
+    assert "tcgen05" in found[0].consequence and "fam_backend.py" in found[0].consequence
+
+
+def test_a_gate_beside_a_family_that_states_nothing_is_a_gap(tmp_path: Path) -> None:
+    found = _unshipped_family(tmp_path, "Runner of the per-token GEMM.", "One library per arch.")
+    assert [(f.rule, f.severity) for f in found] == [("gate-excludes-arch", "medium")]
+
+
+def test_one_docstring_in_a_package_of_alternatives_says_nothing_of_the_gate(tmp_path: Path) -> None:
+    # one module of the package says tcgen05, the other says nothing: a package of several kernels'
+    # wrappers (sglang's `linear/kernels/`), not one family's modules saying it together
+    found = _unshipped_family(tmp_path, "The tcgen05 KDA kernel's wrapper.", "The portable GDN kernel.")
+    assert [(f.rule, f.severity) for f in found] == [("gate-excludes-arch", "medium")]
+
+
+def _behind_an_api(tmp_path: Path, refusal: str, impl: str = "_impl") -> list[Finding]:
+    """A kernel family's API that raises `refusal` for any major but 10 before it launches, and the
+    module `impl` it imports, whose launcher splits the KV on 10.x only."""
+    files = {
+        "eng/attn/__init__.py": "",
+        "eng/attn/api.py": f"""
+        import torch
+        from . import {impl}
+
+        def run(q):
+            major, minor = torch.cuda.get_device_capability(q.device)
+            if major != 10:
+                raise RuntimeError("{refusal}")
+            return {impl}.launch(q)
+    """,
+        f"eng/attn/{impl}.py": """
+        import torch
+
+        def _use_split_kv():
+            cap = torch.cuda.get_device_capability()
+            if cap in ((10, 0), (10, 3)):
+                return True
+            return False
+
+        def launch(q):
+            return run_kernel(q, split_kv=_use_split_kv())
+    """,
+    }
+    return [f for f in _scan(tmp_path, files) if f.path == f"eng/attn/{impl}.py"]
+
+
+def test_a_private_module_behind_an_api_that_refuses_the_target_is_never_reached(tmp_path: Path) -> None:
+    found = _behind_an_api(tmp_path, "attention requires an SM100 GPU (tcgen05)")
+    assert [(f.rule, f.severity) for f in found] == [("gate-excludes-arch", "low")]
+    said = "never reached on 12.0: every module that imports it (api.py) refuses 12.0 first"
+    assert said in found[0].consequence
+
+
+def test_a_bare_refusal_or_a_public_module_leaves_the_gate_as_it_is(tmp_path: Path) -> None:
+    # "unsupported" says nothing of what the path needs: the refusal may be the gap itself
+    bare = _behind_an_api(tmp_path / "bare", "unsupported compute capability")
+    # a public module may be imported past the refusal, or from outside the scan
+    public = _behind_an_api(tmp_path / "public", "attention requires an SM100 GPU (tcgen05)", impl="impl")
+    assert [f.severity for f in bare] == ["medium"]
+    assert [f.severity for f in public] == ["medium"]

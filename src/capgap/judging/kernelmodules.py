@@ -46,8 +46,22 @@ def package_need(
         if k.kernels
         and (k.module in reach or not any(k.module in m.siblings for m in own if m.module not in reach))
     ]
-    if not kernels or len(own) >= MAX_MODULES:
+    if len(own) >= MAX_MODULES:
         return None  # `flashinfer/gemm/`: a library of many families, not one family's package
+    if not kernels and not any(k.kernels for k in own):
+        # a family whose kernel sources the wheel does not ship (`cake_jit.py` naming generated
+        # programs): what each module beside the gate states it runs, when they all say it. Where
+        # some kernel code of the package was read, it speaks for the package: a kernel module the
+        # gate does not reach is another op's (vLLM's `fused_wo_a.py` beside `mhc.py`)
+        stating = [k for k in own if k.needs]
+        # what it imports says what its path runs; else the family's modules must say it together
+        # (`cake_backend.py` and `cake_jit.py`), not one docstring in a package of alternatives
+        # (sglang's `linear/kernels/`: a tcgen05 KDA kernel beside the portable GDN ones)
+        kernels = [k for k in stating if k.module in reach] or (stating if len(stating) >= 2 else [])
+        said = "module of its package that says what it runs"
+        return every_kernel_needs(kernels, target, having, "", modules=said) if kernels else None
+    if not kernels:
+        return None
     return every_kernel_needs(kernels, target, having, "beside it")
 
 
@@ -122,11 +136,17 @@ def names_target(numbers: tuple[str, ...], target: ArchFacts) -> bool:
 
 
 def every_kernel_needs(
-    kernels: list[FileFacts], target: ArchFacts, having: list[str], whose: str, code_only: bool = False
+    kernels: list[FileFacts],
+    target: ArchFacts,
+    having: list[str],
+    whose: str,
+    code_only: bool = False,
+    modules: str = "kernel module",
 ) -> tuple[tuple[str, ...], str] | None:
     """A need every one of the kernel modules has, which the target lacks and one of `having` has,
-    with where the first states it; `whose` says which kernel modules they are. `code_only`: not
-    a need only their paths or docstrings state (`causal_conv1d_update_sm100/kernel.py`, SIMT)."""
+    with where the first states it; `whose` says which kernel modules they are (`modules`: what they
+    are called, where no kernel code of theirs was read). `code_only`: not a need only their paths
+    or docstrings state (`causal_conv1d_update_sm100/kernel.py`, SIMT)."""
     facts = all_facts()
     for need in kernels[0].needs:
         shared = all(need in _read(m, code_only) for m in kernels[1:]) and need in _read(
@@ -137,5 +157,6 @@ def every_kernel_needs(
             first = kernels[0]
             names = ", ".join(m.path.rsplit("/", 1)[-1] for m in kernels[:3])
             seen = first.needs_from[first.needs.index(need)]
-            return need, f"{seen} in {first.path}: every kernel module {whose} ({names}) needs it"
+            every = " ".join(w for w in ("every", modules, whose) if w)
+            return need, f"{seen} in {first.path}: {every} ({names}) needs it"
     return None

@@ -16,6 +16,7 @@ from capgap.judging.named import Named
 from capgap.judging.opkernels import OpKernels
 from capgap.judging.records import FileFacts, HelperDef, Scope, TableUse
 from capgap.judging.refusedfirst import Getters
+from capgap.judging.refusingimporters import RefusingImporters
 from capgap.judging.symbolic import Context
 from capgap.judging.validations import Validations
 
@@ -44,6 +45,7 @@ class Registry:
         self._named: Named | None = None
         self._demands: Demands | None = None
         self._getters: Getters | None = None
+        self._importers: RefusingImporters | None = None
         self._called_from_outside: dict[str, set[str]] | None = None
         # (library, arch) -> does the tree hold code of the library for that arch (`ports`)
         self.ported: dict[tuple[str, str], bool] = {}
@@ -149,6 +151,13 @@ class Registry:
         if self._getters is None:
             self._getters = Getters(self)
         return self._getters
+
+    @property
+    def importers(self) -> RefusingImporters:
+        """The modules of the scan that import each module, and which of them refuse an arch."""
+        if self._importers is None:
+            self._importers = RefusingImporters(self)
+        return self._importers
 
     @property
     def named(self) -> Named:

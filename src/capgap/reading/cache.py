@@ -20,7 +20,7 @@ from typing import Any
 from capgap.judging.records import FileFacts
 from capgap.paths import cache_dir
 
-VERSION = 132  # bump when extraction changes what it records
+VERSION = 133  # bump when extraction changes what it records
 
 
 @functools.lru_cache(maxsize=1)

@@ -29,6 +29,7 @@ from capgap.reading.hintlines import holds_any, lines_holding
 
 NATIVE_SUFFIXES = (".cu", ".cuh", ".ptx")  # (retained PTX programs spell their instructions too)
 _MAX_SOURCES = 12  # sources read per module: a family of generated kernels says it in a few
+_MAX_KERNELS = 48  # kernel sources read per module, when it names more than _MAX_SOURCES of them
 _MAX_BYTES = 4 << 20
 # A need counts when this share of the kernels a module compiles spell it: one op's pipeline (its
 # tcgen05 GEMM stages beside the top-k and scheduling kernels that feed them) needs what its
@@ -436,14 +437,16 @@ def _give(f: FileFacts, needs: list[tuple[str, ...]], where: list[str]) -> None:
 
 
 def _sample(found: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    """At most _MAX_SOURCES distinct sources, kernels before launchers and headers, picked evenly
-    over their sorted names (a family's generated kernels are named by hash, in no order of kind)."""
+    """At most _MAX_SOURCES distinct sources, kernels before launchers and headers, or up to
+    _MAX_KERNELS kernels where it names more, picked evenly over their sorted names (a family's
+    generated kernels are named by hash, in no order of kind: a backend whose four stages are 13 of
+    its 47 programs shows them in a few of a dozen)."""
     unique = sorted(dict.fromkeys(found))
     kernels = [hit for hit in unique if not _launcher(hit[0])]
     rest = [hit for hit in unique if _launcher(hit[0])]
-    if len(kernels) > _MAX_SOURCES:
-        kernels = [kernels[i * len(kernels) // _MAX_SOURCES] for i in range(_MAX_SOURCES)]
-    return (kernels + rest)[:_MAX_SOURCES]
+    if len(kernels) > _MAX_KERNELS:
+        kernels = [kernels[i * len(kernels) // _MAX_KERNELS] for i in range(_MAX_KERNELS)]
+    return (kernels + rest)[: max(_MAX_SOURCES, len(kernels))]
 
 
 def _resolve(pattern: str, by_name: dict[str, list[tuple[str, str]]]) -> list[tuple[str, str]]:

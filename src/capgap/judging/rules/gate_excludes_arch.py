@@ -1722,6 +1722,11 @@ def check(
         consequence += (
             f"; never reached on {arch.cc}: the module turns it away where it reads the GPU ({first})"
         )
+    if severity != "low" and reg is not None and (upstream := reg.importers.refusal(f, target)):
+        # HSTU's `_interface.py`, imported only by `api.py`, which raises for any major but 10
+        severity = "low"
+        extra["evidence"] = upstream
+        consequence += f"; never reached on {arch.cc}: {upstream}"
     if stale and severity != "low":
         extra["evidence"] = stale
         consequence += f"; the branch says {arch.cc} is unsupported: {stale}"

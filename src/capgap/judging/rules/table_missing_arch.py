@@ -80,9 +80,26 @@ def findings(files: list[FileFacts], archs: tuple[ArchSpec, ...], reg: Registry)
             for arch in archs:
                 if any(covers(table.style, k.cc, arch) for k in table.keys):
                     continue
-                found.append((table, _table_finding(f, table, arch, uses, needs)))
+                finding = _table_finding(f, table, arch, uses, needs)
+                found.append((table, _unreached(finding, f, uses, arch, reg)))
         out.extend(_first_lookups(found))
     return out
+
+
+def _unreached(
+    finding: Finding, f: FileFacts, uses: list[tuple[FileFacts, TableUse]], arch: ArchSpec, reg: Registry
+) -> Finding:
+    """Low where every module reading the table is imported only by modules that refuse the target
+    (HSTU's measured split-KV table in `_interface.py`, behind `api.py`'s "requires an SM10x GPU")."""
+    if finding.severity == "low":
+        return finding
+    readers = list({uf.module: uf for uf, _ in uses}.values()) or [f]
+    said = [reg.importers.refusal(uf, arch.facts) for uf in readers]
+    if not all(said):
+        return finding
+    extra = {**finding.extra, "evidence": said[0]}
+    consequence = f"{finding.consequence}; never reached on {arch.cc}: {said[0]}"
+    return replace(finding, severity="low", extra=extra, consequence=consequence)
 
 
 def _first_lookups(found: list[tuple[TableDef, Finding]]) -> list[Finding]:
