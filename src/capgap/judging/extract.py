@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 import codecs
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol, TypeGuard
 
 from capgap.judging import (
@@ -135,6 +135,16 @@ _SPELLS_ARCH = re.compile(
     r"sm_?\d|\d{2,3}[afx]?(?:_|$)|hopper|blackwell|ampere|ada_|lovelace|capab|arch|famil|(?:^|_)cc(?:_|$)|major|device",
     re.I,
 )
+
+
+def _add_needs(
+    needs: list[tuple[str, ...]], where: list[str], found: Iterable[tuple[tuple[str, ...], str]]
+) -> None:
+    """Each need of `found` the arm does not have yet, with what it was read from, after those it has."""
+    for need, word in found:
+        if need not in needs:
+            needs.append(need)
+            where.append(word)
 
 
 def _predicate_needs(code: str, first_line: int) -> Iterator[tuple[tuple[str, ...], str]]:
@@ -1323,27 +1333,15 @@ class _Walker:
             low = evidence.arch_names_unsaid(code).lower()
             at: int | list[int] = self.file_line_numbers(span) if len(span) > 1 else span[0][0] if span else 0
             needs, where = evidence.needs_with_evidence(low, at)
-            for need, word in _predicate_needs(plain, span[0][0] if span else 0):
-                if need not in needs:
-                    needs.append(need)
-                    where.append(word)
+            first_line = span[0][0] if span else 0
+            _add_needs(needs, where, _predicate_needs(plain, first_line))
             if words is not None:
                 # "# The trtllm-gen kernels consume head-major blocks": what the arm's comments state
                 said, seen = _arm_comments(words)
-                for need, word in zip(said, seen, strict=True):
-                    if need not in needs:
-                        needs.append(need)
-                        where.append(f"{word} in a comment")
-            classes, seen = evidence.kernel_classes(code)
-            for need, word in zip(classes, seen, strict=True):
-                if need not in needs:
-                    needs.append(need)
-                    where.append(word)
+                _add_needs(needs, where, zip(said, [f"{w} in a comment" for w in seen], strict=True))
+            _add_needs(needs, where, zip(*evidence.kernel_classes(code), strict=True))
             if "FA4" in code and self._torch_impls():
-                for need, word in torchimpls.needs(code, span[0][0] if span else 0):
-                    if need not in needs:
-                        needs.append(need)
-                        where.append(word)
+                _add_needs(needs, where, torchimpls.needs(code, first_line))
             mine = span[: span.index(_ELSEWHERE)] if _ELSEWHERE in span else span  # not branches elsewhere
             body = (mine[0][0], mine[-1][1]) if mine and _stmts is not None else (0, 0)
             named = tuple(dict.fromkeys(_ARCH_NAMED.findall(low))) if "sm" in low else ()

@@ -101,9 +101,10 @@ def may_state(low: str | bytes) -> bool:
 
 
 _TOP_COMMENT = re.compile(r"^#[^\n]*", re.M)
-# how a need a top-level comment states is told (`facts.needs_from`): words anywhere in the module,
-# not at the decision a rule judges
-FAR_COMMENT = "in the module's comments"
+# where a need the module's own words state is told to be (`facts.needs_from`), by the kind of words;
+# a top-level comment's are words anywhere in the module, not at the decision a rule judges
+_IN_MODULE = "in the module's {}"
+FAR_COMMENT = _IN_MODULE.format("comments")
 
 
 def add_module_needs(facts: FileFacts, lines: list[str], text: str) -> None:
@@ -122,7 +123,7 @@ def add_module_needs(facts: FileFacts, lines: list[str], text: str) -> None:
         for need, seen in zip(needs, where, strict=True):
             if need not in facts.needs:
                 facts.needs.append(need)
-                facts.needs_from.append(f"{seen} in the module's {kind}")  # (FAR_COMMENT, of comments)
+                facts.needs_from.append(f"{seen} {_IN_MODULE.format(kind)}")
 
 
 _CONSTANT = re.compile(r"[A-Za-z_]\w*\s*(?::[^=#]*)?=[^#]*(#.*)")

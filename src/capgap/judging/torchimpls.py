@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 
+NEED = ("torch_fa4",)  # (arch.facts DERIVED)
 _REGISTRY = "flash_attention_impl"  # in the names of torch's activate/current/register functions
 _FA4 = re.compile(r"""(?<![\w.])["']FA4["']""")
 
@@ -28,4 +29,4 @@ def needs(code: str, first_line: int) -> list[tuple[tuple[str, ...], str]]:
     if hit is None:
         return []
     line = first_line + code.count("\n", 0, hit.start())
-    return [(("torch_fa4",), f"'FA4' (line {line}), a name torch's activate_flash_attention_impl takes")]
+    return [(NEED, f"'FA4' (line {line}), a name torch's activate_flash_attention_impl takes")]

@@ -33,6 +33,7 @@ from capgap.judging import (
     refusedfirst,
     sizesaid,
     tileconfigs,
+    torchimpls,
 )
 from capgap.judging.basis import decision_text
 from capgap.judging.reach import Reached, open_ended
@@ -55,9 +56,6 @@ _DIRECT = (
     "mnnvl",
     "nvswitch",
 )
-
-
-_TORCH_FA4 = ("torch_fa4",)
 
 
 def _decided_below(r: Reached, arm: int, cc: str) -> bool:
@@ -106,7 +104,7 @@ def check(
                 seen = f"the module {imported}, which it imports{seen[seen.rfind(' (') :]}"
             named = (
                 _direct(seen)
-                or need == _TORCH_FA4  # the name torch's registry activates (judging.torchimpls)
+                or need == torchimpls.NEED  # the name torch's registry activates (judging.torchimpls)
                 or imported
                 or (_SELECTED_FAMILY.search(seen) and _picked(seen, arm.summary))
                 or (need, seen) in worded
